@@ -1,0 +1,131 @@
+# Adam-mini motivation toolkit — the only entry point a user needs.
+#   make            build every program into build/
+#   make figures    run every experiment at quick scale, render figures/ (main job)
+#   make test       install missing dependencies, build, run all tests
+#   make test SAN=1 the same under AddressSanitizer + UBSan (separate build folder)
+#   make bench      benchmarks (ratios against same-run baselines)
+#   make claims     print every results/*/claims.txt
+#   make deps       install missing Debian packages (needs root, or prints the sudo line)
+#   SCALE=paper     paper-scale counts (results-paper/, figures-paper/)
+
+SHELL := /bin/bash
+CC ?= gcc
+SCALE ?= quick
+SAN ?= 0
+
+ifeq ($(SAN),1)
+  BUILD := build-san
+  SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+  BUILD := build
+  SANFLAGS :=
+endif
+
+ifeq ($(SCALE),paper)
+  RES := results-paper
+  FIG := figures-paper
+else ifeq ($(SCALE),quick)
+  RES := results
+  FIG := figures
+else
+  $(error SCALE must be quick or paper, got '$(SCALE)')
+endif
+
+# Debian packages the toolkit needs (make deps installs the missing ones).
+DEB_PACKAGES := libopenblas-dev liblapacke-dev libgsl-dev zlib1g-dev pkg-config \
+                gnuplot-nox dataset-fashion-mnist
+
+# Libraries through pkg-config where they have .pc files. GSL's .pc names its
+# own reference CBLAS; we link OpenBLAS's instead.
+PKGS := openblas lapacke gsl zlib
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS) 2>/dev/null))
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -I. $(PKG_CFLAGS) $(SANFLAGS)
+LDLIBS = $(PKG_LIBS) -lm
+LDFLAGS += $(SANFLAGS)
+
+LIBDIRS := core hessian optim quad mlp tinytransformer
+LIBSRC := $(wildcard $(addsuffix /*.c,$(LIBDIRS)))
+LIBOBJ := $(LIBSRC:%.c=$(BUILD)/%.o)
+LIB := $(BUILD)/libtoolkit.a
+
+PROG_SRC := $(wildcard experiments/*.c)
+PROGS := $(PROG_SRC:experiments/%.c=$(BUILD)/bin/%)
+TEST_SRC := $(wildcard tests/test_*.c)
+TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: all deps test bench figures claims gallery clean
+.SECONDARY:
+.DEFAULT_GOAL := all
+
+all: $(PROGS) $(TESTS) $(BENCHES)
+
+$(BUILD)/%.o: %.c | deps-checked
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIBOBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# Programs, tests and benchmarks: one .c file each, linked against the library.
+$(BUILD)/bin/%: $(BUILD)/experiments/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+# ---- dependencies ---------------------------------------------------------
+# deps-checked is an order-only prerequisite of every object: the check runs
+# once per make invocation and installs only what is missing.
+.PHONY: deps-checked
+deps-checked: deps
+deps:
+	@./tools/deps.sh $(DEB_PACKAGES)
+
+# ---- tests ------------------------------------------------------------------
+test: $(TESTS) $(PROGS)
+	@BUILD=$(BUILD) ./tests/run.sh $(TESTS)
+
+# ---- benchmarks -------------------------------------------------------------
+bench: $(BENCHES) $(PROGS)
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+
+# ---- experiments and figures (each experiment adds a fragment in mk/) -------
+# A fragment adds its PNGs to FIGURES and its claims files to CLAIMS. Results
+# come from a program writing $(RES)/<experiment>/ (run.txt last, so it is the
+# target); a figure is rendered by $(call render,script.gp,gnuplot variables),
+# which writes a temporary and renames it, like every other output.
+FIGURES :=
+CLAIMS :=
+define render
+	@mkdir -p $(@D)
+	gnuplot -e "out='$@.tmp'; $(2)" $(1)
+	@mv $@.tmp $@
+endef
+include $(wildcard mk/*.mk)
+
+figures: $(FIGURES)
+	@echo "figures: $(words $(FIGURES)) PNGs in $(FIG)/"
+
+claims: $(CLAIMS)
+	@for c in $(CLAIMS); do echo "== $$c"; cat $$c; done
+
+# Refresh the README gallery (small committed copies of the quick figures).
+gallery: figures
+	@mkdir -p docs/img
+	@for f in $(FIGURES); do cp $$f docs/img/; done
+	@echo "copied $(words $(FIGURES)) figures into docs/img/"
+
+clean:
+	rm -rf build build-san results results-paper figures figures-paper
+
+-include $(LIBOBJ:.o=.d) $(PROG_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(BENCH_SRC:%.c=$(BUILD)/%.d)

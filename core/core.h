@@ -1,0 +1,143 @@
+/* core — small shared C for every program of the toolkit:
+ * errors, checked allocation, seeded RNG (GSL), .npy / .csv output with atomic
+ * rename, run metadata, command-line parsing, progress lines, and the dense
+ * linear-algebra helpers (eigenvalues, singular values, κ, τ).
+ *
+ * Conventions: matrices are float64, row-major (C order); sizes come last in
+ * argument lists; functions that can fail on user input call die_user().
+ */
+#ifndef CORE_H
+#define CORE_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <gsl/gsl_rng.h>
+
+/* ---- errors ---------------------------------------------------------------
+ * die_user: bad flag, bad file, bad value — one line "prog: message" on stderr,
+ *           exit code 2. Uncommitted output files are removed first.
+ * DIE:      an internal error (a bug or an impossible state) — file:line,
+ *           exit code 1.
+ */
+void die_user(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+#define DIE(...) die_internal(__FILE__, __LINE__, __VA_ARGS__)
+void die_internal(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+/* Name printed before every error line (default: basename of argv[0], set by cli_parse). */
+void set_program_name(const char *name);
+const char *program_name(void);
+/* Tests may catch user errors in-process: the hook receives the message and
+ * must not return (it longjmps). NULL restores print-and-exit. */
+typedef void (*user_error_hook)(const char *msg);
+void set_user_error_hook(user_error_hook hook);
+
+/* ---- checked allocation (internal error on failure) ------------------------- */
+void *xmalloc(size_t bytes);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t bytes);
+char *xstrdup(const char *s);
+/* count*size with overflow check; user error naming `what` if it overflows. */
+size_t checked_mul(size_t count, size_t size, const char *what);
+
+/* ---- random numbers: one gsl_rng_mt19937 stream per run ---------------------- */
+gsl_rng *rng_new(unsigned long seed);
+void rng_free(gsl_rng *r);
+/* Variates without including <gsl/gsl_randist.h>, whose gsl_cblas.h clashes
+ * with OpenBLAS's <cblas.h> in the same file. */
+double rng_gaussian(gsl_rng *r, double sigma);            /* N(0, sigma²) */
+double rng_uniform_in(gsl_rng *r, double a, double b);    /* U[a, b) */
+unsigned long rng_int(gsl_rng *r, unsigned long n);       /* uniform in 0..n-1 */
+
+/* ---- output files ---------------------------------------------------------------
+ * Every output is written to "<path>.tmp.<pid>" and renamed onto <path> by
+ * outfile_commit, so an interrupted or failed run never leaves a half file.
+ * Uncommitted temporaries are removed on die_user/DIE, on exit and on
+ * SIGINT/SIGTERM. */
+typedef struct outfile outfile;
+outfile *outfile_open(const char *path);
+FILE *outfile_fp(outfile *f);
+void outfile_commit(outfile *f);   /* flush, check, rename; frees f */
+void outfile_discard(outfile *f);  /* remove the temporary; frees f */
+/* mkdir -p; user error if it cannot be created or written. */
+void ensure_dir(const char *path);
+/* "<dir>/<name>" in a fresh string (caller frees). */
+char *path_join(const char *dir, const char *name);
+
+/* CSV: header row then rows; csv_row appends a newline. */
+outfile *csv_open(const char *path, const char *header);
+void csv_row(outfile *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define csv_close outfile_commit
+
+/* .npy, format 1.0, little-endian float64 '<f8', C order, ndim <= 4. */
+void npy_write(const char *path, const double *data, int ndim, const size_t *shape);
+/* Streaming writer for large arrays: header now, data in chunks, then commit. */
+outfile *npy_open(const char *path, int ndim, const size_t *shape);
+void npy_write_chunk(outfile *f, const double *data, size_t count);
+/* Returns a malloc'ed array; fills ndim and shape[0..ndim-1]. User error on a
+ * missing, truncated or non-float64 file. */
+double *npy_read(const char *path, int *ndim, size_t shape[4]);
+
+/* ---- run metadata ---------------------------------------------------------------
+ * run_begin records argv and the start time; run_write_info writes
+ * <dir>/run.txt with the command line, seed, git commit and wall time. */
+void run_begin(int argc, char **argv);
+void run_write_info(const char *dir, unsigned long seed);
+double wall_seconds(void); /* monotonic clock */
+
+/* ---- command line ------------------------------------------------------------------
+ * A table of options parsed with getopt_long. --help prints the summary, every
+ * option with its help and default, and exits 0. A bad value or unknown flag is
+ * a user error (exit 2). --quiet is always available and sets core_quiet. */
+typedef enum { OPT_INT, OPT_LONG, OPT_DOUBLE, OPT_STRING, OPT_FLAG, OPT_DOUBLE_LIST, OPT_INT_LIST } opt_kind;
+#define LIST_MAX 64
+typedef struct { int n; double v[LIST_MAX]; } double_list;
+typedef struct { int n; int v[LIST_MAX]; } int_list;
+typedef struct {
+    const char *name;   /* long name without dashes */
+    opt_kind kind;
+    void *target;       /* int*, long*, double*, const char**, int* (flag), double_list*, int_list* */
+    const char *help;
+} cli_opt;
+/* summary: one paragraph printed by --help before the options (may hold newlines). */
+void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, int nopts);
+void parse_double_list(const char *flag, const char *text, double_list *out);
+void parse_int_list(const char *flag, const char *text, int_list *out);
+extern int core_quiet;
+
+/* ---- progress on stderr -------------------------------------------------------------
+ * A bar when stderr is a terminal, a line every ~10% otherwise, nothing when quiet. */
+typedef struct {
+    const char *label;
+    long total, last_shown;
+    double t0;
+    int tty;
+} progress;
+void progress_start(progress *p, const char *label, long total);
+void progress_update(progress *p, long done);
+void progress_end(progress *p);
+
+/* ---- dense linear algebra (LAPACKE), row-major, inputs not modified ----------------- */
+/* All eigenvalues of symmetric A (n×n), ascending, into w[n]. */
+void sym_eigvals(int n, const double *A, double *w);
+/* Eigenvalues il..iu (1-based, ascending order) via dsyevr's index range; returns count. */
+int sym_eigvals_range(int n, const double *A, int il, int iu, double *w);
+/* Singular values of A (m×n), descending, into s[min(m,n)] (dgesdd). */
+void singular_values(int m, int n, const double *A, double *s);
+
+typedef struct {
+    double lmin, lmax;       /* smallest and largest eigenvalue */
+    double absmin, absmax;   /* smallest and largest |eigenvalue| */
+    double kappa;            /* absmax/absmin (= lmax/lmin for SPD); inf if singular */
+    int nneg;                /* number of eigenvalues < 0 */
+} spectrum;
+spectrum sym_spectrum(int n, const double *A);
+spectrum spectrum_of(int n, const double *w);   /* from eigenvalues already computed */
+double kappa_spd(int n, const double *A);         /* λmax/λmin, user error if not PD */
+double kappa_svd(int m, int n, const double *A);  /* σmax/σmin */
+/* τ(A) = Σ_i |A_ii| / Σ_ij |A_ij|  (paper eq. (2)); 1 for a diagonal matrix. */
+double tau_ratio(int n, const double *A);
+/* Dense helpers kept here so every module shares them. */
+double frobenius_sq(size_t count, const double *a);
+double max_abs(size_t count, const double *a);
+
+#endif

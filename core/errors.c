@@ -1,0 +1,94 @@
+/* Errors and checked allocation. */
+#include "core.h"
+#include <gsl/gsl_randist.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char prog_name[64] = "toolkit";
+static user_error_hook error_hook = NULL;
+
+void set_program_name(const char *name)
+{
+    const char *base = strrchr(name, '/');
+    snprintf(prog_name, sizeof prog_name, "%s", base ? base + 1 : name);
+}
+
+const char *program_name(void) { return prog_name; }
+
+void set_user_error_hook(user_error_hook hook) { error_hook = hook; }
+
+void die_user(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (error_hook) {
+        error_hook(msg);
+        abort(); /* a hook must not return */
+    }
+    fprintf(stderr, "%s: %s\n", prog_name, msg);
+    exit(2); /* the atexit handler in output.c removes uncommitted files */
+}
+
+void die_internal(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: internal error at %s:%d: ", prog_name, file, line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) DIE("out of memory allocating %zu bytes", bytes);
+    return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) DIE("out of memory allocating %zu x %zu bytes", count, size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t bytes)
+{
+    void *q = realloc(p, bytes ? bytes : 1);
+    if (!q) DIE("out of memory reallocating %zu bytes", bytes);
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xmalloc(n), s, n);
+}
+
+size_t checked_mul(size_t count, size_t size, const char *what)
+{
+    if (size && count > SIZE_MAX / size)
+        die_user("%s: size %zu x %zu overflows", what, count, size);
+    return count * size;
+}
+
+gsl_rng *rng_new(unsigned long seed)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r) DIE("gsl_rng_alloc failed");
+    gsl_rng_set(r, seed);
+    return r;
+}
+
+void rng_free(gsl_rng *r) { gsl_rng_free(r); }
+
+double rng_gaussian(gsl_rng *r, double sigma) { return gsl_ran_gaussian_ziggurat(r, sigma); }
+double rng_uniform_in(gsl_rng *r, double a, double b) { return a + (b - a) * gsl_rng_uniform(r); }
+unsigned long rng_int(gsl_rng *r, unsigned long n) { return gsl_rng_uniform_int(r, n); }

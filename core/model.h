@@ -1,0 +1,127 @@
+/* model.h — the one interface every model offers to the Hessian engine and the
+ * optimizers, and the partitions of its parameters into blocks.
+ *
+ * A model is P parameters in one flat float64 buffer, described by a table of
+ * named tensors (name, role, rows, cols, heads). Weights are stored (out, in)
+ * row-major, so one output neuron is one contiguous row. The engine and the
+ * optimizers never know which model they run on: they see only this struct.
+ */
+#ifndef MODEL_H
+#define MODEL_H
+
+#include <stddef.h>
+
+/* What a tensor is; partitions (paper Algorithms 2 and 3) are built from roles,
+ * never from name substrings. */
+typedef enum {
+    ROLE_EMBED,      /* token embedding (V×C): rows are tokens */
+    ROLE_POS,        /* learned positions (T×C) */
+    ROLE_QUERY,      /* (C×C), rows grouped by head */
+    ROLE_KEY,
+    ROLE_VALUE,
+    ROLE_ATTN_PROJ,  /* (C×C) */
+    ROLE_MLP_FC,     /* first MLP layer (M×C); for the 1-hidden-layer MLP the hidden layer,
+                        whose last column is the bias when the tensor says bias_col */
+    ROLE_MLP_PROJ,   /* second MLP layer (C×M); for the MLP the classifier (classes×width) */
+    ROLE_NORM,       /* LayerNorm gain */
+    ROLE_OUTPUT,     /* output head (V×C): rows are tokens */
+    ROLE_BIAS,       /* any bias vector (rows = n, cols = 1), LayerNorm biases included */
+    ROLE_MATRIX,     /* a plain matrix with no further meaning (quadratics, tests) */
+    ROLE_COUNT
+} tensor_role;
+
+const char *role_name(tensor_role role);
+/* Role from its name (as printed by role_name); -1 if unknown. */
+int role_from_name(const char *name);
+
+typedef struct {
+    char name[48];   /* e.g. "h0.attn.query", "fc1" */
+    tensor_role role;
+    size_t offset;   /* first entry in the flat parameter buffer */
+    int rows, cols;  /* (out, in), row-major; a vector is rows = n, cols = 1 */
+    int heads;       /* attention heads for query/key/value, else 1 */
+    int layer;       /* Transformer block index, -1 outside blocks */
+    int bias_col;    /* 1 if the last column holds the bias of each row (MLP hidden layer) */
+} tensor_info;
+
+static inline size_t tensor_size(const tensor_info *t) { return (size_t)t->rows * t->cols; }
+
+typedef struct model model;
+struct model {
+    const char *kind;            /* "mlp", "tinytransformer", ... */
+    size_t P;                    /* number of parameters */
+    int ntensors;
+    tensor_info *tensors;        /* in buffer order, covering 0..P-1 exactly once */
+    double *params;              /* the flat parameter buffer, length P */
+
+    /* Mean loss over the model's current batch at params. */
+    double (*loss)(model *m);
+    /* Loss and its gradient g (length P) at params. */
+    double (*grad)(model *m, double *g);
+    /* Exact Hessian-vector products (R-operator, Pearlmutter 1994) on a panel
+     * of k directions: V and HV are k×P row-major — direction d is the
+     * contiguous vector V[d*P .. d*P+P-1]. */
+    void (*hvp)(model *m, const double *V, double *HV, int k);
+    /* Optional fast path: columns j0..j0+k-1 of H, written as k×P row-major
+     * (by symmetry these are rows j0.. of H). NULL: the engine calls hvp on
+     * unit vectors. Must agree with hvp to round-off. */
+    void (*hess_cols)(model *m, size_t j0, int k, double *out);
+    void (*destroy)(model *m);   /* frees impl, tensors and params */
+    void *impl;
+};
+
+static inline void model_free(model *m) { if (m) m->destroy(m); }
+/* Index of the tensor named `name`, or -1. */
+int model_find_tensor(const model *m, const char *name);
+/* Internal check: tensors are in order, disjoint and cover 0..P-1 (DIE otherwise). */
+void model_check_tensors(const model *m);
+
+/* ---- partitions ------------------------------------------------------------------
+ * A block is a strided set of parameter indices: start, start+stride, ...,
+ * (n entries). Rows and heads are contiguous (stride 1); an input neuron of a
+ * row-major matrix is a column (stride = cols). */
+typedef struct {
+    size_t start, n, stride;
+    int tensor;        /* index into the model's tensor table */
+    char name[96];     /* e.g. "h0.attn.query[head 2]" */
+} block;
+
+typedef struct {
+    int nblocks, cap;
+    block *b;
+} partition;
+
+/* How to split one tensor. */
+typedef enum {
+    SPLIT_WHOLE,       /* one block */
+    SPLIT_ROWS,        /* one block per output neuron (row); by token for embed/output */
+    SPLIT_COLS,        /* one block per input neuron (column) */
+    SPLIT_HEADS,       /* one block per head: `heads` runs of rows */
+    SPLIT_ENTRIES,     /* one block per entry (Adam's per-coordinate view) */
+    SPLIT_COUNT
+} split_kind;
+const char *split_name(split_kind s);
+
+partition *partition_new(void);
+void partition_free(partition *p);
+void partition_add(partition *p, size_t start, size_t n, size_t stride, int tensor, const char *name);
+/* Append the blocks of tensor t split by s. */
+void partition_add_tensor(partition *p, const model *m, int t, split_kind s);
+/* Paper Algorithm 2: one block per tensor (the "default partition"). */
+partition *partition_alg2(const model *m);
+/* Paper Algorithm 3 (Transformers): embed/output by tokens (rows); query/key by
+ * heads; value (by rows, or whole if value_whole), attn_proj, mlp_fc, mlp_proj by
+ * output neurons; norm, pos and biases one block per tensor. */
+partition *partition_alg3(const model *m, int value_whole);
+/* Same split for every tensor. */
+partition *partition_uniform(const model *m, split_kind s);
+/* A partition file: one block per line "name start n [stride]"; '#' comments.
+ * User error if unreadable, malformed, or not covering 0..P-1 exactly once. */
+partition *partition_read(const char *path, const model *m);
+/* User error (naming `what`) unless every index 0..P-1 is in exactly one block. */
+void partition_check_cover(const partition *p, size_t P, const char *what);
+/* Gather / scatter the entries of block b between a flat vector and dense storage. */
+void block_gather(const block *b, const double *x, double *out);
+size_t partition_max_block(const partition *p);
+
+#endif

@@ -1,0 +1,246 @@
+/* Output files written atomically (temporary name, rename on success), folders,
+ * CSV and .npy. */
+#include "core.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct outfile {
+    char *path, *tmp;
+    FILE *fp;
+    outfile *next;  /* registry of uncommitted files */
+};
+
+static outfile *open_files = NULL;
+
+/* Remove every uncommitted temporary: at exit and on a fatal signal. */
+static void remove_temporaries(void)
+{
+    for (outfile *f = open_files; f; f = f->next) unlink(f->tmp);
+}
+
+static void on_signal(int sig)
+{
+    remove_temporaries(); /* unlink is async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_cleanup_once(void)
+{
+    static int installed = 0;
+    if (installed) return;
+    installed = 1;
+    atexit(remove_temporaries);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+}
+
+static void unregister(outfile *f)
+{
+    for (outfile **p = &open_files; *p; p = &(*p)->next)
+        if (*p == f) { *p = f->next; return; }
+}
+
+static void free_outfile(outfile *f)
+{
+    free(f->path);
+    free(f->tmp);
+    free(f);
+}
+
+outfile *outfile_open(const char *path)
+{
+    install_cleanup_once();
+    outfile *f = xcalloc(1, sizeof *f);
+    f->path = xstrdup(path);
+    size_t n = strlen(path) + 32;
+    f->tmp = xmalloc(n);
+    snprintf(f->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    f->fp = fopen(f->tmp, "wb");
+    if (!f->fp) {
+        int e = errno;
+        free_outfile(f);
+        die_user("cannot write %s: %s", path, strerror(e));
+    }
+    f->next = open_files;
+    open_files = f;
+    return f;
+}
+
+FILE *outfile_fp(outfile *f) { return f->fp; }
+
+void outfile_commit(outfile *f)
+{
+    int bad = ferror(f->fp) | fflush(f->fp);
+    bad |= fclose(f->fp);
+    f->fp = NULL;
+    if (bad) die_user("writing %s failed: %s", f->path, strerror(errno));
+    if (rename(f->tmp, f->path) != 0) die_user("cannot rename onto %s: %s", f->path, strerror(errno));
+    unregister(f);
+    free_outfile(f);
+}
+
+void outfile_discard(outfile *f)
+{
+    if (f->fp) fclose(f->fp);
+    unlink(f->tmp);
+    unregister(f);
+    free_outfile(f);
+}
+
+void ensure_dir(const char *path)
+{
+    char *p = xstrdup(path);
+    for (char *s = p + 1; ; s++) {
+        char c = *s;
+        if (c == '/' || c == '\0') {
+            *s = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                int e = errno;
+                free(p);
+                die_user("cannot create folder %s: %s", path, strerror(e));
+            }
+            *s = c;
+        }
+        if (c == '\0') break;
+    }
+    free(p);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) die_user("%s is not a folder", path);
+    if (access(path, W_OK | X_OK) != 0) die_user("folder %s is not writable", path);
+}
+
+char *path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *s = xmalloc(n);
+    snprintf(s, n, "%s/%s", dir, name);
+    return s;
+}
+
+outfile *csv_open(const char *path, const char *header)
+{
+    outfile *f = outfile_open(path);
+    fprintf(f->fp, "%s\n", header);
+    return f;
+}
+
+void csv_row(outfile *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f->fp, fmt, ap);
+    va_end(ap);
+    fputc('\n', f->fp);
+}
+
+/* ---- .npy format 1.0 ---------------------------------------------------------
+ * magic "\x93NUMPY", version 1 0, uint16 little-endian header length, then an
+ * ASCII dict padded with spaces and '\n' so the data starts on a 64-byte boundary. */
+static const char NPY_MAGIC[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
+
+outfile *npy_open(const char *path, int ndim, const size_t *shape)
+{
+    if (ndim < 1 || ndim > 4) DIE("npy: ndim %d not in 1..4", ndim);
+    char dict[256];
+    int len = snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': False, 'shape': (");
+    /* numpy's tuple repr: "(3,)" for one dimension, "(2, 3)" for more */
+    for (int i = 0; i < ndim; i++)
+        len += snprintf(dict + len, sizeof dict - len, "%s%zu", i ? ", " : "", shape[i]);
+    if (ndim == 1) len += snprintf(dict + len, sizeof dict - len, ",");
+    len += snprintf(dict + len, sizeof dict - len, "), }");
+    int total = 10 + len + 1;               /* + final '\n' */
+    int pad = (64 - total % 64) % 64;
+    uint16_t hlen = (uint16_t)(len + pad + 1);
+    outfile *f = outfile_open(path);
+    fwrite(NPY_MAGIC, 1, 6, f->fp);
+    fputc(1, f->fp);
+    fputc(0, f->fp);
+    fputc(hlen & 0xff, f->fp);
+    fputc(hlen >> 8, f->fp);
+    fwrite(dict, 1, len, f->fp);
+    for (int i = 0; i < pad; i++) fputc(' ', f->fp);
+    fputc('\n', f->fp);
+    return f;
+}
+
+void npy_write_chunk(outfile *f, const double *data, size_t count)
+{
+    if (fwrite(data, sizeof(double), count, f->fp) != count)
+        die_user("writing %s failed: %s", f->path, strerror(errno));
+}
+
+void npy_write(const char *path, const double *data, int ndim, const size_t *shape)
+{
+    size_t count = 1;
+    for (int i = 0; i < ndim; i++) count *= shape[i];
+    outfile *f = npy_open(path, ndim, shape);
+    npy_write_chunk(f, data, count);
+    outfile_commit(f);
+}
+
+/* Parses the header dict into ndim/shape/count; returns an error text or NULL. */
+static const char *npy_parse_header(const char *dict, int *ndim, size_t shape[4], size_t *count)
+{
+    if (!strstr(dict, "'descr': '<f8'")) return "expected float64 little-endian data ('<f8')";
+    if (!strstr(dict, "'fortran_order': False")) return "expected C order (fortran_order False)";
+    const char *s = strstr(dict, "'shape': (");
+    if (!s) return ".npy header has no shape";
+    s += strlen("'shape': (");
+    *count = 1;
+    *ndim = 0;
+    while (*s != ')') {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (end == s || errno) return "bad shape in .npy header";
+        if (*ndim == 4) return "more than 4 dimensions";
+        if (v && *count > SIZE_MAX / sizeof(double) / v) return "shape too large";
+        shape[(*ndim)++] = (size_t)v;
+        *count *= (size_t)v;
+        s = end;
+        while (*s == ',' || *s == ' ') s++;
+    }
+    if (*ndim == 0) return "scalar .npy arrays are not supported";
+    return NULL;
+}
+
+double *npy_read(const char *path, int *ndim, size_t shape[4])
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) die_user("cannot read %s: %s", path, strerror(errno));
+    unsigned char pre[10];
+    char dict[65536];
+    const char *err = NULL;
+    size_t count = 0;
+    if (fread(pre, 1, 10, fp) != 10 || memcmp(pre, NPY_MAGIC, 6) != 0) {
+        err = "not a .npy file (bad magic)";
+    } else if (pre[6] != 1 || pre[7] != 0) {
+        err = "unsupported .npy version (expected 1.0)";
+    } else {
+        size_t hlen = pre[8] | (size_t)pre[9] << 8;
+        if (fread(dict, 1, hlen, fp) != hlen) err = "truncated .npy header";
+        else {
+            dict[hlen] = '\0';
+            err = npy_parse_header(dict, ndim, shape, &count);
+        }
+    }
+    if (err) {
+        fclose(fp);
+        die_user("%s: %s", path, err);
+    }
+    double *data = xmalloc(count * sizeof(double));
+    size_t got = fread(data, sizeof(double), count, fp);
+    fclose(fp);
+    if (got != count) {
+        free(data);
+        die_user("%s: truncated data (%zu of %zu values)", path, got, count);
+    }
+    return data;
+}

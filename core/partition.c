@@ -1,0 +1,223 @@
+/* Tensor roles and partitions of a model's parameters into blocks. */
+#include "core.h"
+#include "model.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *ROLE_NAMES[ROLE_COUNT] = {
+    "embed", "pos", "query", "key", "value", "attn_proj", "mlp_fc", "mlp_proj",
+    "norm", "output", "bias", "matrix",
+};
+
+const char *role_name(tensor_role role)
+{
+    return (role >= 0 && role < ROLE_COUNT) ? ROLE_NAMES[role] : "unknown";
+}
+
+int role_from_name(const char *name)
+{
+    for (int r = 0; r < ROLE_COUNT; r++)
+        if (strcmp(name, ROLE_NAMES[r]) == 0) return r;
+    return -1;
+}
+
+static const char *SPLIT_NAMES[SPLIT_COUNT] = {"whole", "rows", "cols", "heads", "entries"};
+
+const char *split_name(split_kind s) { return (s >= 0 && s < SPLIT_COUNT) ? SPLIT_NAMES[s] : "unknown"; }
+
+int model_find_tensor(const model *m, const char *name)
+{
+    for (int t = 0; t < m->ntensors; t++)
+        if (strcmp(m->tensors[t].name, name) == 0) return t;
+    return -1;
+}
+
+void model_check_tensors(const model *m)
+{
+    size_t next = 0;
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        if (ti->offset != next) DIE("tensor %s starts at %zu, expected %zu", ti->name, ti->offset, next);
+        if (ti->rows < 1 || ti->cols < 1 || ti->heads < 1) DIE("tensor %s has a bad shape", ti->name);
+        next += tensor_size(ti);
+    }
+    if (next != m->P) DIE("tensors cover %zu of %zu parameters", next, m->P);
+}
+
+partition *partition_new(void) { return xcalloc(1, sizeof(partition)); }
+
+void partition_free(partition *p)
+{
+    if (!p) return;
+    free(p->b);
+    free(p);
+}
+
+void partition_add(partition *p, size_t start, size_t n, size_t stride, int tensor, const char *name)
+{
+    if (p->nblocks == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 64;
+        p->b = xrealloc(p->b, (size_t)p->cap * sizeof(block));
+    }
+    block *b = &p->b[p->nblocks++];
+    b->start = start;
+    b->n = n;
+    b->stride = stride ? stride : 1;
+    b->tensor = tensor;
+    snprintf(b->name, sizeof b->name, "%s", name);
+}
+
+void partition_add_tensor(partition *p, const model *m, int t, split_kind s)
+{
+    const tensor_info *ti = &m->tensors[t];
+    size_t rows = ti->rows, cols = ti->cols;
+    char name[96];
+    switch (s) {
+    case SPLIT_WHOLE:
+        partition_add(p, ti->offset, rows * cols, 1, t, ti->name);
+        break;
+    case SPLIT_ROWS:
+        for (size_t r = 0; r < rows; r++) {
+            snprintf(name, sizeof name, "%s[row %zu]", ti->name, r);
+            partition_add(p, ti->offset + r * cols, cols, 1, t, name);
+        }
+        break;
+    case SPLIT_COLS:
+        for (size_t c = 0; c < cols; c++) {
+            snprintf(name, sizeof name, "%s[col %zu]", ti->name, c);
+            partition_add(p, ti->offset + c, rows, cols, t, name);
+        }
+        break;
+    case SPLIT_HEADS: {
+        if (rows % ti->heads) DIE("tensor %s: %zu rows do not split into %d heads", ti->name, rows, ti->heads);
+        size_t per = rows / ti->heads * cols;
+        for (int h = 0; h < ti->heads; h++) {
+            snprintf(name, sizeof name, "%s[head %d]", ti->name, h);
+            partition_add(p, ti->offset + h * per, per, 1, t, name);
+        }
+        break;
+    }
+    case SPLIT_ENTRIES:
+        for (size_t i = 0; i < rows * cols; i++) {
+            snprintf(name, sizeof name, "%s[%zu]", ti->name, i);
+            partition_add(p, ti->offset + i, 1, 1, t, name);
+        }
+        break;
+    default:
+        DIE("unknown split %d", s);
+    }
+}
+
+partition *partition_alg2(const model *m)
+{
+    return partition_uniform(m, SPLIT_WHOLE);
+}
+
+partition *partition_uniform(const model *m, split_kind s)
+{
+    partition *p = partition_new();
+    for (int t = 0; t < m->ntensors; t++) partition_add_tensor(p, m, t, s);
+    return p;
+}
+
+partition *partition_alg3(const model *m, int value_whole)
+{
+    partition *p = partition_new();
+    for (int t = 0; t < m->ntensors; t++) {
+        split_kind s;
+        switch (m->tensors[t].role) {
+        case ROLE_EMBED: case ROLE_OUTPUT: s = SPLIT_ROWS; break;      /* by tokens */
+        case ROLE_QUERY: case ROLE_KEY: s = SPLIT_HEADS; break;
+        case ROLE_VALUE: s = value_whole ? SPLIT_WHOLE : SPLIT_ROWS; break;
+        case ROLE_ATTN_PROJ: case ROLE_MLP_FC: case ROLE_MLP_PROJ: s = SPLIT_ROWS; break;
+        case ROLE_POS: case ROLE_NORM: case ROLE_BIAS: s = SPLIT_WHOLE; break;
+        default:
+            partition_free(p);
+            die_user("Algorithm 3 partition: tensor %s has role '%s', which Algorithm 3 does not cover "
+                     "(use the default partition or a partition file)",
+                     m->tensors[t].name, role_name(m->tensors[t].role));
+        }
+        partition_add_tensor(p, m, t, s);
+    }
+    return p;
+}
+
+/* Writes why p is not a cover of 0..P-1 into msg and returns 1; 0 if it is one. */
+static int cover_error(const partition *p, size_t P, char *msg, size_t len)
+{
+    int *owner = xmalloc(checked_mul(P, sizeof(int), "partition check"));
+    int bad = 0;
+    for (size_t i = 0; i < P; i++) owner[i] = -1;
+    for (int k = 0; k < p->nblocks && !bad; k++) {
+        const block *b = &p->b[k];
+        for (size_t e = 0; e < b->n && !bad; e++) {
+            size_t i = b->start + e * b->stride;
+            if (i >= P) {
+                snprintf(msg, len, "block %s reaches index %zu beyond P = %zu", b->name, i, P);
+                bad = 1;
+            } else if (owner[i] >= 0) {
+                snprintf(msg, len, "parameter %zu is in two blocks (%s and %s)", i, p->b[owner[i]].name, b->name);
+                bad = 1;
+            } else {
+                owner[i] = k;
+            }
+        }
+    }
+    for (size_t i = 0; i < P && !bad; i++)
+        if (owner[i] < 0) {
+            snprintf(msg, len, "parameter %zu is in no block", i);
+            bad = 1;
+        }
+    free(owner);
+    return bad;
+}
+
+void partition_check_cover(const partition *p, size_t P, const char *what)
+{
+    char msg[256];
+    if (cover_error(p, P, msg, sizeof msg)) die_user("%s: %s", what, msg);
+}
+
+partition *partition_read(const char *path, const model *m)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) die_user("cannot read partition file %s: %s", path, strerror(errno));
+    partition *p = partition_new();
+    char line[512];
+    int lineno = 0;
+    while (fgets(line, sizeof line, fp)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        char name[96];
+        unsigned long long start, n, stride = 1;
+        int got = sscanf(line, "%95s %llu %llu %llu", name, &start, &n, &stride);
+        if (got <= 0) continue;  /* blank or comment */
+        if (got < 3 || n == 0 || stride == 0) {
+            fclose(fp);
+            partition_free(p);
+            die_user("%s:%d: expected 'name start n [stride]' with n, stride >= 1", path, lineno);
+        }
+        partition_add(p, start, n, stride, -1, name);
+    }
+    fclose(fp);
+    char msg[256];
+    if (cover_error(p, m->P, msg, sizeof msg)) {
+        partition_free(p);
+        die_user("%s: %s", path, msg);
+    }
+    return p;
+}
+
+void block_gather(const block *b, const double *x, double *out)
+{
+    for (size_t e = 0; e < b->n; e++) out[e] = x[b->start + e * b->stride];
+}
+
+size_t partition_max_block(const partition *p)
+{
+    size_t mx = 0;
+    for (int k = 0; k < p->nblocks; k++) if (p->b[k].n > mx) mx = p->b[k].n;
+    return mx;
+}

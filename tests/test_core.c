@@ -1,0 +1,340 @@
+/* Tests of core/: .npy, CSV, atomic output, RNG, CLI lists, spectra, κ, τ, partitions. */
+#include "check.h"
+#include "core/model.h"
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+static char *tmp_path(const char *name) { return path_join(tmpdir, name); }
+
+static int file_exists(const char *p) { struct stat st; return stat(p, &st) == 0; }
+
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static void test_npy_round_trip(void)
+{
+    double a[6] = {1.5, -2, 3e-300, 4e300, 0, -0.25};
+    size_t shape[2] = {2, 3};
+    char *p = tmp_path("a.npy");
+    npy_write(p, a, 2, shape);
+    int ndim;
+    size_t got[4];
+    double *b = npy_read(p, &ndim, got);
+    CHECK(ndim == 2 && got[0] == 2 && got[1] == 3, "shape %d (%zu,%zu)", ndim, got[0], got[1]);
+    CHECK(memcmp(a, b, sizeof a) == 0, "values differ after round trip");
+    free(b);
+    /* the header is what numpy writes: 64-byte aligned, shape tuple, '\n' last */
+    FILE *fp = fopen(p, "rb");
+    unsigned char head[128];
+    size_t n = fread(head, 1, sizeof head, fp);
+    fclose(fp);
+    size_t hlen = head[8] | head[9] << 8;
+    CHECK(n == 128 && (10 + hlen) % 64 == 0 && head[10 + hlen - 1] == '\n', "header length %zu", hlen);
+    CHECK(memcmp(head + 10, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 59) == 0,
+          "header dict '%.60s'", head + 10);
+    free(p);
+
+    double v[3] = {1, 2, 3};
+    size_t s1[1] = {3};
+    p = tmp_path("v.npy");
+    npy_write(p, v, 1, s1);
+    fp = fopen(p, "rb");
+    n = fread(head, 1, 80, fp);
+    fclose(fp);
+    CHECK(strstr((char *)head + 10, "'shape': (3,), }") != NULL, "1-D shape must be written (3,)");
+    free(p);
+}
+
+/* A file written byte by byte as numpy 1.x writes np.save(np.arange(4.).reshape(2,2)). */
+static void write_raw_npy(const char *path, const char *dict, const double *data, size_t count, size_t keep_bytes)
+{
+    FILE *fp = fopen(path, "wb");
+    size_t len = strlen(dict);
+    fwrite("\x93NUMPY\x01\x00", 1, 8, fp);
+    fputc((int)(len & 0xff), fp);
+    fputc((int)(len >> 8), fp);
+    fwrite(dict, 1, len, fp);
+    size_t bytes = count * sizeof(double);
+    fwrite(data, 1, keep_bytes < bytes ? keep_bytes : bytes, fp);
+    fclose(fp);
+}
+
+static void test_npy_reader_hand_written(void)
+{
+    const double d[4] = {0, 1, 2, 3};
+    /* 10 + 118 = 128 bytes of header, the 16-byte alignment of older numpy */
+    char dict[119];
+    snprintf(dict, sizeof dict, "%-117s\n", "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }");
+    char *p = tmp_path("hand.npy");
+    write_raw_npy(p, dict, d, 4, 32);
+    int ndim;
+    size_t shape[4];
+    double *x = npy_read(p, &ndim, shape);
+    CHECK(ndim == 2 && shape[0] == 2 && shape[1] == 2 && x[3] == 3.0, "hand-written file read as (%zu,%zu)",
+          shape[0], shape[1]);
+    free(x);
+
+    write_raw_npy(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }\n", d, 4, 24);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "truncated data");
+    write_raw_npy(p, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }\n", d, 4, 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "float64");
+    write_raw_npy(p, "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }\n", d, 4, 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "C order");
+    FILE *fp = fopen(p, "wb");
+    fputs("not numpy at all", fp);
+    fclose(fp);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "bad magic");
+    char *missing = tmp_path("missing.npy");
+    EXPECT_USER_ERROR(x = npy_read(missing, &ndim, shape), "cannot read");
+    free(missing);
+    free(p);
+}
+
+static void test_csv(void)
+{
+    char *p = tmp_path("t.csv");
+    outfile *f = csv_open(p, "a,b");
+    csv_row(f, "%d,%g", 1, 0.5);
+    csv_close(f);
+    FILE *fp = fopen(p, "r");
+    char buf[64] = "";
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    CHECK(strcmp(buf, "a,b\n1,0.5\n") == 0, "csv content '%s'", buf);
+    free(p);
+}
+
+static void test_atomic_output(void)
+{
+    char *sub = tmp_path("atomic");
+    ensure_dir(sub);
+    char *p = path_join(sub, "out.csv");
+    /* a child that fails midway through writing must leave nothing behind */
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stderr)) _exit(3);
+        outfile *f = csv_open(p, "x");
+        for (int i = 0; i < 1000; i++) csv_row(f, "%d", i);
+        fflush(outfile_fp(f));
+        die_user("simulated failure midway");
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 2, "child exit status %d", WEXITSTATUS(status));
+    CHECK(!file_exists(p) && count_files(sub) == 0, "%d files left behind", count_files(sub));
+    /* discard removes the temporary; commit creates exactly the file */
+    outfile *f = outfile_open(p);
+    outfile_discard(f);
+    CHECK(count_files(sub) == 0, "discard left %d files", count_files(sub));
+    f = outfile_open(p);
+    fputs("done\n", outfile_fp(f));
+    CHECK(!file_exists(p), "file visible before commit");
+    outfile_commit(f);
+    CHECK(file_exists(p) && count_files(sub) == 1, "commit gave %d files", count_files(sub));
+    EXPECT_USER_ERROR(outfile_open("/nonexistent-dir/x.csv"), "cannot write");
+    EXPECT_USER_ERROR(ensure_dir("/proc/version/sub"), "cannot create");
+    free(p);
+    free(sub);
+}
+
+static void test_rng(void)
+{
+    gsl_rng *a = rng_new(42), *b = rng_new(42), *c = rng_new(43);
+    int same = 1, differ = 0;
+    for (int i = 0; i < 100; i++) {
+        unsigned long x = gsl_rng_get(a), y = gsl_rng_get(b), z = gsl_rng_get(c);
+        same &= x == y;
+        differ += x != z;
+    }
+    CHECK(same, "same seed must give the same stream");
+    CHECK(differ > 90, "different seeds gave %d/100 different draws", differ);
+    double mean = 0;
+    for (int i = 0; i < 20000; i++) mean += rng_gaussian(a, 2.0) / 20000;
+    CHECK(fabs(mean) < 0.1, "gaussian mean %g", mean);
+    double u = rng_uniform_in(a, -1, 1);
+    CHECK(u >= -1 && u < 1, "uniform %g", u);
+    rng_free(a);
+    rng_free(b);
+    rng_free(c);
+}
+
+static void test_cli_lists(void)
+{
+    double_list d;
+    int_list l;
+    parse_double_list("k", "10,1e2,500", &d);
+    CHECK(d.n == 3 && d.v[1] == 100 && d.v[2] == 500, "parsed %d values", d.n);
+    parse_int_list("d", "2,5", &l);
+    CHECK(l.n == 2 && l.v[0] == 2 && l.v[1] == 5, "parsed %d ints", l.n);
+    EXPECT_USER_ERROR(parse_double_list("k", "10,abc", &d), "--k expects comma-separated numbers");
+    EXPECT_USER_ERROR(parse_int_list("d", "2.5", &l), "integers");
+}
+
+/* Symmetric A = R diag(a, b) Rᵀ for a rotation by angle t. */
+static void rotated2(double a, double b, double t, double *A)
+{
+    double c = cos(t), s = sin(t);
+    A[0] = a * c * c + b * s * s;
+    A[1] = A[2] = (a - b) * c * s;
+    A[3] = a * s * s + b * c * c;
+}
+
+static void test_spectra(void)
+{
+    double D[9] = {4, 0, 0, 0, 0.5, 0, 0, 0, 2};
+    double w[3];
+    sym_eigvals(3, D, w);
+    CHECK(w[0] == 0.5 && w[1] == 2 && w[2] == 4, "diag eigenvalues %g %g %g", w[0], w[1], w[2]);
+    CHECK_CLOSE(kappa_spd(3, D), 8.0, 1e-14, "kappa_spd diag");
+    CHECK_CLOSE(kappa_svd(3, 3, D), 8.0, 1e-14, "kappa_svd diag");
+    CHECK_CLOSE(tau_ratio(3, D), 1.0, 0, "tau of a diagonal matrix");
+    double ext[1];
+    CHECK(sym_eigvals_range(3, D, 3, 3, ext) == 1 && ext[0] == 4, "largest via range %g", ext[0]);
+    CHECK(sym_eigvals_range(3, D, 1, 1, ext) == 1 && ext[0] == 0.5, "smallest via range %g", ext[0]);
+
+    double A[4], a = 7, b = 0.5, t = 0.3;
+    rotated2(a, b, t, A);
+    sym_eigvals(2, A, w);
+    CHECK_CLOSE(w[0], b, 1e-14, "rotated 2x2 small eigenvalue");
+    CHECK_CLOSE(w[1], a, 1e-14, "rotated 2x2 large eigenvalue");
+    CHECK_CLOSE(kappa_spd(2, A), a / b, 1e-13, "rotated 2x2 kappa");
+    double tau = (a + b) / (a + b + 2 * fabs((a - b) * cos(t) * sin(t)));
+    CHECK_CLOSE(tau_ratio(2, A), tau, 1e-15, "rotated 2x2 tau");
+
+    /* indefinite: eigenvalues {-3, 0.5, 2} in a rotated basis */
+    double B[9] = {0}, Q[9], QB[9];
+    double ev[3] = {-3, 0.5, 2};
+    double c = cos(0.7), s = sin(0.7);
+    double R[9] = {c, -s, 0, s * 0.6, c * 0.6, -0.8, s * 0.8, c * 0.8, 0.6}; /* orthogonal */
+    memcpy(Q, R, sizeof Q);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) QB[i * 3 + j] = Q[i * 3 + j] * ev[j];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) B[i * 3 + j] += QB[i * 3 + k] * Q[j * 3 + k];
+    spectrum sp = sym_spectrum(3, B);
+    CHECK(sp.nneg == 1, "negative count %d", sp.nneg);
+    CHECK_CLOSE(sp.kappa, 3 / 0.5, 1e-13, "indefinite |lambda| ratio");
+    CHECK_CLOSE(sp.lmin, -3, 1e-14, "indefinite lmin");
+    CHECK_CLOSE(sp.absmin, 0.5, 1e-14, "indefinite absmin");
+    EXPECT_USER_ERROR(kappa_spd(3, B), "not positive definite");
+
+    /* a non-symmetric case: [[1,1],[0,1]] has singular values φ and 1/φ */
+    double J[4] = {1, 1, 0, 1}, phi = (1 + sqrt(5)) / 2;
+    CHECK_CLOSE(kappa_svd(2, 2, J), phi * phi, 1e-14, "kappa_svd of a shear");
+}
+
+/* A fake Transformer-like tensor table to test partitions. */
+static model fake_model(tensor_info *t, int n)
+{
+    model m = {0};
+    m.kind = "fake";
+    m.tensors = t;
+    m.ntensors = n;
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        t[i].offset = off;
+        off += tensor_size(&t[i]);
+    }
+    m.P = off;
+    return m;
+}
+
+static void test_partitions(void)
+{
+    tensor_info t[] = {
+        {"wte", ROLE_EMBED, 0, 8, 4, 1, -1, 0},
+        {"q", ROLE_QUERY, 0, 4, 4, 2, 0, 0},
+        {"v", ROLE_VALUE, 0, 4, 4, 2, 0, 0},
+        {"ln", ROLE_NORM, 0, 4, 1, 1, 0, 0},
+        {"b", ROLE_BIAS, 0, 4, 1, 1, 0, 0},
+    };
+    model m = fake_model(t, 5);
+    model_check_tensors(&m);
+    partition *p = partition_alg3(&m, 0);
+    CHECK(p->nblocks == 8 + 2 + 4 + 1 + 1, "alg3 blocks %d", p->nblocks);
+    partition_check_cover(p, m.P, "alg3");
+    CHECK(p->b[8].n == 8 && p->b[9].start == t[1].offset + 8, "query head 1 starts at %zu", p->b[9].start);
+    partition_free(p);
+    p = partition_alg3(&m, 1);
+    CHECK(p->nblocks == 8 + 2 + 1 + 1 + 1, "alg3 with whole value: %d blocks", p->nblocks);
+    partition_free(p);
+    p = partition_alg2(&m);
+    CHECK(p->nblocks == 5, "alg2 blocks %d", p->nblocks);
+    partition_free(p);
+    for (int s = 0; s < SPLIT_COUNT; s++) {
+        if (s == SPLIT_HEADS) continue; /* embed has one head; fine, but covered above */
+        p = partition_uniform(&m, s);
+        partition_check_cover(p, m.P, split_name(s));
+        CHECK(1, "uniform %s covers", split_name(s));
+        partition_free(p);
+    }
+    p = partition_uniform(&m, SPLIT_COLS);
+    double x[128], g[8];
+    for (int i = 0; i < 128; i++) x[i] = i;
+    block_gather(&p->b[1], x, g); /* embed column 1: rows 0..7 */
+    CHECK(g[0] == 1 && g[1] == 5 && g[7] == 29, "column gather %g %g %g", g[0], g[1], g[7]);
+    partition_free(p);
+
+    partition *bad = partition_new();
+    partition_add(bad, 0, m.P - 1, 1, -1, "short");
+    EXPECT_USER_ERROR(partition_check_cover(bad, m.P, "missing"), "in no block");
+    partition_add(bad, 0, 2, 1, -1, "again");
+    EXPECT_USER_ERROR(partition_check_cover(bad, m.P, "repeat"), "in two blocks");
+    partition_free(bad);
+
+    tensor_info u[] = {{"w", ROLE_MATRIX, 0, 2, 2, 1, -1, 0}};
+    model mu = fake_model(u, 1);
+    EXPECT_USER_ERROR(partition_alg3(&mu, 0), "does not cover");
+
+    char *pf = tmp_path("part.txt");
+    FILE *fp = fopen(pf, "w");
+    fprintf(fp, "# a partition file\nfirst 0 4\nrest 4 %zu\n", m.P - 4);
+    fclose(fp);
+    p = partition_read(pf, &m);
+    CHECK(p->nblocks == 2 && p->b[1].n == m.P - 4, "read %d blocks", p->nblocks);
+    partition_free(p);
+    fp = fopen(pf, "w");
+    fprintf(fp, "first 0 4\nrest 3 %zu\n", m.P - 3);
+    fclose(fp);
+    EXPECT_USER_ERROR(partition_read(pf, &m), "in two blocks");
+    fp = fopen(pf, "w");
+    fprintf(fp, "first zero 4\n");
+    fclose(fp);
+    EXPECT_USER_ERROR(partition_read(pf, &m), "expected 'name start n");
+    char *none = tmp_path("none.txt");
+    EXPECT_USER_ERROR(partition_read(none, &m), "cannot read partition file");
+    free(none);
+    free(pf);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_core.XXXXXX");
+    if (!mkdtemp(tmpdir)) DIE("mkdtemp failed");
+    test_npy_round_trip();
+    test_npy_reader_hand_written();
+    test_csv();
+    test_atomic_output();
+    test_rng();
+    test_cli_lists();
+    test_spectra();
+    test_partitions();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+    return check_summary();
+}
