@@ -1,0 +1,45 @@
+/* bench.h — shared pieces of the benchmarks: the same-run dgemm reference.
+ * Benchmarks print ratios against a baseline measured in the same process. */
+#ifndef BENCH_H
+#define BENCH_H
+
+#include "core/core.h"
+#include <cblas.h>
+#include <stdlib.h>
+
+/* GFLOP/s of C = A·B for n×n matrices (2n³ flops), best of `reps` runs. */
+static double dgemm_gflops(int n, int reps)
+{
+    size_t nn = (size_t)n * n;
+    double *A = xmalloc(nn * sizeof(double)), *B = xmalloc(nn * sizeof(double)), *C = xmalloc(nn * sizeof(double));
+    for (size_t i = 0; i < nn; i++) {
+        A[i] = (double)(i % 7) - 3;
+        B[i] = (double)(i % 5) - 2;
+    }
+    double best = 1e300;
+    for (int r = 0; r < reps; r++) {
+        double t0 = wall_seconds();
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A, n, B, n, 0.0, C, n);
+        double t = wall_seconds() - t0;
+        if (t < best) best = t;
+    }
+    free(A);
+    free(B);
+    free(C);
+    return 2.0 * n * n * (double)n / best / 1e9;
+}
+
+/* Peak resident set size of this process in GB (from /proc/self/status VmHWM). */
+static double peak_rss_gb(void)
+{
+    FILE *fp = fopen("/proc/self/status", "r");
+    if (!fp) return -1;
+    char line[256];
+    double kb = -1;
+    while (fgets(line, sizeof line, fp))
+        if (sscanf(line, "VmHWM: %lf kB", &kb) == 1) break;
+    fclose(fp);
+    return kb / 1e6 * 1.024;
+}
+
+#endif
