@@ -70,4 +70,26 @@ double lr_at(schedule_kind s, double base, long step, long total, long warmup, d
 schedule_kind schedule_parse(const char *name); /* "constant", "cosine", "warmup-cosine" */
 const char *schedule_name(schedule_kind s);
 
+/* ---- the training loop every model shares ------------------------------------------ */
+typedef struct {
+    long steps;
+    double lr;                /* base learning rate */
+    schedule_kind schedule;
+    long warmup;              /* warmup steps (SCHED_WARMUP_COSINE) */
+    double final_frac;        /* cosine ends at final_frac·lr */
+} train_config;
+
+typedef struct {
+    /* Before step s (0-based): point the model at this step's batch. NULL: keep the batch. */
+    void (*set_batch)(void *ctx, long step);
+    /* After step s: its loss (measured before the update) and lr. NULL: nothing. */
+    void (*after_step)(void *ctx, long step, double loss, double lr);
+    void *ctx;
+} train_hooks;
+
+/* Runs tc->steps steps of o on m. Stops early when a loss or gradient entry is
+ * not finite: *diverged = 1 and the parameters are those before the bad step.
+ * Returns the number of steps completed. */
+long train_run(model *m, optimizer *o, const train_config *tc, const train_hooks *h, int *diverged);
+
 #endif

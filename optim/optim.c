@@ -1,0 +1,302 @@
+/* The optimizers: GD, blockwise GD, Adam, AdamW, Adam-mini (see optim.h for
+ * the update rules), as small tables of init/step behind one interface. */
+#include "optim.h"
+#include "core/core.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One block of the partition, with what the model's roles say about it. */
+typedef struct {
+    size_t start, n, stride;
+    int per_entry;   /* bias block: Adam-mini keeps one v per entry (plain Adam) */
+    size_t v_at;     /* Adam-mini: index of this block's first v in o->v */
+} opt_block;
+
+typedef struct optim_ops optim_ops;
+
+struct optimizer {
+    optim_kind kind;
+    optim_config cfg;
+    const optim_ops *ops;
+    size_t P;
+    long t;                   /* steps taken */
+    int nblocks;
+    opt_block *blocks;
+    unsigned char *decay;     /* per coordinate: 1 if weight decay applies */
+    double *m, *v;            /* first moment (P) and second moments (P, or Adam-mini's) */
+    size_t nv;                /* floats in v */
+};
+
+struct optim_ops {
+    void (*init)(optimizer *o);
+    void (*step)(optimizer *o, double *w, const double *g, double lr);
+};
+
+static const char *OPTIM_NAMES[OPTIM_COUNT] = {"gd", "blockgd", "adam", "adamw", "adam-mini"};
+static const char *VSTAT_NAMES[VSTAT_COUNT] = {"mean", "l2", "l1", "max", "min"};
+static const char *SCHED_NAMES[SCHED_COUNT] = {"constant", "cosine", "warmup-cosine"};
+
+const char *optim_name(optim_kind k) { return (k >= 0 && k < OPTIM_COUNT) ? OPTIM_NAMES[k] : "unknown"; }
+const char *vstat_name(vstat_kind s) { return (s >= 0 && s < VSTAT_COUNT) ? VSTAT_NAMES[s] : "unknown"; }
+const char *schedule_name(schedule_kind s) { return (s >= 0 && s < SCHED_COUNT) ? SCHED_NAMES[s] : "unknown"; }
+
+/* Index of name in a table of n names, or a user error listing the choices. */
+static int parse_name(const char *what, const char *name, const char *const *names, int n)
+{
+    char choices[256] = "";
+    for (int i = 0; i < n; i++) {
+        if (strcmp(name, names[i]) == 0) return i;
+        size_t len = strlen(choices);
+        snprintf(choices + len, sizeof choices - len, "%s%s", i ? ", " : "", names[i]);
+    }
+    die_user("unknown %s '%s' (expected one of: %s)", what, name, choices);
+}
+
+optim_kind optim_parse(const char *name) { return parse_name("optimizer", name, OPTIM_NAMES, OPTIM_COUNT); }
+vstat_kind vstat_parse(const char *name) { return parse_name("block statistic", name, VSTAT_NAMES, VSTAT_COUNT); }
+schedule_kind schedule_parse(const char *name) { return parse_name("schedule", name, SCHED_NAMES, SCHED_COUNT); }
+
+optim_config optim_defaults(optim_kind kind)
+{
+    optim_config c = {0.9, 0.999, 1e-8, kind == OPTIM_ADAMW ? 0.1 : 0.0, VSTAT_MEAN, NULL};
+    return c;
+}
+
+void optim_check_config(const optim_config *c, double lr)
+{
+    if (!(lr > 0) || !isfinite(lr)) die_user("learning rate must be > 0 (got %g)", lr);
+    if (!(c->beta1 >= 0 && c->beta1 < 1)) die_user("beta1 must be in [0, 1) (got %g)", c->beta1);
+    if (!(c->beta2 >= 0 && c->beta2 <= 1))
+        die_user("beta2 must be in [0, 1), or exactly 1 for the running-mean limit (got %g)", c->beta2);
+    if (!(c->eps >= 0)) die_user("eps must be >= 0 (got %g)", c->eps);
+    if (!(c->weight_decay >= 0)) die_user("weight decay must be >= 0 (got %g)", c->weight_decay);
+    if (c->vstat < 0 || c->vstat >= VSTAT_COUNT) die_user("unknown block statistic %d", c->vstat);
+}
+
+/* ---- shared pieces of the Adam family ------------------------------------------------ */
+
+/* Bias corrections 1−β1^t and, for v, 1−β2^t (1 in the β2 = 1 limit, where v
+ * is already the running mean). */
+static double correction1(const optimizer *o) { return 1 - pow(o->cfg.beta1, (double)o->t); }
+static double correction2(const optimizer *o) { return o->cfg.beta2 == 1 ? 1 : 1 - pow(o->cfg.beta2, (double)o->t); }
+
+/* v ← β2·v + (1−β2)·x, or the running mean v ← v + (x − v)/t when β2 = 1. */
+static double second_moment(const optimizer *o, double v, double x)
+{
+    return o->cfg.beta2 == 1 ? v + (x - v) / (double)o->t : o->cfg.beta2 * v + (1 - o->cfg.beta2) * x;
+}
+
+static void decoupled_decay(const optimizer *o, double *w, double lr)
+{
+    double keep = 1 - lr * o->cfg.weight_decay;
+    if (o->cfg.weight_decay == 0) return;
+    for (size_t i = 0; i < o->P; i++)
+        if (o->decay[i]) w[i] *= keep;
+}
+
+/* m ← β1·m + (1−β1)·g at one coordinate; returns m̂ = m/(1−β1^t). */
+static inline double first_moment(optimizer *o, size_t i, double g, double c1)
+{
+    o->m[i] = o->cfg.beta1 * o->m[i] + (1 - o->cfg.beta1) * g;
+    return o->m[i] / c1;
+}
+
+/* ---- GD and blockwise GD ---------------------------------------------------------------- */
+
+static void gd_init(optimizer *o) { (void)o; }
+
+static void gd_step(optimizer *o, double *w, const double *g, double lr)
+{
+    decoupled_decay(o, w, lr);
+    for (size_t i = 0; i < o->P; i++) w[i] -= lr * g[i];
+}
+
+static void blockgd_step(optimizer *o, double *w, const double *g, double lr)
+{
+    decoupled_decay(o, w, lr);
+    for (int b = 0; b < o->nblocks; b++) {
+        const opt_block *bl = &o->blocks[b];
+        double lr_b = lr * (o->cfg.block_lr ? o->cfg.block_lr[b] : 1.0);
+        for (size_t e = 0; e < bl->n; e++) {
+            size_t i = bl->start + e * bl->stride;
+            w[i] -= lr_b * g[i];
+        }
+    }
+}
+
+/* ---- Adam and AdamW (PyTorch semantics) --------------------------------------------------- */
+
+static void adam_init(optimizer *o)
+{
+    o->m = xcalloc(o->P, sizeof(double));
+    o->nv = o->P;
+    o->v = xcalloc(o->P, sizeof(double));
+}
+
+/* Adam: torch.optim.Adam, whose weight decay is coupled (g + λw). AdamW: decoupled. */
+static void adam_step(optimizer *o, double *w, const double *g, double lr)
+{
+    int coupled = o->kind == OPTIM_ADAM;
+    if (!coupled) decoupled_decay(o, w, lr);
+    double c1 = correction1(o), sc2 = sqrt(correction2(o));
+    for (size_t i = 0; i < o->P; i++) {
+        double gi = g[i] + (coupled && o->decay[i] ? o->cfg.weight_decay * w[i] : 0);
+        double mhat = first_moment(o, i, gi, c1);
+        o->v[i] = second_moment(o, o->v[i], gi * gi);
+        w[i] -= lr * mhat / (sqrt(o->v[i]) / sc2 + o->cfg.eps);
+    }
+}
+
+/* ---- Adam-mini (official v1.1.1; paper Algorithm 1) ---------------------------------------- */
+
+static void adam_mini_init(optimizer *o)
+{
+    o->m = xcalloc(o->P, sizeof(double));
+    o->nv = 0;
+    for (int b = 0; b < o->nblocks; b++) {
+        o->blocks[b].v_at = o->nv;
+        o->nv += o->blocks[b].per_entry ? o->blocks[b].n : 1;
+    }
+    o->v = xcalloc(o->nv, sizeof(double));
+}
+
+/* The block statistic of g_b⊙g_b (paper appendix "Ablation"): mean, 2-norm, 1-norm, max, min. */
+static double block_stat(vstat_kind s, const opt_block *bl, const double *g)
+{
+    double acc = s == VSTAT_MIN ? INFINITY : 0;
+    for (size_t e = 0; e < bl->n; e++) {
+        double g2 = g[bl->start + e * bl->stride];
+        g2 *= g2;
+        switch (s) {
+        case VSTAT_MEAN: case VSTAT_L1: acc += g2; break;
+        case VSTAT_L2: acc += g2 * g2; break;
+        case VSTAT_MAX: if (g2 > acc) acc = g2; break;
+        case VSTAT_MIN: if (g2 < acc) acc = g2; break;
+        default: break;
+        }
+    }
+    if (s == VSTAT_MEAN) acc /= (double)bl->n;
+    if (s == VSTAT_L2) acc = sqrt(acc);
+    return acc;
+}
+
+static void adam_mini_step(optimizer *o, double *w, const double *g, double lr)
+{
+    decoupled_decay(o, w, lr);
+    double c1 = correction1(o), sc2 = sqrt(correction2(o)), eps = o->cfg.eps;
+    for (int b = 0; b < o->nblocks; b++) {
+        const opt_block *bl = &o->blocks[b];
+        double *v = o->v + bl->v_at;
+        if (!bl->per_entry) *v = second_moment(o, *v, block_stat(o->cfg.vstat, bl, g));
+        for (size_t e = 0; e < bl->n; e++) {
+            size_t i = bl->start + e * bl->stride;
+            double mhat = first_moment(o, i, g[i], c1);
+            double vb = *v;
+            if (bl->per_entry) vb = v[e] = second_moment(o, v[e], g[i] * g[i]);
+            w[i] -= lr * mhat / (sqrt(vb) / sc2 + eps);
+        }
+    }
+}
+
+static const optim_ops OPS[OPTIM_COUNT] = {
+    [OPTIM_GD] = {gd_init, gd_step},
+    [OPTIM_BLOCK_GD] = {gd_init, blockgd_step},
+    [OPTIM_ADAM] = {adam_init, adam_step},
+    [OPTIM_ADAMW] = {adam_init, adam_step},
+    [OPTIM_ADAM_MINI] = {adam_mini_init, adam_mini_step},
+};
+
+/* ---- construction ---------------------------------------------------------------------- */
+
+/* The tensor holding parameter i, or NULL. */
+static const tensor_info *tensor_at(const model *m, size_t i)
+{
+    for (int t = 0; m && t < m->ntensors; t++)
+        if (i >= m->tensors[t].offset && i < m->tensors[t].offset + tensor_size(&m->tensors[t]))
+            return &m->tensors[t];
+    return NULL;
+}
+
+static int is_bias(const tensor_info *t) { return t && t->role == ROLE_BIAS; }
+static int no_decay(const tensor_info *t) { return t && (t->role == ROLE_BIAS || t->role == ROLE_NORM); }
+
+optimizer *optim_new(optim_kind kind, const optim_config *cfg, size_t P, const partition *blocks, const model *m)
+{
+    if (kind < 0 || kind >= OPTIM_COUNT) DIE("unknown optimizer kind %d", kind);
+    if ((kind == OPTIM_BLOCK_GD || kind == OPTIM_ADAM_MINI) && !blocks)
+        DIE("%s needs a partition", optim_name(kind));
+    if (m && m->P != P) DIE("optim_new: P = %zu but the model has %zu", P, m->P);
+    if (blocks) partition_check_cover(blocks, P, "optimizer partition");
+    optimizer *o = xcalloc(1, sizeof *o);
+    o->kind = kind;
+    o->cfg = *cfg;
+    o->ops = &OPS[kind];
+    o->P = P;
+    o->decay = xmalloc(P);
+    for (int t = 0; m && t < m->ntensors; t++)
+        memset(o->decay + m->tensors[t].offset, !no_decay(&m->tensors[t]), tensor_size(&m->tensors[t]));
+    if (!m) memset(o->decay, 1, P);
+    if (blocks) {
+        o->nblocks = blocks->nblocks;
+        o->blocks = xcalloc(o->nblocks, sizeof(opt_block));
+        for (int b = 0; b < o->nblocks; b++) {
+            const block *src = &blocks->b[b];
+            o->blocks[b] = (opt_block){src->start, src->n, src->stride, is_bias(tensor_at(m, src->start)), 0};
+        }
+    }
+    o->ops->init(o);
+    return o;
+}
+
+void optim_step(optimizer *o, double *w, const double *g, double lr)
+{
+    o->t++;
+    o->ops->step(o, w, g, lr);
+}
+
+size_t optim_state_floats(const optimizer *o)
+{
+    return (o->m ? o->P : 0) + o->nv;
+}
+
+void optim_vhat(const optimizer *o, double *out)
+{
+    if (!o->v) DIE("optim_vhat: %s keeps no second moment", optim_name(o->kind));
+    double c2 = o->t ? correction2(o) : 1;
+    if (o->kind != OPTIM_ADAM_MINI) {
+        for (size_t i = 0; i < o->P; i++) out[i] = o->v[i] / c2;
+        return;
+    }
+    for (int b = 0; b < o->nblocks; b++) {
+        const opt_block *bl = &o->blocks[b];
+        for (size_t e = 0; e < bl->n; e++)
+            out[bl->start + e * bl->stride] = o->v[bl->v_at + (bl->per_entry ? e : 0)] / c2;
+    }
+}
+
+long optim_steps_taken(const optimizer *o) { return o->t; }
+
+void optim_free(optimizer *o)
+{
+    if (!o) return;
+    free(o->blocks);
+    free(o->decay);
+    free(o->m);
+    free(o->v);
+    free(o);
+}
+
+/* ---- schedules --------------------------------------------------------------------------- */
+
+double lr_at(schedule_kind s, double base, long step, long total, long warmup, double final_frac)
+{
+    if (s == SCHED_CONSTANT) return base;
+    if (s == SCHED_WARMUP_COSINE && step < warmup) return base * (double)(step + 1) / (double)warmup;
+    long start = s == SCHED_WARMUP_COSINE ? warmup : 0;
+    double span = (double)(total - start);
+    double progress = span > 0 ? (double)(step - start) / span : 1;
+    if (progress > 1) progress = 1;
+    double lo = base * final_frac;
+    return lo + 0.5 * (base - lo) * (1 + cos(M_PI * progress));
+}
