@@ -10,6 +10,7 @@
 typedef struct {
     size_t start, n, stride;
     int per_entry;   /* bias block: Adam-mini keeps one v per entry (plain Adam) */
+    int decays;      /* weight decay applies (not norms, not biases) */
     size_t v_at;     /* Adam-mini: index of this block's first v in o->v */
 } opt_block;
 
@@ -22,8 +23,7 @@ struct optimizer {
     size_t P;
     long t;                   /* steps taken */
     int nblocks;
-    opt_block *blocks;
-    unsigned char *decay;     /* per coordinate: 1 if weight decay applies */
+    opt_block *blocks;        /* the partition, or the model's tensors, or one block */
     double *m, *v;            /* first moment (P) and second moments (P, or Adam-mini's) */
     size_t nv;                /* floats in v */
 };
@@ -76,51 +76,44 @@ void optim_check_config(const optim_config *c, double lr)
 
 /* ---- shared pieces of the Adam family ------------------------------------------------ */
 
-/* Bias corrections 1−β1^t and, for v, 1−β2^t (1 in the β2 = 1 limit, where v
- * is already the running mean). */
-static double correction1(const optimizer *o) { return 1 - pow(o->cfg.beta1, (double)o->t); }
-static double correction2(const optimizer *o) { return o->cfg.beta2 == 1 ? 1 : 1 - pow(o->cfg.beta2, (double)o->t); }
+/* Per-step constants of the Adam family. Bias corrections c1 = 1−β1^t and
+ * √c2 = √(1−β2^t); v ← a·v + b·x with (a, b) = (β2, 1−β2), or (1 − 1/t, 1/t)
+ * in the β2 = 1 limit, where v is the running mean and c2 = 1. */
+typedef struct { double b1, c1, sc2, a, b, eps; } adam_consts;
 
-/* v ← β2·v + (1−β2)·x, or the running mean v ← v + (x − v)/t when β2 = 1. */
-static double second_moment(const optimizer *o, double v, double x)
+static adam_consts adam_step_consts(const optimizer *o)
 {
-    return o->cfg.beta2 == 1 ? v + (x - v) / (double)o->t : o->cfg.beta2 * v + (1 - o->cfg.beta2) * x;
+    double t = (double)o->t, b2 = o->cfg.beta2;
+    adam_consts k = {o->cfg.beta1, 1 - pow(o->cfg.beta1, t), 1, b2, 1 - b2, o->cfg.eps};
+    if (b2 == 1) {
+        k.a = 1 - 1 / t;
+        k.b = 1 / t;
+    } else {
+        k.sc2 = sqrt(1 - pow(b2, t));
+    }
+    return k;
 }
 
-static void decoupled_decay(const optimizer *o, double *w, double lr)
+/* Factor w is multiplied by before the step: decoupled decay 1 − lr·λ where it applies. */
+static double keep_factor(const optimizer *o, const opt_block *bl, double lr)
 {
-    double keep = 1 - lr * o->cfg.weight_decay;
-    if (o->cfg.weight_decay == 0) return;
-    for (size_t i = 0; i < o->P; i++)
-        if (o->decay[i]) w[i] *= keep;
-}
-
-/* m ← β1·m + (1−β1)·g at one coordinate; returns m̂ = m/(1−β1^t). */
-static inline double first_moment(optimizer *o, size_t i, double g, double c1)
-{
-    o->m[i] = o->cfg.beta1 * o->m[i] + (1 - o->cfg.beta1) * g;
-    return o->m[i] / c1;
+    return bl->decays ? 1 - lr * o->cfg.weight_decay : 1;
 }
 
 /* ---- GD and blockwise GD ---------------------------------------------------------------- */
 
 static void gd_init(optimizer *o) { (void)o; }
 
+/* GD and blockwise GD: w ← keep·w − lr_b·g (lr_b = lr, or lr·block_lr[b]). */
 static void gd_step(optimizer *o, double *w, const double *g, double lr)
 {
-    decoupled_decay(o, w, lr);
-    for (size_t i = 0; i < o->P; i++) w[i] -= lr * g[i];
-}
-
-static void blockgd_step(optimizer *o, double *w, const double *g, double lr)
-{
-    decoupled_decay(o, w, lr);
     for (int b = 0; b < o->nblocks; b++) {
         const opt_block *bl = &o->blocks[b];
-        double lr_b = lr * (o->cfg.block_lr ? o->cfg.block_lr[b] : 1.0);
+        double lr_b = lr * (o->kind == OPTIM_BLOCK_GD && o->cfg.block_lr ? o->cfg.block_lr[b] : 1.0);
+        double keep = keep_factor(o, bl, lr);
         for (size_t e = 0; e < bl->n; e++) {
             size_t i = bl->start + e * bl->stride;
-            w[i] -= lr_b * g[i];
+            w[i] = keep * w[i] - lr_b * g[i];
         }
     }
 }
@@ -134,17 +127,47 @@ static void adam_init(optimizer *o)
     o->v = xcalloc(o->P, sizeof(double));
 }
 
-/* Adam: torch.optim.Adam, whose weight decay is coupled (g + λw). AdamW: decoupled. */
+/* Adam's update on n contiguous coordinates. */
+static void adam_run(double *restrict w, double *restrict m, double *restrict v, const double *restrict g,
+                     size_t n, const adam_consts *k, double keep, double l2, double step)
+{
+    const double b1 = k->b1, a = k->a, b = k->b, sc2 = k->sc2, eps = k->eps;
+    for (size_t i = 0; i < n; i++) {
+        double gi = g[i] + l2 * w[i];
+        m[i] = b1 * m[i] + (1 - b1) * gi;
+        v[i] = a * v[i] + b * gi * gi;
+        w[i] = keep * w[i] - step * m[i] / (sqrt(v[i]) / sc2 + eps);
+    }
+}
+
+/* One block of Adam's update, per coordinate. Adam (torch.optim.Adam) couples
+ * its weight decay into the gradient (g + λw); AdamW decouples it (keep·w). */
+static void adam_block(optimizer *o, const opt_block *bl, const adam_consts *k, double *w, const double *g,
+                       double *v, size_t vstride, double lr)
+{
+    double keep = 1, l2 = 0;
+    if (o->kind == OPTIM_ADAM) l2 = bl->decays ? o->cfg.weight_decay : 0;
+    else keep = keep_factor(o, bl, lr);
+    double *m = o->m, step = lr / k->c1;
+    if (bl->stride == 1 && vstride == 1) { /* the common case, written so the compiler vectorizes it */
+        adam_run(w + bl->start, m + bl->start, v, g + bl->start, bl->n, k, keep, l2, step);
+        return;
+    }
+    for (size_t e = 0; e < bl->n; e++) {
+        size_t i = bl->start + e * bl->stride;
+        double gi = g[i] + l2 * w[i], *ve = &v[e * vstride];
+        m[i] = k->b1 * m[i] + (1 - k->b1) * gi;
+        *ve = k->a * *ve + k->b * gi * gi;
+        w[i] = keep * w[i] - step * m[i] / (sqrt(*ve) / k->sc2 + k->eps);
+    }
+}
+
 static void adam_step(optimizer *o, double *w, const double *g, double lr)
 {
-    int coupled = o->kind == OPTIM_ADAM;
-    if (!coupled) decoupled_decay(o, w, lr);
-    double c1 = correction1(o), sc2 = sqrt(correction2(o));
-    for (size_t i = 0; i < o->P; i++) {
-        double gi = g[i] + (coupled && o->decay[i] ? o->cfg.weight_decay * w[i] : 0);
-        double mhat = first_moment(o, i, gi, c1);
-        o->v[i] = second_moment(o, o->v[i], gi * gi);
-        w[i] -= lr * mhat / (sqrt(o->v[i]) / sc2 + o->cfg.eps);
+    adam_consts k = adam_step_consts(o);
+    for (int b = 0; b < o->nblocks; b++) {
+        const opt_block *bl = &o->blocks[b];
+        adam_block(o, bl, &k, w, g, o->v + bl->start, bl->stride, lr);
     }
 }
 
@@ -181,27 +204,44 @@ static double block_stat(vstat_kind s, const opt_block *bl, const double *g)
     return acc;
 }
 
+/* Adam-mini's update on n contiguous coordinates of one block: one scale for all. */
+static void mini_run(double *restrict w, double *restrict m, const double *restrict g, size_t n, double b1,
+                     double keep, double scale)
+{
+    for (size_t i = 0; i < n; i++) {
+        m[i] = b1 * m[i] + (1 - b1) * g[i];
+        w[i] = keep * w[i] - scale * m[i];
+    }
+}
+
 static void adam_mini_step(optimizer *o, double *w, const double *g, double lr)
 {
-    decoupled_decay(o, w, lr);
-    double c1 = correction1(o), sc2 = sqrt(correction2(o)), eps = o->cfg.eps;
+    adam_consts k = adam_step_consts(o);
+    double step = lr / k.c1;
     for (int b = 0; b < o->nblocks; b++) {
         const opt_block *bl = &o->blocks[b];
-        double *v = o->v + bl->v_at;
-        if (!bl->per_entry) *v = second_moment(o, *v, block_stat(o->cfg.vstat, bl, g));
+        if (bl->per_entry) { /* bias: plain Adam (AdamW's update), its n v's stored at v_at */
+            adam_block(o, bl, &k, w, g, o->v + bl->v_at, 1, lr);
+            continue;
+        }
+        double *vb = o->v + bl->v_at, *m = o->m;
+        *vb = k.a * *vb + k.b * block_stat(o->cfg.vstat, bl, g);
+        double scale = step / (sqrt(*vb) / k.sc2 + k.eps), keep = keep_factor(o, bl, lr);
+        if (bl->stride == 1) {
+            mini_run(w + bl->start, m + bl->start, g + bl->start, bl->n, k.b1, keep, scale);
+            continue;
+        }
         for (size_t e = 0; e < bl->n; e++) {
             size_t i = bl->start + e * bl->stride;
-            double mhat = first_moment(o, i, g[i], c1);
-            double vb = *v;
-            if (bl->per_entry) vb = v[e] = second_moment(o, v[e], g[i] * g[i]);
-            w[i] -= lr * mhat / (sqrt(vb) / sc2 + eps);
+            m[i] = k.b1 * m[i] + (1 - k.b1) * g[i];
+            w[i] = keep * w[i] - scale * m[i];
         }
     }
 }
 
 static const optim_ops OPS[OPTIM_COUNT] = {
     [OPTIM_GD] = {gd_init, gd_step},
-    [OPTIM_BLOCK_GD] = {gd_init, blockgd_step},
+    [OPTIM_BLOCK_GD] = {gd_init, gd_step},
     [OPTIM_ADAM] = {adam_init, adam_step},
     [OPTIM_ADAMW] = {adam_init, adam_step},
     [OPTIM_ADAM_MINI] = {adam_mini_init, adam_mini_step},
@@ -221,6 +261,24 @@ static const tensor_info *tensor_at(const model *m, size_t i)
 static int is_bias(const tensor_info *t) { return t && t->role == ROLE_BIAS; }
 static int no_decay(const tensor_info *t) { return t && (t->role == ROLE_BIAS || t->role == ROLE_NORM); }
 
+/* The blocks the update runs over: the partition if given, else the model's
+ * tensors, else one block of all P. Roles decide decay and Adam-mini's bias blocks. */
+static void set_blocks(optimizer *o, const partition *blocks, const model *m)
+{
+    int n = blocks ? blocks->nblocks : m ? m->ntensors : 1;
+    o->nblocks = n;
+    o->blocks = xcalloc(n, sizeof(opt_block));
+    for (int b = 0; b < n; b++) {
+        opt_block *ob = &o->blocks[b];
+        if (blocks) *ob = (opt_block){blocks->b[b].start, blocks->b[b].n, blocks->b[b].stride, 0, 0, 0};
+        else if (m) *ob = (opt_block){m->tensors[b].offset, tensor_size(&m->tensors[b]), 1, 0, 0, 0};
+        else *ob = (opt_block){0, o->P, 1, 0, 0, 0};
+        const tensor_info *t = tensor_at(m, ob->start);
+        ob->per_entry = o->kind == OPTIM_ADAM_MINI && is_bias(t);
+        ob->decays = !no_decay(t);
+    }
+}
+
 optimizer *optim_new(optim_kind kind, const optim_config *cfg, size_t P, const partition *blocks, const model *m)
 {
     if (kind < 0 || kind >= OPTIM_COUNT) DIE("unknown optimizer kind %d", kind);
@@ -233,18 +291,7 @@ optimizer *optim_new(optim_kind kind, const optim_config *cfg, size_t P, const p
     o->cfg = *cfg;
     o->ops = &OPS[kind];
     o->P = P;
-    o->decay = xmalloc(P);
-    for (int t = 0; m && t < m->ntensors; t++)
-        memset(o->decay + m->tensors[t].offset, !no_decay(&m->tensors[t]), tensor_size(&m->tensors[t]));
-    if (!m) memset(o->decay, 1, P);
-    if (blocks) {
-        o->nblocks = blocks->nblocks;
-        o->blocks = xcalloc(o->nblocks, sizeof(opt_block));
-        for (int b = 0; b < o->nblocks; b++) {
-            const block *src = &blocks->b[b];
-            o->blocks[b] = (opt_block){src->start, src->n, src->stride, is_bias(tensor_at(m, src->start)), 0};
-        }
-    }
+    set_blocks(o, blocks, m);
     o->ops->init(o);
     return o;
 }
@@ -263,7 +310,8 @@ size_t optim_state_floats(const optimizer *o)
 void optim_vhat(const optimizer *o, double *out)
 {
     if (!o->v) DIE("optim_vhat: %s keeps no second moment", optim_name(o->kind));
-    double c2 = o->t ? correction2(o) : 1;
+    adam_consts k = adam_step_consts(o);
+    double c2 = o->t ? k.sc2 * k.sc2 : 1;
     if (o->kind != OPTIM_ADAM_MINI) {
         for (size_t i = 0; i < o->P; i++) out[i] = o->v[i] / c2;
         return;
@@ -281,7 +329,6 @@ void optim_free(optimizer *o)
 {
     if (!o) return;
     free(o->blocks);
-    free(o->decay);
     free(o->m);
     free(o->v);
     free(o);
