@@ -76,5 +76,6 @@ double quad_tau(const double *q, double kappa, int d)
         l1 += fabs(q[i]);
         l2 += q[i] * q[i];
     }
-    return (d + (kappa - 1) * l2) / (d + (kappa - 1) * l1 * l1);
+    /* ‖q‖₁² >= ‖q‖², so τ <= 1; the clamp only removes round-off */
+    return fmin(1.0, (d + (kappa - 1) * l2) / (d + (kappa - 1) * l1 * l1));
 }

@@ -315,8 +315,26 @@ static void test_block_quadratic(void)
     rng_free(rng);
 }
 
+/* Bad sweep settings are user errors, one message each. (One EXPECT_USER_ERROR
+ * per function: several setjmp's in one function trip gcc's -Wclobbered.) */
+static void expect_sweep_error(int d, double kappa, int nthetas, int npoints, int nr, const char *msg)
+{
+    EXPECT_USER_ERROR(quad_check_sweep(d, kappa, nthetas, npoints, nr), msg);
+}
+
+static void test_bad_input(void)
+{
+    expect_sweep_error(1, 500, 4, 4, 4, "d must be >= 2");
+    expect_sweep_error(5, 0.5, 4, 4, 4, "kappa must be >= 1");
+    expect_sweep_error(5, NAN, 4, 4, 4, "kappa must be >= 1");
+    expect_sweep_error(5, 10, -1, 4, 4, "angle draws");
+    expect_sweep_error(5, 10, 4, 0, 4, "points x");
+    expect_sweep_error(5, 10, 4, 4, 1, "R values");
+}
+
 int main(void)
 {
+    test_bad_input();
     test_q_orthogonal();
     test_listing_equal();
     test_rank_one_form();
