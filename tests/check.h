@@ -55,7 +55,7 @@ static void check_error_hook(const char *msg)
     do {                                                                                   \
         check_msg[0] = '\0';                                                               \
         set_user_error_hook(check_error_hook);                                             \
-        int raised_ = 0;                                                                   \
+        volatile int raised_ = 0;                                                                 \
         if (setjmp(check_jmp) == 0) {                                                      \
             expr;                                                                          \
         } else {                                                                           \
