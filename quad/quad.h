@@ -131,7 +131,8 @@ void quad_block_optimal_lr(double *lr /* (nblocks) */, const double *H /* (n,n) 
 partition *quad_partition(const int *sizes, int nb, int n);
 
 /* Learning-rate grid search: lr_k = lo·(hi/lo)^(k/(nlr-1)), k < nlr; each run
- * scored by its final loss (NaN/diverged = +inf). */
+ * scored by its final loss (NaN/diverged = +inf); equal final losses (e.g. 0
+ * after underflow) go to the run with the smaller mean log10 loss. */
 typedef struct {
     int nlr, best;
     double *lr, *final_loss;

@@ -1,4 +1,4 @@
-# Whole-program checks of fig4 (and fig3 once it is built): bad input -> one line,
+# Whole-program checks of fig4 and fig3: bad input -> one line,
 # exit 2, no files; a small run writes every output.
 source tests/lib_cli.sh
 P=$BIN/fig4
@@ -32,4 +32,27 @@ grep -Eq "^E1 (PASS|FAIL): [0-9]+ of 4 curves" "$TMPD/run/claims.txt" && cli_ok 
 check "fig4 one thread" "$P" --thetas 2 --points 3 --rs 5 --ds 2,7 --d 6 --kappas 3,40 --threads 1 --out "$TMPD/run1" --quiet
 cmp -s "$TMPD/run/fig4a.csv" "$TMPD/run1/fig4a.csv" && cmp -s "$TMPD/run/fig4b_phase.csv" "$TMPD/run1/fig4b_phase.csv" \
   && cli_ok || cli_fail "fig4 output independent of --threads"
+
+P=$BIN/fig3
+check "fig3 --help exits 0" "$P" --help
+"$P" --help | grep -q -- "--lr-points" && cli_ok || cli_fail "fig3 --help lists --lr-points"
+for bad in "--steps 0" "--steps -5" "--steps abc" "--block 1" "--block x" "--lr-lo 0" "--lr-lo 1 --lr-hi 0.1" \
+           "--lr-points 0" "--lr-points -2" "--beta1 1" "--beta1 -0.1" "--eps -1" "--seed -1" "--bogus"; do
+  expect_user_error "fig3 $bad" "$P" $bad --out "$TMPD/bad3"
+done
+[ ! -e "$TMPD/bad3" ] && cli_ok || cli_fail "fig3: bad input creates no folder"
+expect_user_error "fig3 unwritable output folder" "$P" --steps 5 --block 3 --lr-points 2 --out /proc/nope
+check "fig3 small run" "$P" --steps 60 --block 6 --lr-points 4 --out "$TMPD/run3" --quiet
+for f in H.npy H1.npy eigenvalues.csv loss_full.csv loss_h1.csv lrs.csv grid.csv grid_full_adam.csv \
+         grid_h1_adam.csv grid_full_adam_mini.csv grid_h1_adam_mini.csv claims.txt run.txt; do
+  [ -s "$TMPD/run3/$f" ] && cli_ok || cli_fail "fig3 writes $f"
+done
+[ "$(head -1 "$TMPD/run3/loss_full.csv")" = "step,gd,blockgd,adam,adam_mini" ] && cli_ok || cli_fail "loss_full.csv header"
+[ "$(wc -l <"$TMPD/run3/loss_full.csv")" -eq 62 ] && cli_ok || cli_fail "loss_full.csv: steps 0..60"
+head -c 128 "$TMPD/run3/H.npy" | grep -aq "'shape': (18, 18)" && cli_ok || cli_fail "H.npy is 18x18"
+head -c 128 "$TMPD/run3/H1.npy" | grep -aq "'shape': (6, 6)" && cli_ok || cli_fail "H1.npy is 6x6"
+# the grid: 4 rows per (problem, method), exactly one best each
+[ "$(awk -F, 'NR>1 && $5==1' "$TMPD/run3/grid.csv" | wc -l)" -eq 4 ] && cli_ok || cli_fail "one best lr per grid"
+[ "$(grep -c '^([123])' "$TMPD/run3/claims.txt")" -eq 3 ] && grep -Eq '^E2 (PASS|FAIL)' "$TMPD/run3/claims.txt" \
+  && cli_ok || cli_fail "claims.txt has three claims and a verdict"
 cli_summary

@@ -315,6 +315,167 @@ static void test_block_quadratic(void)
     rng_free(rng);
 }
 
+/* GD at 2/(L+μ) contracts at (κ-1)/(κ+1) per step on a diagonal quadratic:
+ * on the extreme eigenvectors each coordinate is multiplied by ∓(κ-1)/(κ+1). */
+static void test_gd_rate(void)
+{
+    int n = 5;
+    double H[25] = {0}, lam[5] = {2, 7, 30, 55, 200}, w0[5] = {1, 0, 0, 0, -3}, loss[21];
+    for (int i = 0; i < n; i++) H[i * n + i] = lam[i];
+    double kappa = 100, c = (kappa - 1) / (kappa + 1), lr = quad_optimal_lr(H, n);
+    CHECK_CLOSE(lr, 2.0 / 202, 1e-15, "2/(L+mu)");
+    optim_config cfg = optim_defaults(OPTIM_GD);
+    quad_train(loss, H, w0, n, OPTIM_GD, &cfg, NULL, lr, 20);
+    double worst = 0;
+    for (int t = 0; t < 20; t++) worst = fmax(worst, fabs(loss[t + 1] / loss[t] - c * c));
+    CHECK(worst < 1e-12, "loss ratio per step = ((k-1)/(k+1))^2 = %.15g, worst deviation %.3g", c * c, worst);
+    /* any start: no faster than ... and never slower than c² per step */
+    double w1[5] = {0.3, -1, 2, 0.5, 1}, l1[21];
+    quad_train(l1, H, w1, n, OPTIM_GD, &cfg, NULL, lr, 20);
+    int ok = 1;
+    for (int t = 0; t < 20; t++) ok &= l1[t + 1] <= c * c * l1[t] * (1 + 1e-12);
+    CHECK(ok, "loss contracts by at least c^2 from any start");
+    /* a step beyond 2/L diverges: the run stops and the rest is NaN */
+    double big[201];
+    long done = quad_train(big, H, w1, n, OPTIM_GD, &cfg, NULL, 4.0 / 200, 200);  /* ×9 per step */
+    CHECK(done < 200 && isnan(big[200]) && !isnan(big[done]), "divergence stops the run at step %ld", done);
+}
+
+/* Adam with β2 = 1 is the running mean of g² (bias-corrected m as usual). */
+static void reference_adam_limit(double *loss, const double *H, const double *w0, int n, double beta1, double lr,
+                                 long steps)
+{
+    double w[8], m[8] = {0}, sum2[8] = {0}, g[8];
+    memcpy(w, w0, n * sizeof(double));
+    loss[0] = quad_loss(H, w, n);
+    for (long t = 1; t <= steps; t++) {
+        for (int i = 0; i < n; i++) {
+            g[i] = 0;
+            for (int j = 0; j < n; j++) g[i] += H[i * n + j] * w[j];
+        }
+        for (int i = 0; i < n; i++) {
+            sum2[i] += g[i] * g[i];
+            m[i] = beta1 * m[i] + (1 - beta1) * g[i];
+            double mhat = m[i] / (1 - pow(beta1, t)), vhat = sum2[i] / t;  /* (1/t) Σ_s g_s² */
+            w[i] -= lr * mhat / sqrt(vhat);
+        }
+        loss[t] = quad_loss(H, w, n);
+    }
+}
+
+static void test_adam_limit(void)
+{
+    int n = 6;
+    gsl_rng *rng = rng_new(21);
+    double H[36], Q[36], lam[6] = {1, 2, 3, 10, 40, 90}, w0[6];
+    haar_orthogonal(Q, rng, n);
+    sym_from_eig(H, Q, lam, n);
+    for (int i = 0; i < n; i++) w0[i] = rng_gaussian(rng, 1.0);
+    double betas[2] = {0, 0.6};
+    for (int b = 0; b < 2; b++) {
+        double got[51], want[51];
+        optim_config cfg = optim_defaults(OPTIM_ADAM);
+        cfg.beta1 = betas[b], cfg.beta2 = 1, cfg.eps = 0;
+        quad_train(got, H, w0, n, OPTIM_ADAM, &cfg, NULL, 0.05, 50);
+        reference_adam_limit(want, H, w0, n, betas[b], 0.05, 50);
+        double e = 0;
+        for (int t = 0; t <= 50; t++) e = fmax(e, fabs(got[t] - want[t]) / want[0]);
+        CHECK(e < 1e-12, "beta1 = %g, beta2 -> 1: Adam equals the running-mean formula (%.3g)", betas[b], e);
+        /* and differs from beta2 = 0.999 (the test can tell the two apart) */
+        cfg.beta2 = 0.999;
+        quad_train(got, H, w0, n, OPTIM_ADAM, &cfg, NULL, 0.05, 50);
+        e = 0;
+        for (int t = 0; t <= 50; t++) e = fmax(e, fabs(got[t] - want[t]) / want[0]);
+        CHECK(e > 1e-6, "beta2 = 0.999 differs from the limit (%.3g)", e);
+    }
+    rng_free(rng);
+}
+
+/* Adam-mini with one entry per block is Adam; with the blocks of a block-diagonal
+ * H, blockwise GD runs each block at its own optimal step. */
+static void test_mini_and_blockwise(void)
+{
+    gsl_rng *rng = rng_new(8);
+    int sizes[3] = {4, 5, 3}, len[3] = {3, 3, 3}, n = 12;
+    double s1[3] = {1, 2, 3}, s2[3] = {99, 100, 101}, s3[3] = {4998, 4999, 5000};
+    const double *sets[3] = {s1, s2, s3};
+    double H[144], lambda[12], w0[12], a[101], b[101];
+    block_quadratic(H, lambda, rng, sizes, sets, len, 3);
+    for (int i = 0; i < n; i++) w0[i] = rng_gaussian(rng, 1.0);
+    partition *ones = quad_partition(NULL, 0, n), *p3 = quad_partition(sizes, 3, n);
+    optim_config cfg = optim_defaults(OPTIM_ADAM);
+    cfg.beta1 = 0.9, cfg.beta2 = 0.999;
+    quad_train(a, H, w0, n, OPTIM_ADAM, &cfg, NULL, 1e-2, 100);
+    quad_train(b, H, w0, n, OPTIM_ADAM_MINI, &cfg, ones, 1e-2, 100);
+    double e = 0;
+    for (int t = 0; t <= 100; t++) e = fmax(e, fabs(a[t] - b[t]) / a[0]);
+    CHECK(e < 1e-13 && ones->nblocks == n, "Adam-mini with one-entry blocks equals Adam (%.3g)", e);
+    /* β2 → 1 at a step where the run stays stable (at lr 1e-2 it turns unstable
+     * near step 80 and round-off differences of the two paths then grow) */
+    cfg.beta1 = 0, cfg.beta2 = 1;
+    quad_train(a, H, w0, n, OPTIM_ADAM, &cfg, NULL, 1e-3, 100);
+    quad_train(b, H, w0, n, OPTIM_ADAM_MINI, &cfg, ones, 1e-3, 100);
+    e = 0;
+    for (int t = 0; t <= 100; t++) e = fmax(e, fabs(a[t] - b[t]) / a[0]);
+    CHECK(e < 1e-13, "... also in the beta2 -> 1 limit (%.3g)", e);
+    quad_train(b, H, w0, n, OPTIM_ADAM_MINI, &cfg, p3, 1e-2, 100);
+    CHECK(fabs(a[100] - b[100]) > 1e-6 * a[0], "three blocks differ from Adam");
+
+    /* block optimal steps from the drawn eigenvalues */
+    double lr[3];
+    quad_block_optimal_lr(lr, H, n, p3);
+    int off = 0, ok = 1;
+    for (int l = 0; l < 3; l++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (int i = off; i < off + sizes[l]; i++) lo = fmin(lo, lambda[i]), hi = fmax(hi, lambda[i]);
+        ok &= fabs(lr[l] - 2 / (lo + hi)) < 1e-12 * lr[l];
+        off += sizes[l];
+    }
+    CHECK(ok, "block steps 2/(L_l+mu_l): %g %g %g", lr[0], lr[1], lr[2]);
+    /* blockwise GD on blockdiag(H_l) = GD on each H_l with its own step */
+    optim_config bg = optim_defaults(OPTIM_BLOCK_GD);
+    bg.block_lr = lr;
+    quad_train(a, H, w0, n, OPTIM_BLOCK_GD, &bg, p3, 1.0, 30);
+    double sum[31] = {0};
+    optim_config gd = optim_defaults(OPTIM_GD);
+    off = 0;
+    for (int l = 0; l < 3; l++) {
+        int m = sizes[l];
+        double Hl[25], part[31];
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < m; j++) Hl[i * m + j] = H[(off + i) * n + off + j];
+        quad_train(part, Hl, w0 + off, m, OPTIM_GD, &gd, NULL, lr[l], 30);
+        for (int t = 0; t <= 30; t++) sum[t] += part[t];
+        off += m;
+    }
+    e = 0;
+    for (int t = 0; t <= 30; t++) e = fmax(e, fabs(a[t] - sum[t]) / a[0]);
+    CHECK(e < 1e-13, "blockwise GD = per-block GD (%.3g)", e);
+    partition_free(ones);
+    partition_free(p3);
+    rng_free(rng);
+}
+
+/* The grid reports every point; the winner has the smallest final loss. */
+static void test_grid(void)
+{
+    int n = 3;
+    double H[9] = {4, 1, 0, 1, 3, 0, 0, 0, 1}, w0[3] = {1, -1, 2};
+    optim_config cfg = optim_defaults(OPTIM_GD);
+    quad_grid *g = quad_grid_search(H, w0, n, OPTIM_GD, &cfg, NULL, 1e-3, 1, 7, 200);
+    CHECK(g->nlr == 7 && fabs(g->lr[0] - 1e-3) < 1e-18 && fabs(g->lr[6] - 1) < 1e-15 &&
+          fabs(g->lr[3] - sqrt(1e-3)) < 1e-15, "log grid: %g .. %g, middle %g", g->lr[0], g->lr[6], g->lr[3]);
+    int ok = 1;
+    for (int k = 0; k < 7; k++) ok &= g->final_loss[g->best] <= g->final_loss[k];
+    CHECK(ok, "best is the smallest final loss (lr %g)", g->lr[g->best]);
+    CHECK(isinf(g->final_loss[6]), "lr = 1 > 2/L diverges and scores +inf (%g)", g->final_loss[6]);
+    /* each stored curve is the run at its lr */
+    double c[201];
+    quad_train(c, H, w0, n, OPTIM_GD, &cfg, NULL, g->lr[2], 200);
+    CHECK(memcmp(c, g->loss + 2 * 201, sizeof c) == 0, "grid curve 2 is the run at lr %g", g->lr[2]);
+    quad_grid_free(g);
+}
+
 /* Bad sweep settings are user errors, one message each. (One EXPECT_USER_ERROR
  * per function: several setjmp's in one function trip gcc's -Wclobbered.) */
 static void expect_sweep_error(int d, double kappa, int nthetas, int npoints, int nr, const char *msg)
@@ -343,5 +504,9 @@ int main(void)
     test_stats();
     test_sweep();
     test_block_quadratic();
+    test_gd_rate();
+    test_adam_limit();
+    test_mini_and_blockwise();
+    test_grid();
     return check_summary();
 }
