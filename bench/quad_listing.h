@@ -30,6 +30,16 @@ static void listing_eye(double *A, int d)
     for (int i = 0; i < d; i++) A[(size_t)i * d + i] = 1;
 }
 
+/* P = np.eye(d) with the four entries of the (i, j) rotation by angle t. */
+static void listing_givens(double *P /* (d,d) */, int i, int j, double t, int d)
+{
+    listing_eye(P, d);
+    P[(size_t)i * d + i] = cos(t);
+    P[(size_t)i * d + j] = sin(t);
+    P[(size_t)j * d + i] = -sin(t);
+    P[(size_t)j * d + j] = cos(t);
+}
+
 /* theta: the paper's d×d array (only i < j is read). Writes Q and H. */
 static void listing_generate_Hb(double *H /* (d,d) */, double *Q /* (d,d) */, const double *theta /* (d,d) */,
                                 double kappa, int d)
@@ -39,12 +49,7 @@ static void listing_generate_Hb(double *H /* (d,d) */, double *Q /* (d,d) */, co
     listing_eye(Q, d);
     for (int i = 0; i < d; i++)
         for (int j = i + 1; j < d; j++) {
-            double t = theta[(size_t)i * d + j];
-            listing_eye(P, d);
-            P[(size_t)i * d + i] = cos(t);
-            P[(size_t)i * d + j] = sin(t);
-            P[(size_t)j * d + i] = -sin(t);
-            P[(size_t)j * d + j] = cos(t);
+            listing_givens(P, i, j, theta[(size_t)i * d + j], d);
             cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0, P, d, Q, d, 0.0, T, d);
             memcpy(Q, T, dd * sizeof(double));
         }

@@ -74,11 +74,7 @@ static void test_listing_equal(void)
             listing_eye(Qr, d);
             for (int i = 0; i < d; i++)
                 for (int j = i + 1; j < d; j++) {
-                    double t = T[(size_t)i * d + j];
-                    listing_eye(P, d);
-                    P[(size_t)i * d + i] = P[(size_t)j * d + j] = cos(t);
-                    P[(size_t)i * d + j] = sin(t);
-                    P[(size_t)j * d + i] = -sin(t);
+                    listing_givens(P, i, j, T[(size_t)i * d + j], d);
                     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0, Qr, d, P, d, 0.0, Hl, d);
                     memcpy(Qr, Hl, dd * sizeof(double));
                 }
