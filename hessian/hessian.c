@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 hessian_opts hessian_defaults(void)
 {
@@ -33,6 +34,15 @@ void memory_check(const char *what, double bytes)
     if (avail >= 0 && bytes > avail)
         die_user("%s needs %.3f GB but only %.3f GB of memory is available (compute column ranges "
                  "in separate runs, or use a smaller model or batch)", what, bytes / 1e9, avail / 1e9);
+}
+
+double *huge_alloc(size_t count, const char *what)
+{
+    size_t bytes = checked_mul(count, sizeof(double), what);
+    void *p = NULL;
+    if (posix_memalign(&p, (size_t)1 << 21, bytes ? bytes : 1) != 0) DIE("out of memory allocating %s", what);
+    madvise(p, bytes, MADV_HUGEPAGE);
+    return p;
 }
 
 static int panel_width(const hessian_opts *o) { return o && o->panel > 0 ? o->panel : 128; }
@@ -93,7 +103,7 @@ double *hessian_full(model *m, const hessian_opts *opt)
     char what[96];
     snprintf(what, sizeof what, "%s: H of %zu x %zu float64", o.label ? o.label : "hessian", P, P);
     memory_check(what, hessian_bytes(P, P, panel_width(&o)));
-    double *H = xmalloc(checked_mul(P * P, sizeof(double), "Hessian"));
+    double *H = huge_alloc(P * P, "Hessian");
     if (!o.lower) {
         hessian_cols(m, 0, P, &o, H);
         return H;
@@ -153,7 +163,7 @@ double *hessian_merge(int nfiles, const char *const *paths, size_t *P_out)
         else if (i == 0) {
             P = shape[1];
             if (P == 0) err = "has P = 0";
-            else H = xmalloc(checked_mul(P * P, sizeof(double), "merged Hessian"));
+            else H = huge_alloc(P * P, "merged Hessian");
         } else if (shape[1] != P) {
             snprintf(msg, sizeof msg, "has %zu columns but the first file has %zu (different models?)", shape[1], P);
             err = msg;

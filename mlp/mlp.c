@@ -2,6 +2,7 @@
  * samples and k directions with cblas_dgemm; the hess_cols fast path; naive
  * per-sample reference kernels for the tests. Math and layout: mlp.h. */
 #include "mlp.h"
+#include "hessian/hessian.h"
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
@@ -18,8 +19,8 @@ typedef struct {
     /* forward/backward cache at the current params */
     double *Z1, *A, *S1, *S2, *dA; /* (N, h): pre-activation, σ, σ', σ'', dL/dA */
     double *Z2, *Pr, *G2;          /* (N, C): logits, softmax (xent), dL/dZ2 */
-    double *ws;                    /* workspace grown on demand */
-    size_t ws_cap;
+    double *ws, *ws2;              /* workspaces grown on demand: hvp, hess_cols */
+    size_t ws_cap, ws2_cap;
     double flops;
 } mlp_impl;
 
@@ -48,15 +49,18 @@ static void gemm(mlp_impl *im, int transa, int transb, int M, int Nn, int K, con
     im->flops += 2.0 * M * Nn * K;
 }
 
-static double *workspace(mlp_impl *im, size_t count)
+/* A buffer of at least count doubles kept between calls (no page faults in hot loops). */
+static double *grow(double **buf, size_t *cap, size_t count)
 {
-    if (count > im->ws_cap) {
-        free(im->ws);
-        im->ws = xmalloc(checked_mul(count, sizeof(double), "MLP workspace"));
-        im->ws_cap = count;
+    if (count > *cap) {
+        free(*buf);
+        *buf = huge_alloc(count, "MLP workspace");
+        *cap = count;
     }
-    return im->ws;
+    return *buf;
 }
+
+static double *workspace(mlp_impl *im, size_t count) { return grow(&im->ws, &im->ws_cap, count); }
 
 /* σ, σ', σ'' at z. ReLU: σ'(0) = 0 and σ'' = 0 (almost everywhere). */
 static void act_eval(mlp_act a, double z, double *s0, double *s1, double *s2)
@@ -262,10 +266,11 @@ static void hess_cols_any(model *m, size_t j0, int k, double *out, int lower)
     int N = im->N, h = im->cfg.width, C = im->cfg.classes, d1 = im->d1;
     size_t P = m->P, Nn = N, tail = P - im->o2, jend = j0 + k, j = j0;
     size_t hh = (size_t)h * h;
-    double *SW = xmalloc(Nn * C * h * sizeof(double));   /* (N, C, h): (S_n W2)[c,i] / N */
-    double *K = xmalloc(hh * Nn * sizeof(double));       /* (h, h, N) */
-    double *E = xmalloc(Nn * tail * sizeof(double));     /* (N, tail) */
-    double *L = xmalloc((size_t)d1 * Nn * sizeof(double)); /* (≤ d1, N) */
+    double *SW = grow(&im->ws2, &im->ws2_cap, Nn * C * h + hh * Nn + Nn * tail + (size_t)d1 * Nn);
+                                                         /* (N, C, h): (S_n W2)[c,i] / N */
+    double *K = SW + Nn * C * h;                         /* (h, h, N) */
+    double *E = K + hh * Nn;                             /* (N, tail) */
+    double *L = E + Nn * tail;                           /* (≤ d1, N) */
     for (size_t n = 0; n < Nn; n++) {
         const double *p = im->Pr + n * C;
         double *sw = SW + n * C * h;
@@ -313,10 +318,6 @@ static void hess_cols_any(model *m, size_t j0, int k, double *out, int lower)
         gemm(im, 0, 0, s, (int)tail, N, xt, N, E, (int)tail, 0.0, o + im->o2, (int)P);
         j = seg_end;
     }
-    free(SW);
-    free(K);
-    free(E);
-    free(L);
     if (j < jend) {                                       /* fc2 and bias columns */
         size_t kt = jend - j;
         double *V = xcalloc(kt * P, sizeof(double));
@@ -475,6 +476,7 @@ static void mlp_destroy(model *m)
     mlp_impl *im = impl_of(m);
     mlp_free_batch(im);
     free(im->ws);
+    free(im->ws2);
     free(im);
     free(m->tensors);
     free(m->params);
