@@ -192,7 +192,7 @@ void heatmap_write(const char *path, const double *img, size_t pr, size_t pc, si
     fprintf(fp, "# %s\n# pixels %zu x %zu, each the pool of %zu x %zu entries\n", note ? note : "heatmap", pr, pc,
             factor, factor);
     for (size_t a = 0; a < pr; a++) {
-        for (size_t b = 0; b < pc; b++) fprintf(fp, "%s%.6g", b ? " " : "", img[a * pc + b]);
+        for (size_t b = 0; b < pc; b++) fprintf(fp, "%s%.6g", b ? "," : "", img[a * pc + b]);
         fputc('\n', fp);
     }
     outfile_commit(f);

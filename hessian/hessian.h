@@ -118,8 +118,9 @@ pool_kind pool_parse(const char *name);   /* "max" | "mean"; user error otherwis
  * (*pr × *pc, malloc'ed) and f. */
 double *heatmap_pool(const double *A, size_t rows, size_t cols, size_t lda, int max_px, pool_kind k,
                      size_t *pr, size_t *pc, size_t *factor);
-/* gnuplot's ASCII `matrix` format: '#' comment lines (shape, factor, `note`), then
- * pr lines of pc values. Plot with `matrix with image`, pixel (a, b) at x = b, y = a. */
+/* gnuplot's ASCII `matrix` format, comma-separated: '#' comment lines (shape,
+ * factor, `note`), then pr lines of pc values. Plot with `set datafile separator
+ * ","` and `matrix with image`: pixel (a, b) at x = b, y = a. */
 void heatmap_write(const char *path, const double *img, size_t pr, size_t pc, size_t factor, const char *note);
 /* CSV "pixel,index,name": for each stride-1 block of p (in order) after the
  * first, the boundary before it at pixel coordinate index/f − 0.5, for lines

@@ -363,6 +363,34 @@ void dataset_standardize(dataset *train, dataset *test)
     free(sd);
 }
 
+int dataset_drop_constant(dataset *train, dataset *test)
+{
+    int dim = train->dim, kept = 0;
+    int *keep = xmalloc((size_t)dim * sizeof(int));
+    for (int p = 0; p < dim; p++) {
+        keep[p] = 0;
+        for (int n = 1; n < train->n && !keep[p]; n++)
+            keep[p] = train->x[(size_t)n * dim + p] != train->x[p];
+        kept += keep[p];
+    }
+    dataset *sets[2] = {train, test};
+    for (int s = 0; s < 2; s++) {
+        dataset *d = sets[s];
+        if (!d) continue;
+        for (int n = 0; n < d->n; n++) {
+            const double *src = d->x + (size_t)n * dim;
+            double *dst = d->x + (size_t)n * kept;
+            for (int p = 0, q = 0; p < dim; p++)
+                if (keep[p]) dst[q++] = src[p];   /* dst never passes src: in place is safe */
+        }
+        d->channels = 1;
+        d->rows = 1;
+        d->cols = d->dim = kept;
+    }
+    free(keep);
+    return dim - kept;
+}
+
 void dataset_gather(const dataset *d, const int *idx, int n, double *X, int *y)
 {
     for (int i = 0; i < n; i++) {

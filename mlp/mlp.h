@@ -103,6 +103,11 @@ void dataset_pool(dataset *d, int k);
 /* Per-feature standardisation with train's mean and std (std floored at 1e-3 of
  * the largest std so constant pixels stay 0), applied to train and to test (may be NULL). */
 void dataset_standardize(dataset *train, dataset *test);
+/* Drops the features that are constant over train (zero variance; e.g. always-black
+ * corner pixels), from train and from test (may be NULL); returns how many. They
+ * carry no signal and make every neuron's Hessian block singular. Afterwards
+ * the images are 1×dim (rows = 1, cols = dim, channels = 1). */
+int dataset_drop_constant(dataset *train, dataset *test);
 /* Rows idx[0..n-1] of d into X (n, dim) and y (n). */
 void dataset_gather(const dataset *d, const int *idx, int n, double *X, int *y);
 

@@ -553,6 +553,14 @@ static void test_transforms(void)
     dataset_free(d);
     dataset_free(d2);
     dataset_free(d3);
+    /* constant features (here 1 and 3 of 4) are dropped from train and test */
+    dataset *tr = dataset_synthetic(3, 1, 4, 2, 1.0, 1, 0), *te = dataset_synthetic(2, 1, 4, 2, 1.0, 1, 1);
+    for (int n = 0; n < 3; n++) tr->x[n * 4 + 1] = tr->x[n * 4 + 3] = 0.5;
+    double keep_tr = tr->x[2 * 4 + 2], keep_te = te->x[1 * 4 + 2], keep0 = te->x[1 * 4 + 0];
+    CHECK(dataset_drop_constant(tr, te) == 2 && tr->dim == 2 && te->dim == 2 && tr->cols == 2, "2 constant dropped");
+    CHECK(tr->x[2 * 2 + 1] == keep_tr && te->x[1 * 2 + 1] == keep_te && te->x[1 * 2] == keep0, "kept features move left");
+    dataset_free(tr);
+    dataset_free(te);
 }
 
 int main(void)
