@@ -19,7 +19,7 @@
  * Outputs in --out: checkpoints.csv (loss, accuracy, mass ratios with their
  * random baselines, symmetry), blocks.csv (every neuron block: size, mass,
  * row-mass ratio, τ, eigen extremes, κ with negative count, κ(D_Adam H_b) two
- * ways), train.csv, H_<tag>.npy, weights_<tag>.npy, X_eval.npy, y_eval.npy,
+ * ways), train.csv, model.csv, H_<tag>.npy, weights_<tag>.npy, X_eval.npy, y_eval.npy,
  * heat_<tag>.csv + bounds.csv + plotvars_<tag>.gp for gnuplot, claims.txt.
  */
 #include "core/core.h"
@@ -407,6 +407,11 @@ int main(int argc, char **argv)
     p = path_join(r.out, "blocks.csv");
     r.block_csv = csv_open(p, "tag,step,block,name,n,fro2,row_mass_ratio,tau,lambda_min,lambda_max,kappa,n_negative,"
                               "kappa_DH_eig,n_negative_DH,kappa_DH_svd");
+    free(p);
+    p = path_join(r.out, "model.csv");
+    outfile *mc = csv_open(p, "in,width,classes,act,bias,loss,P");
+    csv_row(mc, "%d,%d,%d,%s,%d,xent,%zu", dim, r.width, cfg.classes, act_name(act), cfg.bias, r.m->P);
+    csv_close(mc);
     free(p);
     /* the evaluation batch and the block boundaries (hidden neurons, then fc2 + bias) */
     size_t xs[2] = {(size_t)r.eval_n, (size_t)dim}, ys = (size_t)r.eval_n;

@@ -258,6 +258,33 @@ static void mlp_hvp_fn(model *m, const double *V, double *HV, int k)
  * with S_n = diag(p_n) − p_n p_nᵀ (I for squared loss): for each i' one dgemm
  * (s, N)·(N, d1) with the rows of X~ᵀ weighted by K[i,i',·]. The fc2/bias rows
  * of those columns are one more dgemm X~ᵀ·E_i; fc2/bias columns go through hvp. */
+/* Columns j..jend-1 of H inside fc2/bias, rows o2..P-1 only: with S~_n = (diag p_n − p_n p_nᵀ)/N
+ * (I/N for squared loss) and a unit direction on fc2 (c', j') (or bias c', "A[n, j'] = 1"):
+ *   H[(c,jj), col] = Σ_n S~_n[c,c'] A[n,j'] A[n,jj],   H[bias c, col] = Σ_n S~_n[c,c'] A[n,j']. */
+static void tail_cols(const mlp_impl *im, size_t j, size_t jend, double *out, size_t P)
+{
+    int h = im->cfg.width, C = im->cfg.classes, N = im->N;
+    for (size_t col = j; col < jend; col++) {
+        double *o = out + (col - j) * P;
+        size_t t = col - im->o2;
+        int c1 = (int)(t / h), j1 = (int)(t % h), on_bias = t >= (size_t)C * h;
+        if (on_bias) c1 = (int)(t - (size_t)C * h);
+        for (size_t r = im->o2; r < P; r++) o[r] = 0;
+        for (int n = 0; n < N; n++) {
+            const double *p = im->Pr + (size_t)n * C, *a = im->A + (size_t)n * h;
+            double w = on_bias ? 1 : a[j1];
+            for (int c = 0; c < C; c++) {
+                double sc = im->cfg.loss == LOSS_SQUARED ? (c == c1) : p[c] * ((c == c1) - p[c1]);
+                sc *= w / N;
+                if (sc == 0) continue;
+                double *row = o + im->o2 + (size_t)c * h;
+                for (int jj = 0; jj < h; jj++) row[jj] += sc * a[jj];
+                if (im->cfg.bias) o[im->ob + c] += sc;
+            }
+        }
+    }
+}
+
 static void hess_cols_any(model *m, size_t j0, int k, double *out, int lower)
 {
     mlp_impl *im = impl_of(m);
@@ -317,6 +344,10 @@ static void hess_cols_any(model *m, size_t j0, int k, double *out, int lower)
         }
         gemm(im, 0, 0, s, (int)tail, N, xt, N, E, (int)tail, 0.0, o + im->o2, (int)P);
         j = seg_end;
+    }
+    if (j < jend && lower && j0 >= im->o2) {              /* fc2/bias columns, rows >= o2 only */
+        tail_cols(im, j, jend, out + (j - j0) * P, P);
+        return;
     }
     if (j < jend) {                                       /* fc2 and bias columns */
         size_t kt = jend - j;

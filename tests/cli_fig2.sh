@@ -44,7 +44,7 @@ expect_no_files "no output after bad data" "$TMPD/c"
 # a small run on the synthetic set
 R=$TMPD/run
 check "a synthetic run" "$P" --data synthetic --steps 60 --batch 32 --eval-n 200 --reps 4 --out "$R" --quiet
-for f in run.txt claims.txt checkpoints.csv blocks.csv train.csv bounds.csv H_init.npy H_mid.npy H_end.npy \
+for f in run.txt claims.txt model.csv checkpoints.csv blocks.csv train.csv bounds.csv H_init.npy H_mid.npy H_end.npy \
          heat_init.csv heat_end.csv plotvars_mid.gp weights_end.npy X_eval.npy y_eval.npy; do
   [ -s "$R/$f" ] && cli_ok || cli_fail "synthetic run wrote $f"
 done
