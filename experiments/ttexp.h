@@ -1,0 +1,387 @@
+/* ttexp.h — the tiny-Transformer training harness shared by the optimizer
+ * experiments (issue 6, SPEC E6): train_compare, exp2_blockwise_gd,
+ * leave_out, ablation_vstat, trajectory. Header-only; each experiment program
+ * includes it.
+ *
+ * A "setup" fixes the model configuration, its initial parameters (seed), the
+ * token source and a held-out evaluation batch. Every training run starts from
+ * the same parameters and sees the same sequence of batches (the batch RNG is
+ * re-seeded per run), so runs differ only in the optimizer. Runs are
+ * independent jobs; ttexp_run_jobs spreads them over threads (one model per
+ * thread, OpenBLAS single-threaded inside), with results independent of the
+ * thread count.
+ */
+#ifndef TTEXP_H
+#define TTEXP_H
+
+#include "core/core.h"
+#include "core/model.h"
+#include "hessian/hessian.h"
+#include "optim/optim.h"
+#include "quad/quad.h"
+#include "tinytransformer/tt.h"
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+void openblas_set_num_threads(int);
+
+typedef struct {
+    tt_config cfg;
+    int B;                    /* training batch (sequences) */
+    int eval_B;               /* held-out evaluation batch (sequences) */
+    int successors;           /* Markov source: likely successors per state */
+    unsigned long data_seed;  /* Markov chain and batches */
+    const char *text;         /* optional text file instead of the Markov source */
+} ttexp_setup;
+
+typedef struct {
+    const ttexp_setup *s;
+    tt_data *data;
+    model *m;
+    double *params0;          /* initial parameters (P) */
+    int *tokens, *eval_tokens;
+    gsl_rng *batch_rng;
+} ttexp;
+
+static inline void ttexp_open(ttexp *e, const ttexp_setup *s)
+{
+    memset(e, 0, sizeof *e);
+    e->s = s;
+    e->data = s->text ? tt_data_text(s->text, s->cfg.V, s->cfg.T) : tt_data_markov(s->cfg.V, s->successors, s->data_seed);
+    e->m = tt_new(&s->cfg);
+    e->params0 = xmalloc(e->m->P * sizeof(double));
+    memcpy(e->params0, e->m->params, e->m->P * sizeof(double));
+    e->tokens = xmalloc((size_t)s->B * (s->cfg.T + 1) * sizeof(int));
+    e->eval_tokens = xmalloc((size_t)s->eval_B * (s->cfg.T + 1) * sizeof(int));
+    gsl_rng *r = rng_new(s->data_seed ^ 0x5eedULL);  /* held-out batch: its own stream */
+    tt_data_batch(e->data, r, s->eval_B, s->cfg.T, e->eval_tokens);
+    rng_free(r);
+    e->batch_rng = rng_new(s->data_seed + 1);
+}
+
+static inline void ttexp_close(ttexp *e)
+{
+    tt_data_free(e->data);
+    model_free(e->m);
+    free(e->params0);
+    free(e->tokens);
+    free(e->eval_tokens);
+    rng_free(e->batch_rng);
+}
+
+/* Mean next-token loss on the held-out batch at the current parameters. */
+static inline double ttexp_eval_loss(ttexp *e)
+{
+    tt_set_batch(e->m, e->eval_tokens, e->s->eval_B);
+    return e->m->loss(e->m);
+}
+
+/* The best achievable mean loss on the Markov source: the conditional entropy of
+ * the next token, averaged over positions t = 0..T-1 with the state distribution
+ * p_t of position t (uniform start, p_{t+1} = p_t·P). NAN for text data. */
+static inline double ttexp_optimal_loss(const ttexp *e)
+{
+    const double *P = tt_data_transitions(e->data);
+    if (!P) return NAN;
+    int V = tt_data_vocab(e->data), T = e->s->cfg.T;
+    double *p = xmalloc(V * sizeof(double)), *q = xmalloc(V * sizeof(double)), *h = xmalloc(V * sizeof(double));
+    for (int s = 0; s < V; s++) {
+        p[s] = 1.0 / V;
+        h[s] = 0;
+        for (int j = 0; j < V; j++) {
+            double x = P[s * V + j];
+            if (x > 0) h[s] -= x * log(x);
+        }
+    }
+    double loss = 0;
+    for (int t = 0; t < T; t++) {
+        for (int s = 0; s < V; s++) loss += p[s] * h[s] / T;
+        for (int j = 0; j < V; j++) {
+            q[j] = 0;
+            for (int s = 0; s < V; s++) q[j] += p[s] * P[s * V + j];
+        }
+        memcpy(p, q, V * sizeof(double));
+    }
+    free(p);
+    free(q);
+    free(h);
+    return loss;
+}
+
+/* ---- one training run ---------------------------------------------------------------- */
+
+/* A method: optimizer, its configuration and partition, base lr. */
+typedef struct {
+    const char *label;
+    optim_kind kind;
+    optim_config cfg;
+    const partition *blocks;  /* not owned; NULL where the optimizer needs none */
+    double lr;
+} ttexp_method;
+
+typedef struct {
+    long steps;
+    long warmup;              /* linear warmup steps, then cosine decay to 10% of lr */
+    int eval_every;           /* held-out loss every eval_every steps (and at the end) */
+} ttexp_schedule;
+
+static inline int ttexp_nevals(const ttexp_schedule *sc) { return (int)(sc->steps / sc->eval_every) + 1; }
+
+/* What one run records. Arrays are owned by the caller (NULL: not recorded). */
+typedef struct {
+    double *train_loss;       /* (steps): batch loss before each step */
+    double *eval_loss;        /* (nevals): held-out loss at steps 0, eval_every, …, steps */
+    double *snapshots;        /* (nevals, P): parameters at the same points */
+    long steps_done;          /* < steps if the run diverged */
+    double final_eval;        /* held-out loss at the end; +inf if diverged */
+} ttexp_record;
+
+typedef struct {
+    ttexp *e;
+    const ttexp_schedule *sc;
+    ttexp_record *rec;
+} ttexp_hook_ctx;
+
+static inline void ttexp_set_batch(void *ctx, long step)
+{
+    ttexp_hook_ctx *h = ctx;
+    (void)step;
+    tt_data_batch(h->e->data, h->e->batch_rng, h->e->s->B, h->e->s->cfg.T, h->e->tokens);
+    tt_set_batch(h->e->m, h->e->tokens, h->e->s->B);
+}
+
+static inline void ttexp_record_point(ttexp_hook_ctx *h, int k)
+{
+    model *m = h->e->m;
+    if (h->rec->snapshots) memcpy(h->rec->snapshots + (size_t)k * m->P, m->params, m->P * sizeof(double));
+    if (h->rec->eval_loss) h->rec->eval_loss[k] = ttexp_eval_loss(h->e);
+}
+
+static inline void ttexp_after_step(void *ctx, long step, double loss, double lr)
+{
+    ttexp_hook_ctx *h = ctx;
+    (void)lr;
+    if (h->rec->train_loss) h->rec->train_loss[step] = loss;
+    if ((step + 1) % h->sc->eval_every == 0) ttexp_record_point(h, (int)((step + 1) / h->sc->eval_every));
+}
+
+/* Train from params0 with method mt; fills rec. A diverged run (non-finite loss)
+ * stops; its remaining entries are NAN and final_eval is +inf. */
+static inline void ttexp_train(ttexp *e, const ttexp_method *mt, const ttexp_schedule *sc, ttexp_record *rec)
+{
+    model *m = e->m;
+    if (sc->steps < 1 || sc->eval_every < 1 || sc->steps % sc->eval_every) DIE("eval_every must divide steps");
+    memcpy(m->params, e->params0, m->P * sizeof(double));
+    gsl_rng_set(e->batch_rng, e->s->data_seed + 1);
+    int nev = ttexp_nevals(sc);
+    if (rec->train_loss) for (long s = 0; s < sc->steps; s++) rec->train_loss[s] = NAN;
+    if (rec->eval_loss) for (int k = 0; k < nev; k++) rec->eval_loss[k] = NAN;
+    ttexp_hook_ctx h = {e, sc, rec};
+    ttexp_record_point(&h, 0);
+    optimizer *o = optim_new(mt->kind, &mt->cfg, m->P, mt->blocks, m);
+    train_config tc = {sc->steps, mt->lr, SCHED_WARMUP_COSINE, sc->warmup, 0.1};
+    train_hooks hooks = {ttexp_set_batch, ttexp_after_step, &h};
+    int diverged = 0;
+    rec->steps_done = train_run(m, o, &tc, &hooks, &diverged);
+    optim_free(o);
+    double final = ttexp_eval_loss(e);
+    rec->final_eval = diverged || !isfinite(final) ? INFINITY : final;
+}
+
+/* ---- many runs on threads ----------------------------------------------------------------- */
+
+typedef struct {
+    ttexp_method method;
+    ttexp_record rec;
+} ttexp_job;
+
+typedef struct {
+    const ttexp_setup *s;
+    const ttexp_schedule *sc;
+    ttexp_job *jobs;
+    int njobs, next, done;
+    pthread_mutex_t lock;
+    progress *prog;
+} ttexp_pool;
+
+static inline void *ttexp_worker(void *arg)
+{
+    ttexp_pool *p = arg;
+    ttexp e;
+    ttexp_open(&e, p->s);
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        int j = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (j >= p->njobs) break;
+        ttexp_train(&e, &p->jobs[j].method, p->sc, &p->jobs[j].rec);
+        pthread_mutex_lock(&p->lock);
+        p->done++;
+        if (p->prog) progress_update(p->prog, p->done);
+        pthread_mutex_unlock(&p->lock);
+    }
+    ttexp_close(&e);
+    return NULL;
+}
+
+/* Runs every job (each from the setup's params0) on `threads` threads. */
+static inline void ttexp_run_jobs(const ttexp_setup *s, const ttexp_schedule *sc, ttexp_job *jobs, int njobs, int threads,
+                           const char *label)
+{
+    progress prog;
+    progress_start(&prog, label, njobs);
+    ttexp_pool pool = {s, sc, jobs, njobs, 0, 0, PTHREAD_MUTEX_INITIALIZER, &prog};
+    if (threads < 1) threads = 1;
+    if (threads > njobs) threads = njobs;
+    openblas_set_num_threads(1);
+    pthread_t *tid = xmalloc(threads * sizeof(pthread_t));
+    for (int t = 0; t < threads; t++)
+        if (pthread_create(&tid[t], NULL, ttexp_worker, &pool) != 0) DIE("pthread_create failed");
+    for (int t = 0; t < threads; t++) pthread_join(tid[t], NULL);
+    free(tid);
+    progress_end(&prog);
+}
+
+/* Allocates what a record keeps: train and eval curves, and parameter
+ * snapshots when `snapshots` is set. */
+static inline void ttexp_record_alloc(ttexp_record *r, const ttexp_schedule *sc, size_t P, int snapshots)
+{
+    r->train_loss = xmalloc(sc->steps * sizeof(double));
+    r->eval_loss = xmalloc(ttexp_nevals(sc) * sizeof(double));
+    r->snapshots = snapshots ? xmalloc(checked_mul(ttexp_nevals(sc) * P, sizeof(double), "snapshots")) : NULL;
+}
+
+static inline void ttexp_jobs_free(ttexp_job *jobs, int n)
+{
+    for (int j = 0; j < n; j++) {
+        free(jobs[j].rec.train_loss);
+        free(jobs[j].rec.eval_loss);
+        free(jobs[j].rec.snapshots);
+    }
+    free(jobs);
+}
+
+/* Log grid lo·(hi/lo)^(k/(n−1)), k < n (n = 1: lo). */
+static inline void ttexp_log_grid(double *out, double lo, double hi, int n)
+{
+    for (int k = 0; k < n; k++) out[k] = n == 1 ? lo : lo * pow(hi / lo, (double)k / (n - 1));
+}
+
+/* Index of the smallest final_eval among jobs[0..n-1] (first on ties). */
+static inline int ttexp_best(const ttexp_job *jobs, int n)
+{
+    int best = 0;
+    for (int j = 1; j < n; j++)
+        if (jobs[j].rec.final_eval < jobs[best].rec.final_eval) best = j;
+    return best;
+}
+
+/* Blockwise GD's learning rates from the exact Hessian at initialisation, on
+ * the first hess_B held-out sequences: η_b = 1 / max(|λ|max(H_bb), λ_med), the
+ * quadratic's 1/L per dense block (paper Fig. 3), floored at the median over
+ * blocks λ_med so that a block that is flat at initialisation (query and key,
+ * LayerNorm) does not get a step its later curvature cannot take. Returns λ_med. */
+static inline double ttexp_block_lr_from_hessian(ttexp *e, const partition *p, int hess_B, double *lr_b)
+{
+    model *m = e->m;
+    memcpy(m->params, e->params0, m->P * sizeof(double));
+    tt_set_batch(m, e->eval_tokens, hess_B < e->s->eval_B ? hess_B : e->s->eval_B);
+    hessian_opts ho = hessian_defaults();
+    ho.label = "hessian at init";
+    double *H = hessian_full(m, &ho), *lam = xmalloc(p->nblocks * sizeof(double));
+    for (int b = 0; b < p->nblocks; b++) {
+        double *Hb = block_extract(H, m->P, &p->b[b]);
+        lam[b] = sym_spectrum((int)p->b[b].n, Hb).absmax;
+        free(Hb);
+    }
+    memcpy(lr_b, lam, p->nblocks * sizeof(double));
+    double med = quantile_sorted_copy(lam, p->nblocks, 0.5);
+    for (int b = 0; b < p->nblocks; b++) lr_b[b] = 1 / fmax(lam[b], med);
+    free(lam);
+    free(H);
+    return med;
+}
+
+/* The method mt at nlr log-spaced learning rates in [lo, hi]; returns the jobs
+ * (free with ttexp_jobs_free) with *best the one of lowest final held-out loss. */
+static inline ttexp_job *ttexp_grid(const ttexp_setup *s, const ttexp_schedule *sc, const ttexp_method *mt, double lo,
+                             double hi, int nlr, int threads, int *best)
+{
+    ttexp_job *jobs = xcalloc(nlr, sizeof *jobs);
+    double lr[64];
+    if (nlr > 64) DIE("grid of %d learning rates", nlr);
+    ttexp_log_grid(lr, lo, hi, nlr);
+    size_t P = tt_param_count(&s->cfg);
+    for (int i = 0; i < nlr; i++) {
+        jobs[i].method = *mt;
+        jobs[i].method.lr = lr[i];
+        ttexp_record_alloc(&jobs[i].rec, sc, P, 0);
+    }
+    ttexp_run_jobs(s, sc, jobs, nlr, threads, mt->label);
+    *best = ttexp_best(jobs, nlr);
+    return jobs;
+}
+
+/* " (at the edge of the grid)" when the best of n grid points is the first or last. */
+static inline const char *ttexp_edge_note(int best, int n)
+{
+    return n > 1 && (best == 0 || best == n - 1) ? " (at the edge of the grid)" : "";
+}
+
+/* Rows "label,lr,final_eval_loss,steps_done,best" of a grid into an open CSV. */
+static inline void ttexp_write_grid(outfile *f, const char *label, const ttexp_job *jobs, int n, int best)
+{
+    for (int i = 0; i < n; i++)
+        csv_row(f, "%s,%.6g,%.10g,%ld,%d", label, jobs[i].method.lr, jobs[i].rec.final_eval, jobs[i].rec.steps_done,
+                i == best);
+}
+
+/* Curves of several runs side by side: "step,<col_0>,…" with the held-out loss
+ * (eval = 1, one row per evaluation point) or the training loss (one row per step). */
+static inline void ttexp_write_curves(const char *path, const char *const *cols, const ttexp_record *const *recs, int n,
+                               const ttexp_schedule *sc, int eval)
+{
+    char header[1024] = "step";
+    for (int k = 0; k < n; k++) {
+        size_t len = strlen(header);
+        snprintf(header + len, sizeof header - len, ",%s", cols[k]);
+    }
+    outfile *f = csv_open(path, header);
+    long rows = eval ? ttexp_nevals(sc) : sc->steps;
+    for (long i = 0; i < rows; i++) {
+        fprintf(outfile_fp(f), "%ld", eval ? i * sc->eval_every : i);
+        for (int k = 0; k < n; k++)
+            fprintf(outfile_fp(f), ",%.10g", eval ? recs[k]->eval_loss[i] : recs[k]->train_loss[i]);
+        fputc('\n', outfile_fp(f));
+    }
+    csv_close(f);
+}
+
+/* Copies a committed text file to stderr (claims, unless --quiet). */
+static inline void ttexp_echo(const char *path)
+{
+    if (core_quiet) return;
+    FILE *rd = fopen(path, "r");
+    for (int ch; rd && (ch = fgetc(rd)) != EOF;) fputc(ch, stderr);
+    if (rd) fclose(rd);
+}
+
+/* --scale quick|paper into 0|1; user error otherwise. */
+static inline int ttexp_parse_scale(const char *scale)
+{
+    if (strcmp(scale, "paper") == 0) return 1;
+    if (strcmp(scale, "quick") != 0) die_user("--scale must be quick or paper (got '%s')", scale);
+    return 0;
+}
+
+/* eval_every: about 20 evaluation points, dividing steps. */
+static inline int ttexp_eval_every(long steps)
+{
+    for (int k = 20; k > 1; k--)
+        if (steps % k == 0) return (int)(steps / k);
+    return 1;
+}
+
+#endif
