@@ -103,13 +103,14 @@ bench: $(BENCHES) $(PROGS)
 # A fragment adds its PNGs to FIGURES and its claims files to CLAIMS. Results
 # come from a program writing $(RES)/<experiment>/ (run.txt last, so it is the
 # target); a figure is rendered by $(call render,script.gp,gnuplot variables),
-# which writes a temporary and renames it, like every other output.
+# which writes a temporary and renames it, like every other output. (No commas
+# inside the variables: $(call) splits its arguments at commas.)
 FIGURES :=
 CLAIMS :=
 define render
 	@mkdir -p $(@D)
-	gnuplot -e "out='$@.tmp'; $(2)" $(1)
-	@mv $@.tmp $@
+	@gnuplot -e "out='$@.tmp'; $(2)" $(1) || { rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@ && echo "rendered $@"
 endef
 include $(wildcard mk/*.mk)
 

@@ -2,7 +2,8 @@
  * official choice) vs its 2-norm, 1-norm, max and min (paper appendix
  * "Ablation Studies"), on the tiny Transformer with the Algorithm 3 partition.
  *
- * Each statistic gets its own learning-rate grid (best final held-out loss).
+ * Each statistic gets its own learning-rate grid (the lowest mean training
+ * loss over the last 10% of steps wins).
  * Adam-mini keeps no per-coordinate v, so the statistic is applied to the
  * current g_b⊙g_b before the β2 average (our reading of the ablation).
  */
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
     double L[VSTAT_COUNT], best_lr[VSTAT_COUNT];
     int best_at[VSTAT_COUNT];
     char *path = path_join(out, "grid.csv");
-    outfile *f = csv_open(path, "statistic,lr,final_eval_loss,steps_done,best");
+    outfile *f = csv_open(path, TTEXP_GRID_HEADER);
     for (int s = 0; s < VSTAT_COUNT; s++) {
         ttexp_method mt = {vstat_name(s), OPTIM_ADAM_MINI, optim_defaults(OPTIM_ADAM_MINI), alg3, 0};
         mt.cfg.weight_decay = 0.1;

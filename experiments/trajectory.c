@@ -2,8 +2,8 @@
  * AdamW's along training, from the same initialisation and batches (issue 6;
  * paper appendix "Why using average v": Adam-mini's trajectory resembles Adam's).
  *
- * AdamW, GD and blockwise GD get their best learning rate from a log grid (final
- * held-out loss); Adam-mini runs at AdamW's, as the paper uses it (same
+ * AdamW, GD and blockwise GD get their best learning rate from a log grid
+ * (lowest mean training loss over the last 10% of steps); Adam-mini runs at AdamW's, as the paper uses it (same
  * hyperparameters as AdamW). The runs are then repeated with parameter snapshots at ~20
  * points, and ‖w_X(t) − w_AdamW(t)‖₂ is reported against ‖w_AdamW(t) − w_0‖₂.
  */
@@ -40,8 +40,8 @@ int main(int argc, char **argv)
     cli_parse(argc, argv,
               "l2 distance of Adam-mini's, blockwise GD's and GD's weights to AdamW's along training on the\n"
               "paper's 1-layer Transformer, same initialisation and batches; each method at the best learning\n"
-              "rate of its log grid (Adam-mini at AdamW's). Blockwise GD: eta_b = c / |lambda|max(H_bb) at initialisation (as in\n"
-              "train_compare). Weight decay 0.1 for AdamW and Adam-mini.",
+              "rate of its log grid (Adam-mini at AdamW's). Blockwise GD: eta_b = c / |lambda|max(H_bb) at\n"
+              "initialisation (as in train_compare). Weight decay 0.1 for AdamW and Adam-mini.",
               opts, sizeof opts / sizeof *opts);
     int paper = ttexp_parse_scale(scale);
     if (steps == 0) steps = paper ? 2000 : 300;
@@ -67,7 +67,7 @@ int main(int argc, char **argv)
     ttexp_job runs[NT];
     memset(runs, 0, sizeof runs);
     char *path = path_join(out, "grid.csv");
-    outfile *f = csv_open(path, "method,lr,final_eval_loss,steps_done,best");
+    outfile *f = csv_open(path, TTEXP_GRID_HEADER);
     for (int k = 0; k < NT; k++) {
         if (k == T_MINI) continue; /* at AdamW's learning rate, below */
         ttexp_method mt = {LABELS[k], KINDS[k], optim_defaults(KINDS[k]), NULL, 0};

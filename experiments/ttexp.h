@@ -136,6 +136,9 @@ typedef struct {
     double *snapshots;        /* (nevals, P): parameters at the same points */
     long steps_done;          /* < steps if the run diverged */
     double final_eval;        /* held-out loss at the end; +inf if diverged */
+    double score;             /* selection score: mean training loss over the last 10% of
+                                 steps (fresh batches, so the held-out batch stays unbiased
+                                 for reporting); +inf if diverged */
 } ttexp_record;
 
 typedef struct {
@@ -188,6 +191,14 @@ static inline void ttexp_train(ttexp *e, const ttexp_method *mt, const ttexp_sch
     optim_free(o);
     double final = ttexp_eval_loss(e);
     rec->final_eval = diverged || !isfinite(final) ? INFINITY : final;
+    rec->score = INFINITY;
+    if (!diverged && rec->train_loss) {
+        long from = sc->steps - (sc->steps + 9) / 10;
+        double sum = 0;
+        for (long t = from; t < sc->steps; t++) sum += rec->train_loss[t];
+        rec->score = sum / (double)(sc->steps - from);
+        if (!isfinite(rec->score)) rec->score = INFINITY;
+    }
 }
 
 /* ---- many runs on threads ----------------------------------------------------------------- */
@@ -269,12 +280,12 @@ static inline void ttexp_log_grid(double *out, double lo, double hi, int n)
     for (int k = 0; k < n; k++) out[k] = n == 1 ? lo : lo * pow(hi / lo, (double)k / (n - 1));
 }
 
-/* Index of the smallest final_eval among jobs[0..n-1] (first on ties). */
+/* Index of the smallest selection score among jobs[0..n-1] (first on ties). */
 static inline int ttexp_best(const ttexp_job *jobs, int n)
 {
     int best = 0;
     for (int j = 1; j < n; j++)
-        if (jobs[j].rec.final_eval < jobs[best].rec.final_eval) best = j;
+        if (jobs[j].rec.score < jobs[best].rec.score) best = j;
     return best;
 }
 
@@ -305,7 +316,7 @@ static inline double ttexp_block_lr_from_hessian(ttexp *e, const partition *p, i
 }
 
 /* The method mt at nlr log-spaced learning rates in [lo, hi]; returns the jobs
- * (free with ttexp_jobs_free) with *best the one of lowest final held-out loss. */
+ * (free with ttexp_jobs_free) with *best the one of lowest selection score. */
 static inline ttexp_job *ttexp_grid(const ttexp_setup *s, const ttexp_schedule *sc, const ttexp_method *mt, double lo,
                              double hi, int nlr, int threads, int *best)
 {
@@ -330,12 +341,13 @@ static inline const char *ttexp_edge_note(int best, int n)
     return n > 1 && (best == 0 || best == n - 1) ? " (at the edge of the grid)" : "";
 }
 
-/* Rows "label,lr,final_eval_loss,steps_done,best" of a grid into an open CSV. */
+/* The header and rows "label,lr,score,final_eval_loss,steps_done,best" of grids. */
+#define TTEXP_GRID_HEADER "method,lr,score_last10pct_train_loss,final_eval_loss,steps_done,best"
 static inline void ttexp_write_grid(outfile *f, const char *label, const ttexp_job *jobs, int n, int best)
 {
     for (int i = 0; i < n; i++)
-        csv_row(f, "%s,%.6g,%.10g,%ld,%d", label, jobs[i].method.lr, jobs[i].rec.final_eval, jobs[i].rec.steps_done,
-                i == best);
+        csv_row(f, "%s,%.6g,%.10g,%.10g,%ld,%d", label, jobs[i].method.lr, jobs[i].rec.score, jobs[i].rec.final_eval,
+                jobs[i].rec.steps_done, i == best);
 }
 
 /* Curves of several runs side by side: "step,<col_0>,…" with the held-out loss

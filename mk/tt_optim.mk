@@ -1,0 +1,23 @@
+# Optimizer experiments on the tiny Transformer (issue 6, SPEC E6).
+TT_OPTIM_SCALE := --scale $(SCALE)
+
+$(RES)/train_compare/run.txt: $(BUILD)/bin/train_compare
+	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
+$(RES)/train_compare/claims.txt: $(RES)/train_compare/run.txt
+$(FIG)/train_compare.png: $(RES)/train_compare/run.txt plots/tt_curves.gp
+	$(call render,plots/tt_curves.gp,file='$(RES)/train_compare/eval.csv'; ref='$(RES)/train_compare/reference.csv'; c0=2; c1=6; ttl='Tiny Transformer: held-out loss above the entropy floor (best lr of each method)'; ylab='held-out loss - entropy floor')
+
+$(RES)/ablation_vstat/run.txt: $(BUILD)/bin/ablation_vstat
+	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
+$(RES)/ablation_vstat/claims.txt: $(RES)/ablation_vstat/run.txt
+$(FIG)/ablation_vstat.png: $(RES)/ablation_vstat/run.txt plots/tt_curves.gp
+	$(call render,plots/tt_curves.gp,file='$(RES)/ablation_vstat/eval.csv'; logy=1; c0=2; c1=6; ttl='Adam-mini block statistic of g_b^2 (best lr each)'; ylab='held-out loss')
+
+$(RES)/trajectory/run.txt: $(BUILD)/bin/trajectory
+	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
+$(RES)/trajectory/claims.txt: $(RES)/trajectory/run.txt
+$(FIG)/trajectory.png: $(RES)/trajectory/run.txt plots/tt_curves.gp
+	$(call render,plots/tt_curves.gp,file='$(RES)/trajectory/distance.csv'; c0=6; c1=8; ttl='Distance to the AdamW weights relative to the AdamW distance from init'; ylab='|w - w_AdamW| / |w_AdamW - w_0|')
+
+FIGURES += $(FIG)/train_compare.png $(FIG)/ablation_vstat.png $(FIG)/trajectory.png
+CLAIMS += $(RES)/train_compare/claims.txt $(RES)/ablation_vstat/claims.txt $(RES)/trajectory/claims.txt
