@@ -33,7 +33,7 @@ struct optim_ops {
     void (*step)(optimizer *o, double *w, const double *g, double lr);
 };
 
-static const char *OPTIM_NAMES[OPTIM_COUNT] = {"gd", "blockgd", "adam", "adamw", "adam-mini"};
+static const char *OPTIM_NAMES[OPTIM_COUNT] = {"gd", "blockgd", "adam", "adamw", "adam-mini", "adam-leave-out"};
 static const char *VSTAT_NAMES[VSTAT_COUNT] = {"mean", "l2", "l1", "max", "min"};
 static const char *SCHED_NAMES[SCHED_COUNT] = {"constant", "cosine", "warmup-cosine"};
 
@@ -239,12 +239,37 @@ static void adam_mini_step(optimizer *o, double *w, const double *g, double lr)
     }
 }
 
+/* ---- Adam leave-x-out (paper Fig. 5) ------------------------------------------------------
+ * Left-out blocks replace Adam's per-coordinate 1/(√v̂+ε) by one grid-searched
+ * learning rate: w ← keep·w − lr·block_lr[b]·m̂ (same β1 momentum, same schedule).
+ * The other blocks are AdamW. v is kept for all P (unused on left-out blocks). */
+static int left_out(const optimizer *o, int b) { return o->cfg.block_lr && o->cfg.block_lr[b] > 0; }
+
+static void leave_out_step(optimizer *o, double *w, const double *g, double lr)
+{
+    adam_consts k = adam_step_consts(o);
+    for (int b = 0; b < o->nblocks; b++) {
+        const opt_block *bl = &o->blocks[b];
+        if (!left_out(o, b)) {
+            adam_block(o, bl, &k, w, g, o->v + bl->start, bl->stride, lr);
+            continue;
+        }
+        double scale = lr * o->cfg.block_lr[b] / k.c1, keep = keep_factor(o, bl, lr);
+        for (size_t e = 0; e < bl->n; e++) {
+            size_t i = bl->start + e * bl->stride;
+            o->m[i] = k.b1 * o->m[i] + (1 - k.b1) * g[i];
+            w[i] = keep * w[i] - scale * o->m[i];
+        }
+    }
+}
+
 static const optim_ops OPS[OPTIM_COUNT] = {
     [OPTIM_GD] = {gd_init, gd_step},
     [OPTIM_BLOCK_GD] = {gd_init, gd_step},
     [OPTIM_ADAM] = {adam_init, adam_step},
     [OPTIM_ADAMW] = {adam_init, adam_step},
     [OPTIM_ADAM_MINI] = {adam_mini_init, adam_mini_step},
+    [OPTIM_ADAM_LEAVE_OUT] = {adam_init, leave_out_step},
 };
 
 /* ---- construction ---------------------------------------------------------------------- */
@@ -282,7 +307,7 @@ static void set_blocks(optimizer *o, const partition *blocks, const model *m)
 optimizer *optim_new(optim_kind kind, const optim_config *cfg, size_t P, const partition *blocks, const model *m)
 {
     if (kind < 0 || kind >= OPTIM_COUNT) DIE("unknown optimizer kind %d", kind);
-    if ((kind == OPTIM_BLOCK_GD || kind == OPTIM_ADAM_MINI) && !blocks)
+    if ((kind == OPTIM_BLOCK_GD || kind == OPTIM_ADAM_MINI || kind == OPTIM_ADAM_LEAVE_OUT) && !blocks)
         DIE("%s needs a partition", optim_name(kind));
     if (m && m->P != P) DIE("optim_new: P = %zu but the model has %zu", P, m->P);
     if (blocks) partition_check_cover(blocks, P, "optimizer partition");

@@ -24,7 +24,12 @@
 #include "core/model.h"
 #include <stddef.h>
 
-typedef enum { OPTIM_GD, OPTIM_BLOCK_GD, OPTIM_ADAM, OPTIM_ADAMW, OPTIM_ADAM_MINI, OPTIM_COUNT } optim_kind;
+typedef enum {
+    OPTIM_GD, OPTIM_BLOCK_GD, OPTIM_ADAM, OPTIM_ADAMW, OPTIM_ADAM_MINI,
+    OPTIM_ADAM_LEAVE_OUT, /* AdamW, except blocks with block_lr[b] > 0 ("left out", paper
+                             Fig. 5) take one learning rate: w ← keep·w − lr·block_lr[b]·m̂ */
+    OPTIM_COUNT
+} optim_kind;
 /* Adam-mini's block statistic of g_b² (paper appendix ablation): mean (default),
  * 2-norm, 1-norm, max, min. */
 typedef enum { VSTAT_MEAN, VSTAT_L2, VSTAT_L1, VSTAT_MAX, VSTAT_MIN, VSTAT_COUNT } vstat_kind;
@@ -34,12 +39,14 @@ typedef struct {
     double eps;
     double weight_decay;      /* λ, decoupled; never on norms and biases */
     vstat_kind vstat;         /* Adam-mini only */
-    const double *block_lr;   /* blockwise GD: lr multiplier per block (NULL = 1) */
+    const double *block_lr;   /* blockwise GD: lr multiplier per block (NULL = 1);
+                                 leave-out Adam: > 0 marks a left-out block and is its lr
+                                 multiplier, 0 keeps Adam's per-coordinate v */
 } optim_config;
 
 /* Defaults: β = (0.9, 0.999), ε = 1e-8, λ = 0 (0.1 for AdamW), mean statistic. */
 optim_config optim_defaults(optim_kind kind);
-const char *optim_name(optim_kind kind);      /* "gd", "blockgd", "adam", "adamw", "adam-mini" */
+const char *optim_name(optim_kind kind);      /* "gd", "blockgd", "adam", "adamw", "adam-mini", "adam-leave-out" */
 optim_kind optim_parse(const char *name);      /* user error on an unknown name */
 const char *vstat_name(vstat_kind s);          /* "mean", "l2", "l1", "max", "min" */
 vstat_kind vstat_parse(const char *name);      /* user error on an unknown name */

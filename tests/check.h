@@ -45,7 +45,7 @@ static void check_report(int ok, const char *file, int line, const char *what, c
 /* Catching die_user() in-process. */
 static jmp_buf check_jmp;
 static char check_msg[1024];
-static void check_error_hook(const char *msg)
+__attribute__((unused)) static void check_error_hook(const char *msg)
 {
     snprintf(check_msg, sizeof check_msg, "%s", msg);
     longjmp(check_jmp, 1);

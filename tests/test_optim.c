@@ -133,6 +133,36 @@ static void test_adam_family(void)
     partition_free(p);
 }
 
+/* Leave-out Adam: no left-out block → AdamW; a left-out block → momentum GD with its lr. */
+static void test_leave_out(void)
+{
+    double w[3], tr[3][3];
+    partition *p = partition_new();
+    partition_add(p, 0, 2, 1, -1, "adam");
+    partition_add(p, 2, 1, 1, -1, "left out");
+    double none[2] = {0, 0}, one[2] = {0, 2.0};
+    optim_config c = optim_defaults(OPTIM_ADAM_LEAVE_OUT);
+    c.block_lr = none;
+    optimizer *o = optim_new(OPTIM_ADAM_LEAVE_OUT, &c, 3, p, NULL);
+    run3(o, w, 3, 0.1, tr);
+    check_trace(tr, ADAM_WANT, 3, 0, "leave-out with nothing left out == adam");
+    optim_free(o);
+    c.block_lr = one;
+    o = optim_new(OPTIM_ADAM_LEAVE_OUT, &c, 3, p, NULL);
+    run3(o, w, 3, 0.1, tr);
+    for (int s = 0; s < 3; s++)
+        for (int i = 0; i < 2; i++) CHECK_CLOSE(tr[s][i], ADAM_WANT[s][i], 0, "leave-out: Adam part unchanged");
+    /* by hand: w2 with m̂_t = m_t/(1−0.9^t), lr_b = 0.1·2, g = 0.25·w */
+    double x = W0[2], m = 0;
+    for (int t = 1; t <= 3; t++) {
+        m = 0.9 * m + 0.1 * 0.25 * x;
+        x -= 0.2 * m / (1 - pow(0.9, t));
+        CHECK_CLOSE(tr[t - 1][2], x, 1e-15, "leave-out block: momentum GD");
+    }
+    optim_free(o);
+    partition_free(p);
+}
+
 static void test_vstats(void)
 {
     /* one block of 3, one step, β1 = 0, β2 = 0: v = stat(g²), w1 = w0 − lr g/(√v + ε) */
@@ -342,6 +372,7 @@ int main(void)
     test_gd();
     test_adam_family();
     test_vstats();
+    test_leave_out();
     test_beta2_limit();
     test_roles();
     test_schedules();

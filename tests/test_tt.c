@@ -1,0 +1,522 @@
+/* Tests of tinytransformer/: parameter counts and table, gradient and HVP
+ * against central finite differences for every tensor role (1 and 2 layers,
+ * with and without biases), Hessian symmetry, panel-width invariance, the
+ * trivial-attention case (1 head, T = 1) against a hand-written forward,
+ * causal masking, naive vs BLAS kernels, data sources and user errors. */
+#include "check.h"
+#include "tinytransformer/tt.h"
+#include <stdlib.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+/* A small model with non-trivial parameters (gains ≠ 1, biases ≠ 0, weights
+ * large enough that attention is not uniform) and a random batch. */
+static model *small_model(int layers, int bias, int heads, int T, int B, unsigned long seed)
+{
+    tt_config c = {.V = 5, .C = 8, .heads = heads, .M = 12, .layers = layers, .T = T, .bias = bias, .seed = seed};
+    model *m = tt_new(&c);
+    gsl_rng *r = rng_new(seed + 100);
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        double *p = m->params + ti->offset;
+        for (size_t i = 0; i < tensor_size(ti); i++)
+            p[i] = ti->role == ROLE_NORM ? 1 + rng_gaussian(r, 0.3) : rng_gaussian(r, ti->role == ROLE_BIAS ? 0.2 : 0.5);
+    }
+    int *tok = xmalloc((size_t)B * (T + 1) * sizeof(int));
+    for (int i = 0; i < B * (T + 1); i++) tok[i] = (int)rng_int(r, (unsigned long)c.V);
+    tt_set_batch(m, tok, B);
+    free(tok);
+    rng_free(r);
+    return m;
+}
+
+static double norm2(const double *x, size_t n) { return sqrt(frobenius_sq(n, x)); }
+
+/* The key bias adds s q_t·b_k to every score of row t: softmax ignores it, so
+ * its gradient and its Hessian rows and columns are identically zero. */
+static int is_key_bias(const tensor_info *t) { return strstr(t->name, "attn.key.bias") != NULL; }
+
+static double rel_diff(const double *a, const double *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return sqrt(num) / (sqrt(den) + 1e-300);
+}
+
+static void test_param_counts(void)
+{
+    tt_config c = tt_defaults();
+    CHECK(tt_param_count(&c) == 2640, "paper model P = %zu, expected 2640", tt_param_count(&c));
+    model *m = tt_new(&c);
+    CHECK(m->P == 2640, "model P = %zu", m->P);
+    model_check_tensors(m);
+    static const char *names[] = {"wte", "wpe", "h0.ln_1.weight", "h0.ln_1.bias", "h0.attn.query",
+                                  "h0.attn.query.bias", "h0.attn.key", "h0.attn.key.bias", "h0.attn.value",
+                                  "h0.attn.value.bias", "h0.attn.proj", "h0.attn.proj.bias", "h0.ln_2.weight",
+                                  "h0.ln_2.bias", "h0.mlp.fc_1", "h0.mlp.fc_1.bias", "h0.mlp.proj",
+                                  "h0.mlp.proj.bias", "ln_f.weight", "ln_f.bias", "lm_head"};
+    static const tensor_role roles[] = {ROLE_EMBED, ROLE_POS, ROLE_NORM, ROLE_BIAS, ROLE_QUERY, ROLE_BIAS,
+                                        ROLE_KEY, ROLE_BIAS, ROLE_VALUE, ROLE_BIAS, ROLE_ATTN_PROJ, ROLE_BIAS,
+                                        ROLE_NORM, ROLE_BIAS, ROLE_MLP_FC, ROLE_BIAS, ROLE_MLP_PROJ, ROLE_BIAS,
+                                        ROLE_NORM, ROLE_BIAS, ROLE_OUTPUT};
+    int n = sizeof names / sizeof *names;
+    CHECK(m->ntensors == n, "%d tensors, expected %d", m->ntensors, n);
+    for (int t = 0; t < n && t < m->ntensors; t++)
+        CHECK(strcmp(m->tensors[t].name, names[t]) == 0 && m->tensors[t].role == roles[t],
+              "tensor %d is %s (%s), expected %s (%s)", t, m->tensors[t].name, role_name(m->tensors[t].role),
+              names[t], role_name(roles[t]));
+    int q = model_find_tensor(m, "h0.attn.query"), fc = model_find_tensor(m, "h0.mlp.fc_1"),
+        mp = model_find_tensor(m, "h0.mlp.proj");
+    CHECK(m->tensors[q].heads == 4 && m->tensors[q].rows == 16 && m->tensors[q].cols == 16 && m->tensors[q].layer == 0,
+          "query heads %d shape %dx%d", m->tensors[q].heads, m->tensors[q].rows, m->tensors[q].cols);
+    CHECK(m->tensors[fc].rows == 32 && m->tensors[fc].cols == 16 && m->tensors[mp].rows == 16 && m->tensors[mp].cols == 32,
+          "MLP shapes fc %dx%d proj %dx%d", m->tensors[fc].rows, m->tensors[fc].cols, m->tensors[mp].rows,
+          m->tensors[mp].cols);
+    /* GPT-2 init: gains 1, biases 0, weights with std ≈ 0.02 */
+    double s2 = 0;
+    size_t cnt = 0;
+    int ok = 1;
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        for (size_t i = 0; i < tensor_size(ti); i++) {
+            double p = m->params[ti->offset + i];
+            if (ti->role == ROLE_NORM) ok &= p == 1;
+            else if (ti->role == ROLE_BIAS) ok &= p == 0;
+            else s2 += p * p, cnt++;
+        }
+    }
+    CHECK(ok, "LayerNorm gains must be 1 and biases 0 at init");
+    CHECK(fabs(sqrt(s2 / cnt) - 0.02) < 0.002, "init std %g, expected 0.02", sqrt(s2 / cnt));
+    model_free(m);
+
+    c.bias = 0;
+    CHECK(tt_param_count(&c) == 2480, "no-bias P = %zu, expected 2480", tt_param_count(&c));
+    c = tt_defaults();
+    c.layers = 2, c.C = 32, c.M = 64;
+    CHECK(tt_param_count(&c) == 17920, "2-layer C=32 P = %zu, expected 17920", tt_param_count(&c));
+    m = tt_new(&c);
+    CHECK(m->P == 17920 && model_find_tensor(m, "h1.mlp.proj.bias") >= 0, "2-layer table P = %zu", m->P);
+    model_free(m);
+}
+
+/* Worst relative error per role of (a) the gradient vs central differences of
+ * the loss, (b) H v vs central differences of the gradient, for one direction
+ * per tensor (random entries in that tensor only) and one dense direction. */
+static void check_fd(int layers, int bias)
+{
+    model *m = small_model(layers, bias, 2, 4, 3, 7 + layers + 10 * bias);
+    size_t P = m->P;
+    double *g = xmalloc(P * sizeof(double)), *gp = xmalloc(P * sizeof(double)), *gm = xmalloc(P * sizeof(double));
+    double *fd = xmalloc(P * sizeof(double));
+    m->grad(m, g);
+    const double h = 1e-5;
+    for (size_t i = 0; i < P; i++) {
+        double p = m->params[i];
+        m->params[i] = p + h;
+        double lp = m->loss(m);
+        m->params[i] = p - h;
+        double lm = m->loss(m);
+        m->params[i] = p;
+        fd[i] = (lp - lm) / (2 * h);
+    }
+    double worst_g[ROLE_COUNT] = {0};
+    int seen[ROLE_COUNT] = {0};
+    double key_bias = 0; /* worst |entry| of the key-bias gradient and H rows/columns, relative */
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        seen[ti->role] = 1;
+        if (is_key_bias(ti)) {
+            key_bias = fmax(key_bias, norm2(g + ti->offset, tensor_size(ti)) / norm2(g, P));
+            continue;
+        }
+        double e = rel_diff(g + ti->offset, fd + ti->offset, tensor_size(ti));
+        if (e > worst_g[ti->role]) worst_g[ti->role] = e;
+    }
+
+    /* HVP: one direction per tensor plus a dense one */
+    int k = m->ntensors + 1;
+    double *V = xcalloc((size_t)k * P, sizeof(double)), *HV = xmalloc((size_t)k * P * sizeof(double));
+    gsl_rng *r = rng_new(3);
+    for (int t = 0; t < m->ntensors; t++)
+        for (size_t i = 0; i < tensor_size(&m->tensors[t]); i++)
+            V[(size_t)t * P + m->tensors[t].offset + i] = rng_gaussian(r, 1);
+    for (size_t i = 0; i < P; i++) V[(size_t)(k - 1) * P + i] = rng_gaussian(r, 1);
+    rng_free(r);
+    m->hvp(m, V, HV, k);
+    double worst_col[ROLE_COUNT] = {0}, worst_row[ROLE_COUNT] = {0};
+    double *p0 = xmalloc(P * sizeof(double));
+    memcpy(p0, m->params, P * sizeof(double));
+    for (int d = 0; d < k; d++) {
+        const double *v = V + (size_t)d * P;
+        for (size_t i = 0; i < P; i++) m->params[i] = p0[i] + h * v[i];
+        m->grad(m, gp);
+        for (size_t i = 0; i < P; i++) m->params[i] = p0[i] - h * v[i];
+        m->grad(m, gm);
+        for (size_t i = 0; i < P; i++) fd[i] = (gp[i] - gm[i]) / (2 * h);
+        const double *hv = HV + (size_t)d * P;
+        if (d < m->ntensors && is_key_bias(&m->tensors[d])) {
+            key_bias = fmax(key_bias, norm2(hv, P) / norm2(HV + (size_t)(k - 1) * P, P));
+        } else if (d < m->ntensors) { /* column block of tensor d: the whole H v */
+            double e = rel_diff(hv, fd, P);
+            tensor_role role = m->tensors[d].role;
+            if (e > worst_col[role]) worst_col[role] = e;
+        } else { /* dense direction: each tensor's rows of H v */
+            for (int t = 0; t < m->ntensors; t++) {
+                const tensor_info *ti = &m->tensors[t];
+                if (is_key_bias(ti)) {
+                    key_bias = fmax(key_bias, norm2(hv + ti->offset, tensor_size(ti)) / norm2(hv, P));
+                    continue;
+                }
+                double e = rel_diff(hv + ti->offset, fd + ti->offset, tensor_size(ti));
+                if (e > worst_row[ti->role]) worst_row[ti->role] = e;
+            }
+        }
+    }
+    memcpy(m->params, p0, P * sizeof(double));
+    for (int role = 0; role < ROLE_COUNT; role++) {
+        if (!seen[role]) continue;
+        CHECK(worst_g[role] < 1e-6, "%d layers bias %d: gradient of %s rel err %.3g", layers, bias,
+              role_name(role), worst_g[role]);
+        CHECK(worst_col[role] < 1e-6, "%d layers bias %d: H v for %s directions rel err %.3g", layers, bias,
+              role_name(role), worst_col[role]);
+        CHECK(worst_row[role] < 1e-6, "%d layers bias %d: rows of %s in H v rel err %.3g", layers, bias,
+              role_name(role), worst_row[role]);
+    }
+    CHECK(key_bias < 1e-12, "%d layers: key-bias gradient / H rows must vanish, got %.3g", layers, key_bias);
+    CHECK(seen[ROLE_BIAS] == bias, "bias tensors present: %d, expected %d", seen[ROLE_BIAS], bias);
+    if (!core_quiet)
+        printf("# fd %d layer(s) bias %d: worst grad %.2g, H v %.2g\n", layers, bias,
+               max_abs(ROLE_COUNT, worst_g), fmax(max_abs(ROLE_COUNT, worst_col), max_abs(ROLE_COUNT, worst_row)));
+    free(p0), free(V), free(HV), free(g), free(gp), free(gm), free(fd);
+    model_free(m);
+}
+
+/* H from hvp on unit-vector panels of width k. */
+static double *hessian_by_panels(model *m, int k)
+{
+    size_t P = m->P;
+    double *H = xmalloc(P * P * sizeof(double)), *E = xcalloc((size_t)k * P, sizeof(double));
+    for (size_t j0 = 0; j0 < P; j0 += k) {
+        int kk = (int)(P - j0 < (size_t)k ? P - j0 : (size_t)k);
+        memset(E, 0, (size_t)k * P * sizeof(double));
+        for (int d = 0; d < kk; d++) E[(size_t)d * P + j0 + d] = 1;
+        m->hvp(m, E, H + j0 * P, kk);
+    }
+    free(E);
+    return H;
+}
+
+static double asym(const double *H, size_t P)
+{
+    double worst = 0;
+    for (size_t i = 0; i < P; i++)
+        for (size_t j = 0; j < i; j++) worst = fmax(worst, fabs(H[i * P + j] - H[j * P + i]));
+    return worst / max_abs(P * P, H);
+}
+
+static double max_rel(const double *a, const double *b, size_t n)
+{
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) worst = fmax(worst, fabs(a[i] - b[i]));
+    return worst / max_abs(n, b);
+}
+
+static void test_symmetry_and_panels(void)
+{
+    for (int layers = 1; layers <= 2; layers++) {
+        model *m = small_model(layers, 1, 2, 4, 3, 21);
+        size_t P = m->P;
+        double *H = hessian_by_panels(m, (int)P);
+        CHECK(asym(H, P) < 1e-10, "%d layers: max|H - Ht|/max|H| = %.3g", layers, asym(H, P));
+        if (layers == 1) {
+            double *H1 = hessian_by_panels(m, 1), *H7 = hessian_by_panels(m, 7);
+            CHECK(max_rel(H1, H, P * P) <= 1e-12, "panel k=1 vs k=P: %.3g", max_rel(H1, H, P * P));
+            CHECK(max_rel(H7, H, P * P) <= 1e-12, "panel k=7 vs k=P: %.3g", max_rel(H7, H, P * P));
+            /* internal blocking: 3 directions per R-pass, 1 sequence per chunk */
+            tt_set_hvp_blocking(m, 3, 1);
+            double *Hb = hessian_by_panels(m, (int)P);
+            CHECK(max_rel(Hb, H, P * P) <= 1e-12, "blocking (3,1) vs default: %.3g", max_rel(Hb, H, P * P));
+            tt_set_hvp_blocking(m, 0, 0);
+            free(H1), free(H7), free(Hb);
+        }
+        free(H);
+        model_free(m);
+    }
+}
+
+/* 1 head, T = 1: softmax over one key is 1, so attention outputs the value
+ * projection of the token itself. A forward written out by hand (no attention
+ * code) must give the same loss, and query/key get zero gradient and zero
+ * Hessian rows. */
+static void ln_hand(double *y, const double *x, const double *g, const double *b, int C)
+{
+    double mu = 0, var = 0;
+    for (int c = 0; c < C; c++) mu += x[c] / C;
+    for (int c = 0; c < C; c++) var += (x[c] - mu) * (x[c] - mu) / C;
+    for (int c = 0; c < C; c++) y[c] = g[c] * (x[c] - mu) / sqrt(var + 1e-5) + b[c];
+}
+
+static void matvec_hand(double *y, const double *W, const double *b, const double *x, int out, int in)
+{
+    for (int o = 0; o < out; o++) {
+        y[o] = b ? b[o] : 0;
+        for (int i = 0; i < in; i++) y[o] += W[o * in + i] * x[i];
+    }
+}
+
+static void test_trivial_attention(void)
+{
+    model *m = small_model(1, 1, 1, 1, 4, 33);
+    const tt_config *c = tt_config_of(m);
+    int C = c->C, M = c->M, V = c->V;
+#define PP(name) (m->params + m->tensors[model_find_tensor(m, name)].offset)
+    double loss = 0;
+    int tok[4][2];
+    gsl_rng *r = rng_new(34);
+    for (int b = 0; b < 4; b++) tok[b][0] = (int)rng_int(r, V), tok[b][1] = (int)rng_int(r, V);
+    rng_free(r);
+    tt_set_batch(m, &tok[0][0], 4);
+    for (int b = 0; b < 4; b++) {
+        double x[C], h[C], v[C], a[C], f[M], z[V];
+        for (int i = 0; i < C; i++) x[i] = PP("wte")[tok[b][0] * C + i] + PP("wpe")[i];
+        ln_hand(h, x, PP("h0.ln_1.weight"), PP("h0.ln_1.bias"), C);
+        matvec_hand(v, PP("h0.attn.value"), PP("h0.attn.value.bias"), h, C, C); /* attention output = v */
+        matvec_hand(a, PP("h0.attn.proj"), PP("h0.attn.proj.bias"), v, C, C);
+        for (int i = 0; i < C; i++) x[i] += a[i];
+        ln_hand(h, x, PP("h0.ln_2.weight"), PP("h0.ln_2.bias"), C);
+        matvec_hand(f, PP("h0.mlp.fc_1"), PP("h0.mlp.fc_1.bias"), h, M, C);
+        for (int i = 0; i < M; i++) f[i] = 0.5 * f[i] * (1 + erf(f[i] / sqrt(2)));
+        matvec_hand(a, PP("h0.mlp.proj"), PP("h0.mlp.proj.bias"), f, C, M);
+        for (int i = 0; i < C; i++) x[i] += a[i];
+        ln_hand(h, x, PP("ln_f.weight"), PP("ln_f.bias"), C);
+        matvec_hand(z, PP("lm_head"), NULL, h, V, C);
+        double mx = z[0], s = 0;
+        for (int i = 1; i < V; i++) mx = fmax(mx, z[i]);
+        for (int i = 0; i < V; i++) s += exp(z[i] - mx);
+        loss += (log(s) + mx - z[tok[b][1]]) / 4;
+    }
+#undef PP
+    CHECK_CLOSE(m->loss(m), loss, 1e-13, "T=1 loss vs hand forward");
+    size_t P = m->P;
+    double *g = xmalloc(P * sizeof(double));
+    m->grad(m, g);
+    double *H = hessian_by_panels(m, 64);
+    int zero = 1;
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        if (strncmp(ti->name, "h0.attn.query", 13) && strncmp(ti->name, "h0.attn.key", 11)) continue;
+        for (size_t i = ti->offset; i < ti->offset + tensor_size(ti); i++) {
+            zero &= g[i] == 0;
+            for (size_t j = 0; j < P; j++) zero &= H[i * P + j] == 0 && H[j * P + i] == 0;
+        }
+    }
+    CHECK(zero, "T=1: query/key gradient and Hessian rows must be exactly 0");
+    /* value and proj do have curvature */
+    int v = model_find_tensor(m, "h0.attn.value");
+    size_t o = m->tensors[v].offset;
+    CHECK(fabs(H[o * P + o]) + fabs(H[o * P + o + 1]) > 0, "value block of H is zero");
+    free(g), free(H);
+    model_free(m);
+}
+
+/* Changing a later token does not change any earlier position's logits or loss. */
+static void test_causal(void)
+{
+    model *m = small_model(2, 1, 2, 6, 2, 44);
+    const tt_config *c = tt_config_of(m);
+    int T = c->T, V = c->V, B = 2;
+    int tok[2 * 7];
+    for (int i = 0; i < B * (T + 1); i++) tok[i] = (i * 3 + 1) % V;
+    size_t NV = (size_t)B * T * V;
+    double *z0 = xmalloc(NV * sizeof(double)), *z1 = xmalloc(NV * sizeof(double)), l0[12], l1[12];
+    int t0 = 3;
+    tt_set_batch(m, tok, B);
+    tt_forward(m, z0, l0);
+    tok[0 * (T + 1) + t0 + 1] = (tok[t0 + 1] + 2) % V; /* input at position t0+1 of sequence 0 (target of t0) */
+    tok[1 * (T + 1) + T] = (tok[T + 1 + T] + 1) % V;   /* last target of sequence 1 */
+    tt_set_batch(m, tok, B);
+    tt_forward(m, z1, l1);
+    int same = 1, diff_later = 0;
+    for (int t = 0; t <= t0; t++) same &= memcmp(z0 + (size_t)t * V, z1 + (size_t)t * V, V * sizeof(double)) == 0;
+    for (int t = 0; t < t0; t++) same &= l0[t] == l1[t];
+    for (int t = 0; t < T; t++)
+        same &= memcmp(z0 + (size_t)(T + t) * V, z1 + (size_t)(T + t) * V, V * sizeof(double)) == 0;
+    for (int t = 0; t < T - 1; t++) same &= l0[T + t] == l1[T + t];
+    for (int t = t0 + 1; t < T; t++) diff_later |= memcmp(z0 + (size_t)t * V, z1 + (size_t)t * V, V * sizeof(double)) != 0;
+    CHECK(same, "earlier logits/losses changed when a later token changed");
+    CHECK(diff_later && l0[t0] != l1[t0] && l0[2 * T - 1] != l1[2 * T - 1], "later positions must change");
+    free(z0), free(z1);
+    model_free(m);
+}
+
+static void fill(double *x, size_t n, gsl_rng *r)
+{
+    for (size_t i = 0; i < n; i++) x[i] = rng_gaussian(r, 1);
+}
+
+/* BLAS kernels vs their loop-only references, with and without the optional terms. */
+static void test_naive_kernels(void)
+{
+    int N = 7, IC = 5, OC = 6, k = 4;
+    size_t ld = 50; /* R-parameters live in a wider panel */
+    gsl_rng *r = rng_new(5);
+    double *inp = xmalloc(N * IC * sizeof(double)), *dout = xmalloc(N * OC * sizeof(double));
+    double *W = xmalloc(OC * IC * sizeof(double)), *Rinp = xmalloc((size_t)N * k * IC * sizeof(double));
+    double *Rdout = xmalloc((size_t)N * k * OC * sizeof(double)), *RP = xmalloc(k * ld * sizeof(double));
+    fill(inp, N * IC, r), fill(dout, N * OC, r), fill(W, OC * IC, r);
+    fill(Rinp, (size_t)N * k * IC, r), fill(Rdout, (size_t)N * k * OC, r), fill(RP, k * ld, r);
+    const double *RW = RP, *Rb = RP + OC * IC;
+    double *scratch = xmalloc(tt_linear_scratch(IC, OC, k) * sizeof(double));
+    double *o1 = xmalloc((size_t)N * k * OC * sizeof(double)), *o2 = xmalloc((size_t)N * k * OC * sizeof(double));
+    for (int variant = 0; variant < 3; variant++) {
+        const double *ri = variant == 1 ? NULL : Rinp, *rw = variant == 2 ? NULL : RW, *rb = variant == 2 ? NULL : Rb;
+        tt_linear_rop(o1, ri, inp, W, rw, rb, ld, scratch, N, IC, OC, k);
+        tt_linear_rop_naive(o2, ri, inp, W, rw, rb, ld, N, IC, OC, k);
+        CHECK(max_rel(o1, o2, (size_t)N * k * OC) < 1e-13, "linear_rop variant %d: %.3g", variant,
+              max_rel(o1, o2, (size_t)N * k * OC));
+        double *a1 = xcalloc((size_t)N * k * IC, sizeof(double)), *a2 = xcalloc((size_t)N * k * IC, sizeof(double));
+        double *g1 = xcalloc(k * ld, sizeof(double)), *g2 = xcalloc(k * ld, sizeof(double));
+        tt_linear_rop_backward(a1, g1, g1 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, scratch, N, IC, OC, k);
+        tt_linear_rop_backward_naive(a2, g2, g2 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, N, IC, OC, k);
+        CHECK(max_rel(a1, a2, (size_t)N * k * IC) < 1e-13, "linear_rop_backward Rdinp variant %d", variant);
+        CHECK(max_rel(g1, g2, k * ld) < 1e-13, "linear_rop_backward RdW variant %d: %.3g", variant,
+              max_rel(g1, g2, k * ld));
+        free(a1), free(a2), free(g1), free(g2);
+    }
+    /* forward/backward against loops */
+    double *y = xmalloc(N * OC * sizeof(double)), *dW = xcalloc(OC * IC, sizeof(double)), *db = xcalloc(OC, sizeof(double));
+    double *dx = xcalloc(N * IC, sizeof(double));
+    tt_linear_forward(y, inp, W, Rb, N, IC, OC);
+    tt_linear_backward(dx, dW, db, dout, inp, W, N, IC, OC);
+    double e = 0;
+    for (int n = 0; n < N; n++)
+        for (int o = 0; o < OC; o++) {
+            double s = Rb[o];
+            for (int i = 0; i < IC; i++) s += inp[n * IC + i] * W[o * IC + i];
+            e = fmax(e, fabs(s - y[n * OC + o]));
+        }
+    for (int o = 0; o < OC; o++)
+        for (int i = 0; i < IC; i++) {
+            double s = 0;
+            for (int n = 0; n < N; n++) s += dout[n * OC + o] * inp[n * IC + i];
+            e = fmax(e, fabs(s - dW[o * IC + i]));
+        }
+    CHECK(e < 1e-13, "linear forward/backward vs loops: %.3g", e);
+    free(y), free(dW), free(db), free(dx);
+    free(inp), free(dout), free(W), free(Rinp), free(Rdout), free(RP), free(scratch), free(o1), free(o2);
+    rng_free(r);
+}
+
+static void test_gelu(void)
+{
+    /* erf form: GELU(x) = x Φ(x); known values */
+    CHECK_CLOSE(tt_gelu(0), 0, 1e-16, "GELU(0)");
+    CHECK_CLOSE(tt_gelu(1), 0.8413447460685429, 1e-15, "GELU(1) = Φ(1)");
+    CHECK_CLOSE(tt_gelu(-1), -0.15865525393145707, 1e-15, "GELU(-1) = -Φ(-1)");
+}
+
+static void test_data(void)
+{
+    tt_data *d = tt_data_markov(8, 2, 9);
+    const double *P = tt_data_transitions(d);
+    int ok = 1;
+    for (int s = 0; s < 8; s++) {
+        double sum = 0;
+        int big = 0;
+        for (int j = 0; j < 8; j++) sum += P[s * 8 + j], big += P[s * 8 + j] > 0.1;
+        ok &= fabs(sum - 1) < 1e-12 && big == 2;
+    }
+    CHECK(ok, "Markov rows must sum to 1 with 2 likely successors");
+    gsl_rng *r = rng_new(1);
+    int B = 2000, T = 8, *tok = xmalloc((size_t)B * (T + 1) * sizeof(int));
+    tt_data_batch(d, r, B, T, tok);
+    /* empirical transition frequencies follow the chain */
+    double cnt[64] = {0}, row[8] = {0};
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++) {
+            int a = tok[b * (T + 1) + t], c = tok[b * (T + 1) + t + 1];
+            ok &= a >= 0 && a < 8 && c >= 0 && c < 8;
+            cnt[a * 8 + c]++, row[a]++;
+        }
+    double worst = 0; /* in standard errors */
+    for (int i = 0; i < 64; i++)
+        worst = fmax(worst, fabs(cnt[i] / row[i / 8] - P[i]) / sqrt(P[i] * (1 - P[i]) / row[i / 8]));
+    CHECK(ok && worst < 5, "Markov sample frequencies off by %.3g standard errors", worst);
+    tt_data_free(d);
+
+    char *path = path_join(tmpdir, "text.txt");
+    FILE *fp = fopen(path, "w");
+    fputs("abcabcabcab\n", fp);
+    fclose(fp);
+    d = tt_data_text(path, 8, 4);
+    CHECK(tt_data_vocab(d) == 4, "text vocabulary %d, expected 4 ('\\n', a, b, c)", tt_data_vocab(d));
+    tt_data_batch(d, r, 50, 4, tok);
+    ok = 1;
+    for (int i = 0; i < 50; i++) { /* each window is a substring of the file (ids: '\n' a b c) */
+        char w[6] = {0};
+        for (int t = 0; t < 5; t++) w[t] = "\nabc"[tok[i * 5 + t]];
+        ok &= strstr("abcabcabcab\n", w) != NULL;
+    }
+    CHECK(ok, "text windows must be consecutive bytes of the file");
+    tt_data_free(d);
+    EXPECT_USER_ERROR(tt_data_text(path, 3, 4), "more than the vocabulary V = 3");
+    EXPECT_USER_ERROR(tt_data_text(path, 8, 20), "fewer than T+1");
+    free(path);
+    path = path_join(tmpdir, "empty.txt");
+    fp = fopen(path, "w");
+    fclose(fp);
+    EXPECT_USER_ERROR(tt_data_text(path, 8, 4), "is empty");
+    free(path);
+    path = path_join(tmpdir, "missing.txt");
+    EXPECT_USER_ERROR(tt_data_text(path, 8, 4), "cannot read data file");
+    free(path);
+    EXPECT_USER_ERROR(tt_data_markov(8, 9, 1), "successors");
+    free(tok);
+    rng_free(r);
+}
+
+static void test_user_errors(void)
+{
+    tt_config c = tt_defaults();
+    c.heads = 3;
+    EXPECT_USER_ERROR(tt_check_config(&c), "divide C");
+    c = tt_defaults(), c.V = 1;
+    EXPECT_USER_ERROR(tt_check_config(&c), "vocabulary size V");
+    c = tt_defaults(), c.layers = 0;
+    EXPECT_USER_ERROR(tt_check_config(&c), "layers");
+    c = tt_defaults(), c.T = 0;
+    EXPECT_USER_ERROR(tt_check_config(&c), "context length T");
+    c = tt_defaults(), c.M = -2;
+    EXPECT_USER_ERROR(tt_check_config(&c), "MLP width");
+    c = tt_defaults();
+    model *m = tt_new(&c);
+    EXPECT_USER_ERROR(m->loss(m), "no batch set");
+    int tok[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    EXPECT_USER_ERROR(tt_set_batch(m, tok, 1), "outside the vocabulary");
+    EXPECT_USER_ERROR(tt_set_batch(m, tok, 0), "batch size");
+    model_free(m);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_tt.%d", (int)getpid());
+    ensure_dir(tmpdir);
+    test_param_counts();
+    test_gelu();
+    test_naive_kernels();
+    for (int layers = 1; layers <= 2; layers++)
+        for (int bias = 0; bias <= 1; bias++) check_fd(layers, bias);
+    test_symmetry_and_panels();
+    test_trivial_attention();
+    test_causal();
+    test_data();
+    test_user_errors();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
+    return check_summary();
+}

@@ -1,0 +1,140 @@
+/* tt — a tiny decoder-only GPT-style Transformer with exact Hessians (SPEC E5, E3).
+ *
+ * Model: token embedding wte (V×C) + learned positions wpe (T×C); per layer
+ * pre-norm LayerNorm → causal multi-head attention (separate query, key,
+ * value, each C×C, heads = contiguous runs of C/heads rows) → attn.proj (C×C)
+ * → residual; LayerNorm → mlp.fc_1 (M×C) → GELU → mlp.proj (C×M) → residual;
+ * final LayerNorm; untied output head lm_head (V×C, no bias); next-token
+ * cross-entropy, mean over all B·T predictions.
+ *
+ * GELU is the exact erf form GELU(x) = x Φ(x), so GELU' = Φ + xφ and
+ * GELU'' = φ (2 − x²) are exact (no tanh approximation).
+ * biases = 0 removes every bias vector, LayerNorm biases included (nanoGPT's
+ * bias=False); LayerNorm gains stay. Weights are (out, in) row-major.
+ *
+ * The model is a core/model.h `model`: P, the tensor table (names "wte",
+ * "wpe", "h0.ln_1.weight", "h0.ln_1.bias", "h0.attn.query",
+ * "h0.attn.query.bias", "h0.attn.key", ..., "h0.attn.value", "h0.attn.proj",
+ * "h0.ln_2.weight", "h0.mlp.fc_1", "h0.mlp.proj", ..., "ln_f.weight",
+ * "ln_f.bias", "lm_head"), loss, grad, and the exact Hessian-vector product on
+ * panels of k directions by Pearlmutter's R-operator (forward-mode derivative
+ * of the backward pass), batched over the directions with BLAS-3.
+ *
+ * Init like GPT-2: every weight matrix, wte and wpe ~ N(0, 0.02²) from core's
+ * seeded RNG; LayerNorm gain 1, all biases 0.
+ */
+#ifndef TT_H
+#define TT_H
+
+#include "core/core.h"
+#include "core/model.h"
+#include <stddef.h>
+
+typedef struct {
+    int V;              /* vocabulary size */
+    int C;              /* embedding width */
+    int heads;          /* attention heads, divides C */
+    int M;              /* MLP hidden width */
+    int layers;
+    int T;              /* context length */
+    int bias;           /* 1: biases on (linear layers and LayerNorm), 0: none */
+    unsigned long seed; /* initialisation */
+} tt_config;
+
+/* The paper's 1-layer model: V 8, C 16, 4 heads, M 32, T 8, biases → P = 2,640. */
+tt_config tt_defaults(void);
+/* User error naming the option when a size is out of range. */
+void tt_check_config(const tt_config *c);
+size_t tt_param_count(const tt_config *c);
+
+/* A new model (params initialised from c->seed). No batch yet: call
+ * tt_set_batch before loss/grad/hvp. Free with model_free. */
+model *tt_new(const tt_config *c);
+const tt_config *tt_config_of(const model *m);
+/* The current batch: B sequences of T+1 tokens (row b: inputs tokens[b][0..T-1],
+ * targets tokens[b][1..T]). Copied. User error on a token outside 0..V-1. */
+void tt_set_batch(model *m, const int *tokens /* (B,T+1) */, int B);
+int tt_batch_size(const model *m);
+/* Forward pass at params: the mean loss; logits (B,T,V) and per-position losses
+ * (B,T) copied out when non-NULL. */
+double tt_forward(model *m, double *logits, double *losses);
+/* hvp blocking: at most kp directions per R-pass and bc sequences per chunk
+ * (0 = automatic: kp 32, bc·T·kp ≈ 2048 rows). Results agree to round-off. */
+void tt_set_hvp_blocking(model *m, int kp, int bc);
+/* Reinitialise params GPT-2 style from seed. */
+void tt_init_params(model *m, unsigned long seed);
+
+/* ---- data: token sources ----------------------------------------------------------
+ * Markov: a seeded sparse random Markov chain over V symbols — each state has
+ * `successors` likely next states (random weights, 95% of the mass) and the
+ * remaining 5% spread uniformly; each sequence starts at a uniform state.
+ * Text: any file; the vocabulary is its distinct bytes (sorted); user error if
+ * the file is missing, empty, shorter than T+1 bytes, or has more than V distinct
+ * bytes. A sequence is a window of T+1 consecutive bytes at a uniform offset. */
+typedef struct tt_data tt_data;
+tt_data *tt_data_markov(int V, int successors, unsigned long seed);
+tt_data *tt_data_text(const char *path, int V, int T);
+int tt_data_vocab(const tt_data *d);     /* symbols actually used (≤ V) */
+/* B sequences of T+1 tokens into tokens (B,T+1). */
+void tt_data_batch(const tt_data *d, gsl_rng *r, int B, int T, int *tokens);
+/* Markov transition matrix (V,V) (row = current state); NULL for text. */
+const double *tt_data_transitions(const tt_data *d);
+void tt_data_free(tt_data *d);
+
+/* ---- layer kernels (llm.c style: outputs first, sizes last) -------------------------
+ * Base activations are (N,C) with N = B·T rows. R-quantities of k directions are
+ * token-major (N,k,C): row n, direction d at [(n*k + d)*C]. R-parameters of
+ * direction d live at RW + d*ld (ld = P for a k×P panel); NULL means zero.
+ * x_rop: R{out} from R{inp} and R{params}. x_rop_backward: R{dinp} (+=) and
+ * R{dparams} (+=) from R{dout}, the base dout and the forward R-quantities —
+ * the grad-of-grad needs both R{activations} and R{upstream gradients}.
+ * Each BLAS kernel has a loop-only *_naive twin used as the test reference. */
+void tt_linear_forward(double *out, const double *inp, const double *W, const double *b,
+                       int N, int IC, int OC);
+void tt_linear_backward(double *dinp, double *dW, double *db, const double *dout, const double *inp,
+                        const double *W, int N, int IC, int OC);
+void tt_linear_rop(double *Rout, const double *Rinp, const double *inp, const double *W,
+                   const double *RW, const double *Rb, size_t ld, double *scratch, int N, int IC, int OC, int k);
+void tt_linear_rop_naive(double *Rout, const double *Rinp, const double *inp, const double *W,
+                         const double *RW, const double *Rb, size_t ld, int N, int IC, int OC, int k);
+void tt_linear_rop_backward(double *Rdinp, double *RdW, double *Rdb, const double *Rdout, const double *dout,
+                            const double *inp, const double *Rinp, const double *W, const double *RW,
+                            size_t ld, double *scratch, int N, int IC, int OC, int k);
+void tt_linear_rop_backward_naive(double *Rdinp, double *RdW, double *Rdb, const double *Rdout,
+                                  const double *dout, const double *inp, const double *Rinp,
+                                  const double *W, const double *RW, size_t ld, int N, int IC, int OC, int k);
+/* Floats of scratch tt_linear_rop / tt_linear_rop_backward need. */
+size_t tt_linear_scratch(int IC, int OC, int k);
+
+void tt_layernorm_forward(double *out, double *xh, double *rstd, const double *inp, const double *g,
+                          const double *b, int N, int C);
+void tt_layernorm_backward(double *dinp, double *dg, double *db, const double *dout, const double *xh,
+                           const double *rstd, const double *g, int N, int C);
+void tt_layernorm_rop(double *Rout, double *Rxh, double *Rr, const double *Rinp, const double *xh,
+                      const double *rstd, const double *g, const double *Rg, const double *Rb, size_t ld,
+                      int N, int C, int k);
+void tt_layernorm_rop_backward(double *Rdinp, double *Rdg, double *Rdb, const double *Rdout, const double *dout,
+                               const double *xh, const double *rstd, const double *Rxh, const double *Rr,
+                               const double *g, const double *Rg, size_t ld, int N, int C, int k);
+
+void tt_attention_forward(double *y, double *att, const double *q, const double *key, const double *v,
+                          int B, int T, int C, int H);
+void tt_attention_backward(double *dq, double *dkey, double *dv, double *dpc, const double *dy,
+                           const double *q, const double *key, const double *v, const double *att,
+                           int B, int T, int C, int H);
+void tt_attention_rop(double *Ry, double *Ratt, const double *Rq, const double *Rkey, const double *Rv,
+                      const double *q, const double *key, const double *v, const double *att,
+                      int B, int T, int C, int H, int k);
+void tt_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv, const double *Rdy, const double *dy,
+                               const double *q, const double *key, const double *v, const double *att,
+                               const double *dpc, const double *Rq, const double *Rkey, const double *Rv,
+                               const double *Ratt, int B, int T, int C, int H, int k);
+
+double tt_gelu(double x);
+void tt_gelu_forward(double *out, const double *inp, size_t n);
+void tt_gelu_backward(double *dinp, const double *dout, const double *inp, size_t n);
+void tt_gelu_rop(double *Rout, const double *Rinp, const double *inp, int N, int M, int k);
+void tt_gelu_rop_backward(double *Rdinp, const double *Rdout, const double *dout, const double *inp,
+                          const double *Rinp, int N, int M, int k);
+
+#endif

@@ -1,0 +1,507 @@
+/* Layer kernels of the tiny Transformer: forward, backward, and the R-operator
+ * (Pearlmutter 1994) of both — x_rop is the forward-mode derivative of x_forward
+ * along k directions, x_rop_backward the forward-mode derivative of x_backward.
+ *
+ * Layouts: base activations (N,C), N = B·T; R-quantities token-major (N,k,C),
+ * so one dgemm covers all N·k rows; R-parameters of direction d at RW + d*ld.
+ */
+#include "tt.h"
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+/* ---- linear: out = inp Wᵀ + b ------------------------------------------------------ */
+
+void tt_linear_forward(double *out /*(N,OC)*/, const double *inp /*(N,IC)*/, const double *W /*(OC,IC)*/,
+                       const double *b /*(OC) or NULL*/, int N, int IC, int OC)
+{
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, OC, IC, 1.0, inp, IC, W, IC, 0.0, out, OC);
+    if (b)
+        for (int n = 0; n < N; n++)
+            for (int o = 0; o < OC; o++) out[(size_t)n * OC + o] += b[o];
+}
+
+/* dinp += dout W; dW += doutᵀ inp; db += Σ_n dout (each optional). */
+void tt_linear_backward(double *dinp /*(N,IC)*/, double *dW /*(OC,IC)*/, double *db /*(OC)*/,
+                        const double *dout /*(N,OC)*/, const double *inp /*(N,IC)*/,
+                        const double *W /*(OC,IC)*/, int N, int IC, int OC)
+{
+    if (dinp) cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, IC, OC, 1.0, dout, OC, W, IC, 1.0, dinp, IC);
+    if (dW) cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, IC, N, 1.0, dout, OC, inp, IC, 1.0, dW, IC);
+    if (db)
+        for (int n = 0; n < N; n++)
+            for (int o = 0; o < OC; o++) db[o] += dout[(size_t)n * OC + o];
+}
+
+size_t tt_linear_scratch(int IC, int OC, int k) { return 2 * (size_t)k * IC * OC; }
+
+/* R{out} = R{inp} Wᵀ + inp R{W}ᵀ + R{b}.  The first term is one dgemm over all
+ * N·k rows; the second is one dgemm against the k directions' R{W}ᵀ laid side
+ * by side: RWt (IC, k·OC), which yields the token-major layout directly. */
+void tt_linear_rop(double *Rout /*(N,k,OC)*/, const double *Rinp /*(N,k,IC) or NULL*/,
+                   const double *inp /*(N,IC)*/, const double *W /*(OC,IC)*/,
+                   const double *RW /*dir d: RW+d*ld (OC,IC), or NULL*/, const double *Rb /*dir d: Rb+d*ld (OC)*/,
+                   size_t ld, double *scratch, int N, int IC, int OC, int k)
+{
+    size_t rows = (size_t)N * k;
+    if (Rinp)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, OC, IC, 1.0, Rinp, IC, W, IC, 0.0, Rout, OC);
+    else
+        memset(Rout, 0, rows * OC * sizeof(double));
+    if (RW) {
+        double *RWt = scratch; /* (IC, k*OC) */
+        size_t kOC = (size_t)k * OC;
+        for (int d = 0; d < k; d++)
+            for (int o = 0; o < OC; o++)
+                for (int i = 0; i < IC; i++) RWt[i * kOC + (size_t)d * OC + o] = RW[d * ld + (size_t)o * IC + i];
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, (int)kOC, IC, 1.0, inp, IC, RWt, (int)kOC,
+                    1.0, Rout, (int)kOC);
+    }
+    if (Rb)
+        for (int n = 0; n < N; n++)
+            for (int d = 0; d < k; d++) {
+                double *r = Rout + ((size_t)n * k + d) * OC;
+                for (int o = 0; o < OC; o++) r[o] += Rb[d * ld + o];
+            }
+}
+
+void tt_linear_rop_naive(double *Rout, const double *Rinp, const double *inp, const double *W, const double *RW,
+                         const double *Rb, size_t ld, int N, int IC, int OC, int k)
+{
+    for (int n = 0; n < N; n++)
+        for (int d = 0; d < k; d++)
+            for (int o = 0; o < OC; o++) {
+                double s = Rb ? Rb[d * ld + o] : 0;
+                for (int i = 0; i < IC; i++) {
+                    if (Rinp) s += Rinp[((size_t)n * k + d) * IC + i] * W[(size_t)o * IC + i];
+                    if (RW) s += inp[(size_t)n * IC + i] * RW[d * ld + (size_t)o * IC + i];
+                }
+                Rout[((size_t)n * k + d) * OC + o] = s;
+            }
+}
+
+/* R of the backward pass dinp = dout W, dW = doutᵀ inp, db = Σ dout:
+ *   R{dinp} += R{dout} W + dout R{W}
+ *   R{dW}_d += R{dout}_dᵀ inp + doutᵀ R{inp}_d
+ *   R{db}_d += Σ_n R{dout}_d
+ * Rdinp may be NULL (not needed); Rinp and RW may be NULL (zero). */
+void tt_linear_rop_backward(double *Rdinp /*(N,k,IC)*/, double *RdW /*dir d: +d*ld (OC,IC)*/,
+                            double *Rdb /*dir d: +d*ld (OC) or NULL*/, const double *Rdout /*(N,k,OC)*/,
+                            const double *dout /*(N,OC)*/, const double *inp /*(N,IC)*/,
+                            const double *Rinp /*(N,k,IC)*/, const double *W /*(OC,IC)*/,
+                            const double *RW, size_t ld, double *scratch, int N, int IC, int OC, int k)
+{
+    size_t rows = (size_t)N * k, kIC = (size_t)k * IC, kOC = (size_t)k * OC, WS = (size_t)OC * IC;
+    double *S1 = scratch, *S2 = scratch + (size_t)k * IC * OC;
+    if (Rdinp) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, IC, OC, 1.0, Rdout, OC, W, IC, 1.0, Rdinp, IC);
+        if (RW) {
+            double *RWs = S1; /* (OC, k*IC): the k directions' R{W} side by side */
+            for (int d = 0; d < k; d++)
+                for (int o = 0; o < OC; o++)
+                    memcpy(RWs + o * kIC + (size_t)d * IC, RW + d * ld + (size_t)o * IC, IC * sizeof(double));
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, (int)kIC, OC, 1.0, dout, OC, RWs, (int)kIC,
+                        1.0, Rdinp, (int)kIC);
+        }
+    }
+    /* S1 (k*OC, IC) = R{dout}ᵀ inp: row (d,o) is R{dW}_d[o,:] */
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)kOC, IC, N, 1.0, Rdout, (int)kOC, inp, IC, 0.0, S1, IC);
+    for (int d = 0; d < k; d++) {
+        double *g = RdW + d * ld;
+        const double *s = S1 + (size_t)d * WS;
+        for (size_t j = 0; j < WS; j++) g[j] += s[j];
+    }
+    if (Rinp) {
+        /* S2 (OC, k*IC) = doutᵀ R{inp} */
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, (int)kIC, N, 1.0, dout, OC, Rinp, (int)kIC, 0.0, S2,
+                    (int)kIC);
+        for (int d = 0; d < k; d++)
+            for (int o = 0; o < OC; o++) {
+                double *g = RdW + d * ld + (size_t)o * IC;
+                const double *s = S2 + o * kIC + (size_t)d * IC;
+                for (int i = 0; i < IC; i++) g[i] += s[i];
+            }
+    }
+    if (Rdb)
+        for (int n = 0; n < N; n++)
+            for (int d = 0; d < k; d++) {
+                const double *r = Rdout + ((size_t)n * k + d) * OC;
+                for (int o = 0; o < OC; o++) Rdb[d * ld + o] += r[o];
+            }
+}
+
+void tt_linear_rop_backward_naive(double *Rdinp, double *RdW, double *Rdb, const double *Rdout, const double *dout,
+                                  const double *inp, const double *Rinp, const double *W, const double *RW,
+                                  size_t ld, int N, int IC, int OC, int k)
+{
+    for (int n = 0; n < N; n++)
+        for (int d = 0; d < k; d++) {
+            const double *rdo = Rdout + ((size_t)n * k + d) * OC, *dout_n = dout + (size_t)n * OC;
+            const double *x = inp + (size_t)n * IC, *rx = Rinp ? Rinp + ((size_t)n * k + d) * IC : NULL;
+            for (int o = 0; o < OC; o++) {
+                for (int i = 0; i < IC; i++) {
+                    if (Rdinp) {
+                        double s = rdo[o] * W[(size_t)o * IC + i];
+                        if (RW) s += dout_n[o] * RW[d * ld + (size_t)o * IC + i];
+                        Rdinp[((size_t)n * k + d) * IC + i] += s;
+                    }
+                    RdW[d * ld + (size_t)o * IC + i] += rdo[o] * x[i] + (rx ? dout_n[o] * rx[i] : 0);
+                }
+                if (Rdb) Rdb[d * ld + o] += rdo[o];
+            }
+        }
+}
+
+/* ---- LayerNorm: y = g ⊙ x̂ + b, x̂ = (x − μ) r, r = 1/√(σ² + ε) ------------------------- */
+
+#define LN_EPS 1e-5
+
+void tt_layernorm_forward(double *out /*(N,C)*/, double *xh /*(N,C)*/, double *rstd /*(N)*/,
+                          const double *inp /*(N,C)*/, const double *g /*(C)*/, const double *b /*(C) or NULL*/,
+                          int N, int C)
+{
+    for (int n = 0; n < N; n++) {
+        const double *x = inp + (size_t)n * C;
+        double mu = 0, var = 0;
+        for (int c = 0; c < C; c++) mu += x[c];
+        mu /= C;
+        for (int c = 0; c < C; c++) var += (x[c] - mu) * (x[c] - mu);
+        var /= C;
+        double r = 1.0 / sqrt(var + LN_EPS);
+        rstd[n] = r;
+        for (int c = 0; c < C; c++) {
+            double h = (x[c] - mu) * r;
+            xh[(size_t)n * C + c] = h;
+            out[(size_t)n * C + c] = g[c] * h + (b ? b[c] : 0);
+        }
+    }
+}
+
+/* dx = r (dx̂ − mean(dx̂) − x̂ mean(dx̂ ⊙ x̂)), dx̂ = dy ⊙ g.  dinp +=. */
+void tt_layernorm_backward(double *dinp /*(N,C)*/, double *dg /*(C)*/, double *db /*(C) or NULL*/,
+                           const double *dout /*(N,C)*/, const double *xh /*(N,C)*/, const double *rstd /*(N)*/,
+                           const double *g /*(C)*/, int N, int C)
+{
+    for (int n = 0; n < N; n++) {
+        const double *dy = dout + (size_t)n * C, *h = xh + (size_t)n * C;
+        double a = 0, cc = 0;
+        for (int c = 0; c < C; c++) {
+            a += dy[c] * g[c];
+            cc += dy[c] * g[c] * h[c];
+        }
+        a /= C;
+        cc /= C;
+        for (int c = 0; c < C; c++) {
+            dinp[(size_t)n * C + c] += rstd[n] * (dy[c] * g[c] - a - h[c] * cc);
+            dg[c] += dy[c] * h[c];
+            if (db) db[c] += dy[c];
+        }
+    }
+}
+
+/* R{x̂} = r (R{x} − mean(R{x}) − x̂ mean(x̂ ⊙ R{x}))  (the normalisation's Jacobian)
+ * R{r} = −r² mean(x̂ ⊙ R{x});  R{y} = R{g} ⊙ x̂ + g ⊙ R{x̂} + R{b}.
+ * Rinp NULL: zero input (then only the parameter terms). */
+void tt_layernorm_rop(double *Rout /*(N,k,C)*/, double *Rxh /*(N,k,C)*/, double *Rr /*(N,k)*/,
+                      const double *Rinp /*(N,k,C) or NULL*/, const double *xh /*(N,C)*/, const double *rstd /*(N)*/,
+                      const double *g /*(C)*/, const double *Rg /*dir d: +d*ld, or NULL*/,
+                      const double *Rb /*or NULL*/, size_t ld, int N, int C, int k)
+{
+    for (int n = 0; n < N; n++) {
+        const double *h = xh + (size_t)n * C;
+        double r = rstd[n];
+        for (int d = 0; d < k; d++) {
+            size_t row = ((size_t)n * k + d) * C;
+            double *rh = Rxh + row, *ro = Rout + row;
+            if (Rinp) {
+                const double *rx = Rinp + row;
+                double m1 = 0, m2 = 0;
+                for (int c = 0; c < C; c++) {
+                    m1 += rx[c];
+                    m2 += rx[c] * h[c];
+                }
+                m1 /= C;
+                m2 /= C;
+                for (int c = 0; c < C; c++) rh[c] = r * (rx[c] - m1 - h[c] * m2);
+                Rr[(size_t)n * k + d] = -r * r * m2;
+            } else {
+                memset(rh, 0, C * sizeof(double));
+                Rr[(size_t)n * k + d] = 0;
+            }
+            for (int c = 0; c < C; c++) ro[c] = g[c] * rh[c];
+            if (Rg)
+                for (int c = 0; c < C; c++) ro[c] += Rg[d * ld + c] * h[c];
+            if (Rb)
+                for (int c = 0; c < C; c++) ro[c] += Rb[d * ld + c];
+        }
+    }
+}
+
+/* With dx̂ = dy ⊙ g, a = mean(dx̂), c = mean(dx̂ ⊙ x̂), dx = r (dx̂ − a − x̂ c):
+ *   R{dx̂} = R{dy} ⊙ g + dy ⊙ R{g}
+ *   R{dx}  = R{r} (dx̂ − a − x̂ c) + r (R{dx̂} − R{a} − R{x̂} c − x̂ R{c}),
+ *   R{a} = mean(R{dx̂}),  R{c} = mean(R{dx̂} ⊙ x̂ + dx̂ ⊙ R{x̂})
+ *   R{dg} += R{dy} ⊙ x̂ + dy ⊙ R{x̂};  R{db} += R{dy}.   Rdinp +=. */
+void tt_layernorm_rop_backward(double *Rdinp /*(N,k,C)*/, double *Rdg /*dir d: +d*ld (C)*/,
+                               double *Rdb /*or NULL*/, const double *Rdout /*(N,k,C)*/, const double *dout /*(N,C)*/,
+                               const double *xh /*(N,C)*/, const double *rstd /*(N)*/, const double *Rxh /*(N,k,C)*/,
+                               const double *Rr /*(N,k)*/, const double *g /*(C)*/, const double *Rg /*or NULL*/,
+                               size_t ld, int N, int C, int k)
+{
+    double dxh[C], rdxh[C];
+    for (int n = 0; n < N; n++) {
+        const double *dy = dout + (size_t)n * C, *h = xh + (size_t)n * C;
+        double r = rstd[n], a = 0, cc = 0;
+        for (int c = 0; c < C; c++) {
+            dxh[c] = dy[c] * g[c];
+            a += dxh[c];
+            cc += dxh[c] * h[c];
+        }
+        a /= C;
+        cc /= C;
+        for (int d = 0; d < k; d++) {
+            size_t row = ((size_t)n * k + d) * C;
+            const double *rdy = Rdout + row, *rh = Rxh + row;
+            double ra = 0, rc = 0;
+            for (int c = 0; c < C; c++) {
+                rdxh[c] = rdy[c] * g[c] + (Rg ? dy[c] * Rg[d * ld + c] : 0);
+                ra += rdxh[c];
+                rc += rdxh[c] * h[c] + dxh[c] * rh[c];
+            }
+            ra /= C;
+            rc /= C;
+            double rr = Rr[(size_t)n * k + d];
+            double *rdx = Rdinp + row, *rdg = Rdg + d * ld;
+            for (int c = 0; c < C; c++) {
+                rdx[c] += rr * (dxh[c] - a - h[c] * cc) + r * (rdxh[c] - ra - rh[c] * cc - h[c] * rc);
+                rdg[c] += rdy[c] * h[c] + dy[c] * rh[c];
+            }
+            if (Rdb)
+                for (int c = 0; c < C; c++) Rdb[d * ld + c] += rdy[c];
+        }
+    }
+}
+
+/* ---- causal multi-head attention -----------------------------------------------------
+ * Per sequence b and head h (hs = C/H, s = 1/√hs), for u ≤ t:
+ *   S[t,u] = s q_t·k_u,  P[t,·] = softmax(S[t,0..t]),  y_t = Σ_u P[t,u] v_u.
+ * att (B,H,T,T) holds P (zero above the diagonal). */
+
+void tt_attention_forward(double *y /*(N,C)*/, double *att /*(B,H,T,T)*/, const double *q /*(N,C)*/,
+                          const double *key /*(N,C)*/, const double *v /*(N,C)*/, int B, int T, int C, int H)
+{
+    int hs = C / H;
+    double s = 1.0 / sqrt(hs);
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int t = 0; t < T; t++) {
+                double *P = att + (((size_t)b * H + h) * T + t) * T;
+                const double *qt = q + ((size_t)b * T + t) * C + h * hs;
+                double mx = -INFINITY;
+                for (int u = 0; u <= t; u++) {
+                    const double *ku = key + ((size_t)b * T + u) * C + h * hs;
+                    double dot = 0;
+                    for (int i = 0; i < hs; i++) dot += qt[i] * ku[i];
+                    P[u] = s * dot;
+                    if (P[u] > mx) mx = P[u];
+                }
+                double z = 0;
+                for (int u = 0; u <= t; u++) {
+                    P[u] = exp(P[u] - mx);
+                    z += P[u];
+                }
+                for (int u = 0; u < T; u++) P[u] = u <= t ? P[u] / z : 0;
+                double *yt = y + ((size_t)b * T + t) * C + h * hs;
+                for (int i = 0; i < hs; i++) yt[i] = 0;
+                for (int u = 0; u <= t; u++) {
+                    const double *vu = v + ((size_t)b * T + u) * C + h * hs;
+                    for (int i = 0; i < hs; i++) yt[i] += P[u] * vu[i];
+                }
+            }
+}
+
+/* dP[t,u] = dy_t·v_u; dpc = dP − Σ_u P dP (stored in dpc (B,H,T,T)); dS = P ⊙ dpc;
+ * dq_t = s Σ_u dS k_u; dk_u = s Σ_t dS q_t; dv_u = Σ_t P dy_t.  dq, dkey, dv are
+ * overwritten (attention is their only consumer). */
+void tt_attention_backward(double *dq, double *dkey, double *dv /*(N,C) each*/, double *dpc /*(B,H,T,T)*/,
+                           const double *dy /*(N,C)*/, const double *q, const double *key, const double *v,
+                           const double *att /*(B,H,T,T)*/, int B, int T, int C, int H)
+{
+    int hs = C / H;
+    double s = 1.0 / sqrt(hs);
+    size_t NC = (size_t)B * T * C;
+    memset(dq, 0, NC * sizeof(double));
+    memset(dkey, 0, NC * sizeof(double));
+    memset(dv, 0, NC * sizeof(double));
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int t = 0; t < T; t++) {
+                const double *P = att + (((size_t)b * H + h) * T + t) * T;
+                double *D = dpc + (((size_t)b * H + h) * T + t) * T;
+                size_t rt = ((size_t)b * T + t) * C + h * hs;
+                double rho = 0;
+                for (int u = 0; u <= t; u++) {
+                    const double *vu = v + ((size_t)b * T + u) * C + h * hs;
+                    double dot = 0;
+                    for (int i = 0; i < hs; i++) dot += dy[rt + i] * vu[i];
+                    D[u] = dot;
+                    rho += P[u] * dot;
+                }
+                for (int u = 0; u < T; u++) D[u] = u <= t ? D[u] - rho : 0;
+                for (int u = 0; u <= t; u++) {
+                    size_t ru = ((size_t)b * T + u) * C + h * hs;
+                    double dS = s * P[u] * D[u];
+                    for (int i = 0; i < hs; i++) {
+                        dq[rt + i] += dS * key[ru + i];
+                        dkey[ru + i] += dS * q[rt + i];
+                        dv[ru + i] += P[u] * dy[rt + i];
+                    }
+                }
+            }
+}
+
+/* R{S} = s (R{q}_t·k_u + q_t·R{k}_u);  R{P} = P ⊙ (R{S} − Σ_u P R{S});
+ * R{y}_t = Σ_u R{P} v_u + P R{v}_u.   Ratt (B,H,k,T,T) holds R{P}. */
+void tt_attention_rop(double *Ry /*(N,k,C)*/, double *Ratt /*(B,H,k,T,T)*/, const double *Rq /*(N,k,C)*/,
+                      const double *Rkey /*(N,k,C)*/, const double *Rv /*(N,k,C)*/, const double *q /*(N,C)*/,
+                      const double *key, const double *v, const double *att /*(B,H,T,T)*/,
+                      int B, int T, int C, int H, int k)
+{
+    int hs = C / H;
+    double s = 1.0 / sqrt(hs);
+    size_t kC = (size_t)k * C;
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int d = 0; d < k; d++)
+                for (int t = 0; t < T; t++) {
+                    const double *P = att + (((size_t)b * H + h) * T + t) * T;
+                    double *RP = Ratt + ((((size_t)b * H + h) * k + d) * T + t) * T;
+                    size_t bt = (size_t)b * T + t;
+                    const double *qt = q + bt * C + h * hs, *rqt = Rq + bt * kC + (size_t)d * C + h * hs;
+                    double m = 0;
+                    for (int u = 0; u <= t; u++) {
+                        size_t bu = (size_t)b * T + u;
+                        const double *ku = key + bu * C + h * hs, *rku = Rkey + bu * kC + (size_t)d * C + h * hs;
+                        double dot = 0;
+                        for (int i = 0; i < hs; i++) dot += rqt[i] * ku[i] + qt[i] * rku[i];
+                        RP[u] = s * dot;
+                        m += P[u] * RP[u];
+                    }
+                    for (int u = 0; u < T; u++) RP[u] = u <= t ? P[u] * (RP[u] - m) : 0;
+                    double *ry = Ry + bt * kC + (size_t)d * C + h * hs;
+                    for (int i = 0; i < hs; i++) ry[i] = 0;
+                    for (int u = 0; u <= t; u++) {
+                        size_t bu = (size_t)b * T + u;
+                        const double *vu = v + bu * C + h * hs, *rvu = Rv + bu * kC + (size_t)d * C + h * hs;
+                        for (int i = 0; i < hs; i++) ry[i] += RP[u] * vu[i] + P[u] * rvu[i];
+                    }
+                }
+}
+
+/* R of the backward, with dP = dy_t·v_u, dpc = dP − ρ, ρ = Σ_u P dP, dS = P dpc:
+ *   R{dP} = R{dy}_t·v_u + dy_t·R{v}_u;  R{ρ} = Σ_u R{P} dP + P R{dP}
+ *   R{dS} = R{P} dpc + P (R{dP} − R{ρ})
+ *   R{dq}_t = s Σ_u R{dS} k_u + dS R{k}_u;  R{dk}_u = s Σ_t R{dS} q_t + dS R{q}_t
+ *   R{dv}_u = Σ_t R{P} dy_t + P R{dy}_t.      Rdq, Rdkey, Rdv are overwritten. */
+void tt_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*(N,k,C) each*/,
+                               const double *Rdy /*(N,k,C)*/, const double *dy /*(N,C)*/, const double *q,
+                               const double *key, const double *v, const double *att /*(B,H,T,T)*/,
+                               const double *dpc /*(B,H,T,T)*/, const double *Rq, const double *Rkey,
+                               const double *Rv, const double *Ratt /*(B,H,k,T,T)*/, int B, int T, int C, int H,
+                               int k)
+{
+    int hs = C / H;
+    double s = 1.0 / sqrt(hs);
+    size_t kC = (size_t)k * C, NkC = (size_t)B * T * kC;
+    memset(Rdq, 0, NkC * sizeof(double));
+    memset(Rdkey, 0, NkC * sizeof(double));
+    memset(Rdv, 0, NkC * sizeof(double));
+    double RdP[T];
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int d = 0; d < k; d++)
+                for (int t = 0; t < T; t++) {
+                    const double *P = att + (((size_t)b * H + h) * T + t) * T;
+                    const double *D = dpc + (((size_t)b * H + h) * T + t) * T;
+                    const double *RP = Ratt + ((((size_t)b * H + h) * k + d) * T + t) * T;
+                    size_t bt = (size_t)b * T + t, rt = bt * kC + (size_t)d * C + h * hs;
+                    const double *dyt = dy + bt * C + h * hs, *rdyt = Rdy + rt;
+                    double rrho = 0;
+                    for (int u = 0; u <= t; u++) {
+                        size_t bu = (size_t)b * T + u;
+                        const double *vu = v + bu * C + h * hs, *rvu = Rv + bu * kC + (size_t)d * C + h * hs;
+                        double a = 0, ra = 0;
+                        for (int i = 0; i < hs; i++) {
+                            a += dyt[i] * vu[i];
+                            ra += rdyt[i] * vu[i] + dyt[i] * rvu[i];
+                        }
+                        RdP[u] = ra;
+                        rrho += RP[u] * a + P[u] * ra;
+                    }
+                    const double *qt = q + bt * C + h * hs, *rqt = Rq + rt;
+                    double *rdqt = Rdq + rt;
+                    for (int u = 0; u <= t; u++) {
+                        size_t bu = (size_t)b * T + u, ru = bu * kC + (size_t)d * C + h * hs;
+                        const double *ku = key + bu * C + h * hs, *rku = Rkey + ru;
+                        double dS = s * P[u] * D[u];
+                        double RdS = s * (RP[u] * D[u] + P[u] * (RdP[u] - rrho));
+                        double *rdku = Rdkey + ru, *rdvu = Rdv + ru;
+                        for (int i = 0; i < hs; i++) {
+                            rdqt[i] += RdS * ku[i] + dS * rku[i];
+                            rdku[i] += RdS * qt[i] + dS * rqt[i];
+                            rdvu[i] += RP[u] * dyt[i] + P[u] * rdyt[i];
+                        }
+                    }
+                }
+}
+
+/* ---- GELU, exact erf form: G(x) = x Φ(x), G' = Φ + x φ, G'' = φ (2 − x²) ---------------- */
+
+static double phi(double x) { return exp(-0.5 * x * x) * 0.39894228040143267794; }
+static double Phi(double x) { return 0.5 * erfc(-x * 0.70710678118654752440); }
+double tt_gelu(double x) { return x * Phi(x); }
+static double gelu_d1(double x) { return Phi(x) + x * phi(x); }
+static double gelu_d2(double x) { return phi(x) * (2 - x * x); }
+
+void tt_gelu_forward(double *out, const double *inp, size_t n)
+{
+    for (size_t i = 0; i < n; i++) out[i] = tt_gelu(inp[i]);
+}
+
+/* dinp = G'(x) dout (overwritten). */
+void tt_gelu_backward(double *dinp, const double *dout, const double *inp, size_t n)
+{
+    for (size_t i = 0; i < n; i++) dinp[i] = gelu_d1(inp[i]) * dout[i];
+}
+
+/* R{out} = G'(x) R{inp}. */
+void tt_gelu_rop(double *Rout /*(N,k,M)*/, const double *Rinp /*(N,k,M)*/, const double *inp /*(N,M)*/,
+                 int N, int M, int k)
+{
+    double g1[M];
+    for (int n = 0; n < N; n++) {
+        for (int m = 0; m < M; m++) g1[m] = gelu_d1(inp[(size_t)n * M + m]);
+        for (int d = 0; d < k; d++) {
+            size_t row = ((size_t)n * k + d) * M;
+            for (int m = 0; m < M; m++) Rout[row + m] = g1[m] * Rinp[row + m];
+        }
+    }
+}
+
+/* R{dinp} = G''(x) R{x} dout + G'(x) R{dout} (overwritten). */
+void tt_gelu_rop_backward(double *Rdinp /*(N,k,M)*/, const double *Rdout /*(N,k,M)*/, const double *dout /*(N,M)*/,
+                          const double *inp /*(N,M)*/, const double *Rinp /*(N,k,M)*/, int N, int M, int k)
+{
+    double g1[M], g2d[M];
+    for (int n = 0; n < N; n++) {
+        for (int m = 0; m < M; m++) {
+            double x = inp[(size_t)n * M + m];
+            g1[m] = gelu_d1(x);
+            g2d[m] = gelu_d2(x) * dout[(size_t)n * M + m];
+        }
+        for (int d = 0; d < k; d++) {
+            size_t row = ((size_t)n * k + d) * M;
+            for (int m = 0; m < M; m++) Rdinp[row + m] = g2d[m] * Rinp[row + m] + g1[m] * Rdout[row + m];
+        }
+    }
+}
