@@ -232,6 +232,26 @@ static void test_symmetry_and_panels(void)
         size_t P = m->P;
         double *H = hessian_by_panels(m, (int)P);
         CHECK(asym(H, P) < 1e-10, "%d layers: max|H - Ht|/max|H| = %.3g", layers, asym(H, P));
+        /* the symmetric full-Hessian path, on 1 and 2 threads, and hess_cols */
+        double *Hs = xmalloc(P * P * sizeof(double)), *Hc = xmalloc(P * P * sizeof(double));
+        for (int threads = 1; threads <= 2; threads++) {
+            tt_set_threads(m, threads);
+            tt_set_hvp_blocking(m, 5, 2); /* several sub-panels and chunks */
+            tt_hessian(m, Hs);
+            CHECK(max_rel(Hs, H, P * P) <= 1e-12, "%d layers, %d threads: tt_hessian vs hvp panels %.3g", layers,
+                  threads, max_rel(Hs, H, P * P));
+            size_t j0 = 0;
+            for (int k = 1; j0 < P; k = k % 40 + 3) { /* ragged column panels */
+                int kk = (int)(P - j0 < (size_t)k ? P - j0 : (size_t)k);
+                m->hess_cols(m, j0, kk, Hc + j0 * P);
+                j0 += kk;
+            }
+            CHECK(max_rel(Hc, H, P * P) <= 1e-12, "%d layers, %d threads: hess_cols vs hvp %.3g", layers, threads,
+                  max_rel(Hc, H, P * P));
+        }
+        tt_set_threads(m, 0);
+        tt_set_hvp_blocking(m, 0, 0);
+        free(Hs), free(Hc);
         if (layers == 1) {
             double *H1 = hessian_by_panels(m, 1), *H7 = hessian_by_panels(m, 7);
             CHECK(max_rel(H1, H, P * P) <= 1e-12, "panel k=1 vs k=P: %.3g", max_rel(H1, H, P * P));
@@ -372,7 +392,7 @@ static void test_naive_kernels(void)
     const double *RW = RP, *Rb = RP + OC * IC;
     double *scratch = xmalloc(tt_linear_scratch(IC, OC, k) * sizeof(double));
     double *o1 = xmalloc((size_t)N * k * OC * sizeof(double)), *o2 = xmalloc((size_t)N * k * OC * sizeof(double));
-    for (int variant = 0; variant < 3; variant++) {
+    for (int variant = 0; variant < 4; variant++) {
         const double *ri = variant == 1 ? NULL : Rinp, *rw = variant == 2 ? NULL : RW, *rb = variant == 2 ? NULL : Rb;
         tt_linear_rop(o1, ri, inp, W, rw, rb, ld, scratch, N, IC, OC, k);
         tt_linear_rop_naive(o2, ri, inp, W, rw, rb, ld, N, IC, OC, k);
@@ -380,10 +400,11 @@ static void test_naive_kernels(void)
               max_rel(o1, o2, (size_t)N * k * OC));
         double *a1 = xcalloc((size_t)N * k * IC, sizeof(double)), *a2 = xcalloc((size_t)N * k * IC, sizeof(double));
         double *g1 = xcalloc(k * ld, sizeof(double)), *g2 = xcalloc(k * ld, sizeof(double));
-        tt_linear_rop_backward(a1, g1, g1 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, scratch, N, IC, OC, k);
-        tt_linear_rop_backward_naive(a2, g2, g2 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, N, IC, OC, k);
+        double *G1 = variant == 3 ? NULL : g1, *G2 = variant == 3 ? NULL : g2; /* R{dinp} and R{db} only */
+        tt_linear_rop_backward(a1, G1, g1 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, scratch, N, IC, OC, k);
+        tt_linear_rop_backward_naive(a2, G2, g2 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, N, IC, OC, k);
         CHECK(max_rel(a1, a2, (size_t)N * k * IC) < 1e-13, "linear_rop_backward Rdinp variant %d", variant);
-        CHECK(max_rel(g1, g2, k * ld) < 1e-13, "linear_rop_backward RdW variant %d: %.3g", variant,
+        CHECK(max_rel(g1, g2, k * ld) < 1e-13, "linear_rop_backward RdW, Rdb variant %d: %.3g", variant,
               max_rel(g1, g2, k * ld));
         free(a1), free(a2), free(g1), free(g2);
     }

@@ -58,6 +58,17 @@ int tt_batch_size(const model *m);
 /* Forward pass at params: the mean loss; logits (B,T,V) and per-position losses
  * (B,T) copied out when non-NULL. */
 double tt_forward(model *m, double *logits, double *losses);
+/* The full Hessian H (P×P, row-major) at params on the current batch, from
+ * unit-direction panels using symmetry: for directions in tensor t the
+ * R-backward stops once it has produced the rows of tensors >= t, and the
+ * entries left out are copied from their mirror. Agrees with hvp on unit
+ * vectors to round-off. hess_cols (model.h) is the unit-panel path without
+ * the symmetric shortcut. */
+void tt_hessian(model *m, double *H);
+/* Worker threads for hvp / hess_cols / tt_hessian (0 = openblas_get_num_threads()).
+ * Each worker runs single-threaded BLAS on its own sub-panels; results do not
+ * depend on the thread count. */
+void tt_set_threads(model *m, int n);
 /* hvp blocking: at most kp directions per R-pass and bc sequences per chunk
  * (0 = automatic: kp 32, bc·T·kp ≈ 2048 rows). Results agree to round-off. */
 void tt_set_hvp_blocking(model *m, int kp, int bc);
@@ -117,6 +128,7 @@ void tt_layernorm_rop_backward(double *Rdinp, double *Rdg, double *Rdb, const do
                                const double *xh, const double *rstd, const double *Rxh, const double *Rr,
                                const double *g, const double *Rg, size_t ld, int N, int C, int k);
 
+/* att (B,H,T,T) holds the base softmax P; Ratt (B,T,T,k,H) holds R{P}. */
 void tt_attention_forward(double *y, double *att, const double *q, const double *key, const double *v,
                           int B, int T, int C, int H);
 void tt_attention_backward(double *dq, double *dkey, double *dv, double *dpc, const double *dy,
