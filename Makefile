@@ -42,7 +42,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS) 2>/dev/null))
 
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -I. $(PKG_CFLAGS) $(SANFLAGS)
+CFLAGS += -fno-math-errno -fvect-cost-model=dynamic -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -I. $(PKG_CFLAGS) $(SANFLAGS)
 LDLIBS = $(PKG_LIBS) -lm
 LDFLAGS += $(SANFLAGS)
 
@@ -113,7 +113,7 @@ define render
 endef
 include $(wildcard mk/*.mk)
 
-figures: $(FIGURES)
+figures: $(FIGURES) $(CLAIMS)
 	@echo "figures: $(words $(FIGURES)) PNGs in $(FIG)/"
 
 claims: $(CLAIMS)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 /* GFLOP/s of C = A·B for n×n matrices (2n³ flops), best of `reps` runs. */
-static double dgemm_gflops(int n, int reps)
+static inline double dgemm_gflops(int n, int reps)
 {
     size_t nn = (size_t)n * n;
     double *A = xmalloc(nn * sizeof(double)), *B = xmalloc(nn * sizeof(double)), *C = xmalloc(nn * sizeof(double));
@@ -30,7 +30,7 @@ static double dgemm_gflops(int n, int reps)
 }
 
 /* Peak resident set size of this process in GB (from /proc/self/status VmHWM). */
-static double peak_rss_gb(void)
+static inline double peak_rss_gb(void)
 {
     FILE *fp = fopen("/proc/self/status", "r");
     if (!fp) return -1;

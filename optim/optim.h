@@ -24,7 +24,12 @@
 #include "core/model.h"
 #include <stddef.h>
 
-typedef enum { OPTIM_GD, OPTIM_BLOCK_GD, OPTIM_ADAM, OPTIM_ADAMW, OPTIM_ADAM_MINI, OPTIM_COUNT } optim_kind;
+typedef enum {
+    OPTIM_GD, OPTIM_BLOCK_GD, OPTIM_ADAM, OPTIM_ADAMW, OPTIM_ADAM_MINI,
+    OPTIM_ADAM_LEAVE_OUT, /* AdamW, except blocks with block_lr[b] > 0 ("left out", paper
+                             Fig. 5) take one learning rate: w ← keep·w − lr·block_lr[b]·m̂ */
+    OPTIM_COUNT
+} optim_kind;
 /* Adam-mini's block statistic of g_b² (paper appendix ablation): mean (default),
  * 2-norm, 1-norm, max, min. */
 typedef enum { VSTAT_MEAN, VSTAT_L2, VSTAT_L1, VSTAT_MAX, VSTAT_MIN, VSTAT_COUNT } vstat_kind;
@@ -34,12 +39,14 @@ typedef struct {
     double eps;
     double weight_decay;      /* λ, decoupled; never on norms and biases */
     vstat_kind vstat;         /* Adam-mini only */
-    const double *block_lr;   /* blockwise GD: lr multiplier per block (NULL = 1) */
+    const double *block_lr;   /* blockwise GD: lr multiplier per block (NULL = 1);
+                                 leave-out Adam: > 0 marks a left-out block and is its lr
+                                 multiplier, 0 keeps Adam's per-coordinate v */
 } optim_config;
 
 /* Defaults: β = (0.9, 0.999), ε = 1e-8, λ = 0 (0.1 for AdamW), mean statistic. */
 optim_config optim_defaults(optim_kind kind);
-const char *optim_name(optim_kind kind);      /* "gd", "blockgd", "adam", "adamw", "adam-mini" */
+const char *optim_name(optim_kind kind);      /* "gd", "blockgd", "adam", "adamw", "adam-mini", "adam-leave-out" */
 optim_kind optim_parse(const char *name);      /* user error on an unknown name */
 const char *vstat_name(vstat_kind s);          /* "mean", "l2", "l1", "max", "min" */
 vstat_kind vstat_parse(const char *name);      /* user error on an unknown name */
@@ -69,5 +76,27 @@ typedef enum { SCHED_CONSTANT, SCHED_COSINE, SCHED_WARMUP_COSINE, SCHED_COUNT } 
 double lr_at(schedule_kind s, double base, long step, long total, long warmup, double final_frac);
 schedule_kind schedule_parse(const char *name); /* "constant", "cosine", "warmup-cosine" */
 const char *schedule_name(schedule_kind s);
+
+/* ---- the training loop every model shares ------------------------------------------ */
+typedef struct {
+    long steps;
+    double lr;                /* base learning rate */
+    schedule_kind schedule;
+    long warmup;              /* warmup steps (SCHED_WARMUP_COSINE) */
+    double final_frac;        /* cosine ends at final_frac·lr */
+} train_config;
+
+typedef struct {
+    /* Before step s (0-based): point the model at this step's batch. NULL: keep the batch. */
+    void (*set_batch)(void *ctx, long step);
+    /* After step s: its loss (measured before the update) and lr. NULL: nothing. */
+    void (*after_step)(void *ctx, long step, double loss, double lr);
+    void *ctx;
+} train_hooks;
+
+/* Runs tc->steps steps of o on m. Stops early when a loss or gradient entry is
+ * not finite: *diverged = 1 and the parameters are those before the bad step.
+ * Returns the number of steps completed. */
+long train_run(model *m, optimizer *o, const train_config *tc, const train_hooks *h, int *diverged);
 
 #endif

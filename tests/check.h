@@ -45,7 +45,7 @@ static void check_report(int ok, const char *file, int line, const char *what, c
 /* Catching die_user() in-process. */
 static jmp_buf check_jmp;
 static char check_msg[1024];
-static void check_error_hook(const char *msg)
+__attribute__((unused)) static void check_error_hook(const char *msg)
 {
     snprintf(check_msg, sizeof check_msg, "%s", msg);
     longjmp(check_jmp, 1);
@@ -55,7 +55,7 @@ static void check_error_hook(const char *msg)
     do {                                                                                   \
         check_msg[0] = '\0';                                                               \
         set_user_error_hook(check_error_hook);                                             \
-        int raised_ = 0;                                                                   \
+        volatile int raised_ = 0;                                                                 \
         if (setjmp(check_jmp) == 0) {                                                      \
             expr;                                                                          \
         } else {                                                                           \

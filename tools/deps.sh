@@ -11,11 +11,11 @@ for p in "$@"; do
   fi
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
-echo "deps: installing missing Debian packages: ${missing[*]}" >&2
+echo "deps: missing Debian packages: ${missing[*]}" >&2
 if [ "$(id -u)" -ne 0 ]; then
   echo "deps: not root; run: sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >&2
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+apt-get -o DPkg::Lock::Timeout=300 update -qq >&2
+apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${missing[@]}" >&2

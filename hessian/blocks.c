@@ -1,0 +1,214 @@
+/* Diagonal blocks of H for a partition: extraction, spectra, κ, τ, κ(D H_b),
+ * mass ratios; pooled |H| heatmaps and block boundaries for gnuplot. */
+#include "hessian.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double *block_cross(const double *H, size_t P, const block *a, const block *b)
+{
+    double *out = xmalloc(checked_mul(a->n * b->n, sizeof(double), "Hessian block"));
+    for (size_t r = 0; r < a->n; r++) {
+        const double *row = H + (a->start + r * a->stride) * P;
+        for (size_t c = 0; c < b->n; c++) out[r * b->n + c] = row[b->start + c * b->stride];
+    }
+    return out;
+}
+
+double *block_extract(const double *H, size_t P, const block *b) { return block_cross(H, P, b, b); }
+
+/* label[i] = block of i, or -1 outside the partition; returns |S|. */
+static size_t block_labels(const partition *p, size_t P, int *label)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < P; i++) label[i] = -1;
+    for (int k = 0; k < p->nblocks; k++) {
+        const block *b = &p->b[k];
+        for (size_t e = 0; e < b->n; e++) {
+            size_t i = b->start + e * b->stride;
+            if (i >= P) DIE("block %s reaches index %zu beyond P = %zu", b->name, i, P);
+            label[i] = k;
+            count++;
+        }
+    }
+    return count;
+}
+
+/* Σ over i, j in S of H_ij² (den) and of those with equal labels (num). */
+static void labelled_mass(const double *H, size_t P, const int *label, double *num, double *den)
+{
+    double n = 0, d = 0;
+    for (size_t i = 0; i < P; i++) {
+        if (label[i] < 0) continue;
+        const double *row = H + i * P;
+        for (size_t j = 0; j < P; j++) {
+            if (label[j] < 0) continue;
+            double h2 = row[j] * row[j];
+            d += h2;
+            if (label[j] == label[i]) n += h2;
+        }
+    }
+    *num = n;
+    *den = d;
+}
+
+double mass_ratio(const double *H, size_t P, const partition *p)
+{
+    int *label = xmalloc(P * sizeof(int));
+    block_labels(p, P, label);
+    double num, den;
+    labelled_mass(H, P, label, &num, &den);
+    free(label);
+    return den > 0 ? num / den : 1.0;
+}
+
+void mass_ratio_random(const double *H, size_t P, const partition *p, gsl_rng *rng, int reps,
+                       double *mean, double *sd)
+{
+    int *label = xmalloc(P * sizeof(int));
+    size_t count = block_labels(p, P, label);
+    size_t *members = xmalloc((count ? count : 1) * sizeof(size_t));
+    size_t c = 0;
+    for (size_t i = 0; i < P; i++) if (label[i] >= 0) members[c++] = i;
+    double s = 0, s2 = 0;
+    for (int r = 0; r < reps; r++) {
+        for (size_t i = count; i > 1; i--) {   /* Fisher–Yates */
+            size_t j = rng_int(rng, i), t = members[i - 1];
+            members[i - 1] = members[j];
+            members[j] = t;
+        }
+        size_t at = 0;
+        for (int k = 0; k < p->nblocks; k++)
+            for (size_t e = 0; e < p->b[k].n; e++) label[members[at++]] = k;
+        double num, den;
+        labelled_mass(H, P, label, &num, &den);
+        double ratio = den > 0 ? num / den : 1.0;
+        s += ratio;
+        s2 += ratio * ratio;
+    }
+    *mean = reps ? s / reps : NAN;
+    *sd = reps > 1 ? sqrt(fmax(0, (s2 - s * s / reps) / (reps - 1))) : 0;
+    free(members);
+    free(label);
+}
+
+void adam_diag(size_t P, const double *vhat, double eps, double *d)
+{
+    for (size_t i = 0; i < P; i++) d[i] = 1 / (sqrt(vhat[i]) + eps);
+}
+
+spectrum scaled_spectrum(int n, const double *A, const double *d)
+{
+    double *M = xmalloc((size_t)n * n * sizeof(double));
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) M[(size_t)i * n + j] = sqrt(d[i]) * A[(size_t)i * n + j] * sqrt(d[j]);
+    spectrum s = sym_spectrum(n, M);
+    free(M);
+    return s;
+}
+
+double kappa_scaled_svd(int n, const double *A, const double *d)
+{
+    double *M = xmalloc((size_t)n * n * sizeof(double));
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) M[(size_t)i * n + j] = d[i] * A[(size_t)i * n + j];
+    double k = kappa_svd(n, n, M);
+    free(M);
+    return k;
+}
+
+block_metrics block_analyze(const double *H, size_t P, const block *b, const double *d)
+{
+    block_metrics bm;
+    int n = (int)b->n;
+    double *Hb = block_extract(H, P, b);
+    bm.n = b->n;
+    bm.s = sym_spectrum(n, Hb);
+    bm.tau = tau_ratio(n, Hb);
+    bm.fro2 = frobenius_sq(b->n * b->n, Hb);
+    double rows = 0;
+    for (size_t e = 0; e < b->n; e++) rows += frobenius_sq(P, H + (b->start + e * b->stride) * P);
+    bm.row_mass = rows > 0 ? bm.fro2 / rows : 1.0;
+    if (d) {
+        double *db = xmalloc(b->n * sizeof(double));
+        block_gather(b, d, db);
+        bm.sd = scaled_spectrum(n, Hb, db);
+        bm.kappa_dh_svd = kappa_scaled_svd(n, Hb, db);
+        free(db);
+    } else {
+        spectrum none = {NAN, NAN, NAN, NAN, NAN, -1};
+        bm.sd = none;
+        bm.kappa_dh_svd = NAN;
+    }
+    free(Hb);
+    return bm;
+}
+
+/* ---- heatmaps ------------------------------------------------------------------------ */
+
+pool_kind pool_parse(const char *name)
+{
+    if (strcmp(name, "max") == 0) return POOL_MAX;
+    if (strcmp(name, "mean") == 0) return POOL_MEAN;
+    die_user("unknown pooling '%s' (expected max or mean)", name);
+}
+
+double *heatmap_pool(const double *A, size_t rows, size_t cols, size_t lda, int max_px, pool_kind k,
+                     size_t *pr, size_t *pc, size_t *factor)
+{
+    if (max_px < 1) DIE("heatmap_pool: max_px = %d", max_px);
+    size_t big = rows > cols ? rows : cols, f = (big + max_px - 1) / max_px;
+    if (f < 1) f = 1;
+    size_t R = (rows + f - 1) / f, C = (cols + f - 1) / f;
+    double *img = xcalloc(R * C, sizeof(double));
+    for (size_t i = 0; i < rows; i++) {
+        double *line = img + (i / f) * C;
+        const double *row = A + i * lda;
+        for (size_t j = 0; j < cols; j++) {
+            double v = fabs(row[j]);
+            if (k == POOL_MAX) {
+                if (v > line[j / f]) line[j / f] = v;
+            } else {
+                line[j / f] += v;
+            }
+        }
+    }
+    if (k == POOL_MEAN)
+        for (size_t a = 0; a < R; a++)
+            for (size_t b = 0; b < C; b++) {
+                size_t h = (a + 1) * f <= rows ? f : rows - a * f, w = (b + 1) * f <= cols ? f : cols - b * f;
+                img[a * C + b] /= (double)(h * w);
+            }
+    *pr = R;
+    *pc = C;
+    *factor = f;
+    return img;
+}
+
+void heatmap_write(const char *path, const double *img, size_t pr, size_t pc, size_t factor, const char *note)
+{
+    outfile *f = outfile_open(path);
+    FILE *fp = outfile_fp(f);
+    fprintf(fp, "# %s\n# pixels %zu x %zu, each the pool of %zu x %zu entries\n", note ? note : "heatmap", pr, pc,
+            factor, factor);
+    for (size_t a = 0; a < pr; a++) {
+        for (size_t b = 0; b < pc; b++) fprintf(fp, "%s%.6g", b ? "," : "", img[a * pc + b]);
+        fputc('\n', fp);
+    }
+    outfile_commit(f);
+}
+
+void heatmap_write_bounds(const char *path, const partition *p, size_t offset, size_t factor)
+{
+    outfile *f = csv_open(path, "pixel,index,name");
+    for (int k = 1; k < p->nblocks; k++) {
+        const block *b = &p->b[k];
+        if (b->stride != 1 || b->start < offset) continue;
+        char name[96];
+        snprintf(name, sizeof name, "%s", b->name);
+        for (char *c = name; *c; c++) if (*c == ',') *c = ';';
+        size_t idx = b->start - offset;
+        csv_row(f, "%.4f,%zu,%s", (double)idx / factor - 0.5, idx, name);
+    }
+    csv_close(f);
+}

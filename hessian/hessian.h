@@ -1,0 +1,130 @@
+/* hessian — the exact-Hessian engine and the per-block analysis, for any model
+ * that offers the interface of core/model.h (the MLP, the tiny Transformer, test
+ * quadratics). The engine never knows which model it runs on.
+ *
+ * Assembly (SPEC E3): H is filled column panel by column panel. A panel of k
+ * columns j0..j0+k-1 comes from the model's hess_cols fast path when it has one,
+ * else from its hvp (Pearlmutter's R-operator) on the k unit vectors e_j0.. — the
+ * k directions go through the model together, so the work is BLAS-3. H is
+ * symmetric, so column j is row j: a panel is written as k rows of H (k×P,
+ * row-major), and H is stored row-major P×P, float64, as numpy loads it.
+ * A column range j0..j1 can be computed alone (a separate process, a Slurm array
+ * task), written as a .npy of shape (j1-j0, P), and the pieces merged.
+ *
+ * Blocks (core/model.h partitions): diagonal blocks H_bb of a partition,
+ * their spectra, κ = |λ|max/|λ|min with the count of negative eigenvalues (NN
+ * blocks can be indefinite), τ = Σ|diag|/Σ|all| (paper eq. 2), and the
+ * partition's mass ratio Σ_b ‖H_bb‖_F² / ‖H‖_F².
+ *
+ * κ(D H_b) with D = diag(d), d = 1/(√v̂ + ε) from Adam's v̂ (SPEC E3), two ways:
+ * (a) the eigenvalues of the symmetric D^½ H_b D^½, which has the spectrum of
+ *     D H_b (the quantity that governs preconditioned GD; the default),
+ *     κ = |λ|max/|λ|min, negative count reported;
+ * (b) the 2-norm condition number σmax/σmin of D H_b (numpy's cond).
+ */
+#ifndef HESSIAN_H
+#define HESSIAN_H
+
+#include "core/core.h"
+#include "core/model.h"
+
+/* ---- assembly ------------------------------------------------------------------- */
+
+/* count doubles on 2 MB-aligned memory with transparent huge pages requested
+ * (release with free()). On this kind of VM first-touch page faults of a large
+ * H cost more than its arithmetic (1.4 s vs 0.16 s for 325 MB). */
+double *huge_alloc(size_t count, const char *what);
+
+/* Same contract as model.hess_cols: columns j0..j0+k-1 of H into out (k×P). */
+typedef void (*hess_cols_fn)(model *m, size_t j0, int k, double *out);
+
+typedef struct {
+    int panel;            /* columns per panel (default 128) */
+    int use_hess_cols;    /* 1 (default): m->hess_cols when the model has one; 0: hvp on unit vectors */
+    /* Optional symmetric fast path (full H only), e.g. mlp_hess_cols_lower: like
+     * hess_cols but it need only write the entries at rows >= j0; the engine
+     * copies the rest from earlier panels by symmetry. NULL (default): unused.
+     * The symmetry report means nothing on an H filled this way. */
+    hess_cols_fn lower;
+    const char *label;    /* progress label (default "hessian") */
+} hessian_opts;
+hessian_opts hessian_defaults(void);
+
+/* MemAvailable from /proc/meminfo in bytes; -1 if it cannot be read. */
+double mem_available_bytes(void);
+/* Prints "<what>: needs X GB; MemAvailable Y GB" on stderr (unless --quiet),
+ * then stops with a user error if X exceeds MemAvailable. */
+void memory_check(const char *what, double bytes);
+/* Bytes the engine holds for `ncols` columns of H: the columns themselves plus
+ * one panel of unit directions (the model's own workspace comes on top). */
+double hessian_bytes(size_t P, size_t ncols, int panel);
+
+/* Columns j0..j1-1 of H (= rows, by symmetry) into out ((j1-j0)×P). */
+void hessian_cols(model *m, size_t j0, size_t j1, const hessian_opts *o, double *out);
+/* The full H (P×P, malloc'ed), after printing its memory and checking it fits. */
+double *hessian_full(model *m, const hessian_opts *o);
+/* Columns j0..j1-1 streamed panel by panel into a .npy of shape (j1-j0, P);
+ * memory: one panel. */
+void hessian_write_cols(model *m, size_t j0, size_t j1, const hessian_opts *o, const char *path);
+/* Stacks column-range files given in column order into H (P×P, malloc'ed);
+ * *P_out = P. User error unless each is (rows, P) with the same P and the rows
+ * add up to P. */
+double *hessian_merge(int nfiles, const char *const *paths, size_t *P_out);
+
+/* max|H − Hᵀ| / max|H| (0 for H = 0). */
+double hessian_asymmetry(size_t P, const double *H);
+
+/* ---- blocks ------------------------------------------------------------------------- */
+
+/* H_ab for blocks a (rows) and b (cols) of H (P×P): a->n × b->n, malloc'ed.
+ * block_extract(H, P, b) = H_bb. */
+double *block_cross(const double *H, size_t P, const block *a, const block *b);
+double *block_extract(const double *H, size_t P, const block *b);
+/* Σ_b ‖H_bb‖_F² / ‖H_SS‖_F², S the union of p's blocks (all of 0..P-1 for a
+ * partition of the model; a partition of one tensor gives the ratio inside it). */
+double mass_ratio(const double *H, size_t P, const partition *p);
+/* Baseline for mass_ratio: the same block sizes over a uniformly random
+ * permutation of S; mean and standard deviation over `reps` draws. */
+void mass_ratio_random(const double *H, size_t P, const partition *p, gsl_rng *rng, int reps,
+                       double *mean, double *sd);
+
+typedef struct {
+    size_t n;
+    spectrum s;           /* eigen extremes of H_bb, κ = |λ|max/|λ|min, negative count */
+    double tau;           /* τ(H_bb) */
+    double fro2;          /* ‖H_bb‖_F² */
+    double row_mass;      /* ‖H_bb‖_F² / ‖H_{b,:}‖_F²: the share of the block's rows inside the block */
+    spectrum sd;          /* of D^½ H_bb D^½ (κ(D H_b), eigenvalue version); all NAN without D */
+    double kappa_dh_svd;  /* σmax/σmin of D H_bb (2-norm version); NAN without D */
+} block_metrics;
+/* d: the diagonal of D over all P parameters (see adam_diag), or NULL. */
+block_metrics block_analyze(const double *H, size_t P, const block *b, const double *d);
+
+/* d = 1/(√v̂ + ε), entrywise (length P). */
+void adam_diag(size_t P, const double *vhat, double eps, double *d);
+/* Spectrum of D^½ A D^½ for symmetric A (n×n) and d > 0 (= the eigenvalues of D A). */
+spectrum scaled_spectrum(int n, const double *A, const double *d);
+/* σmax/σmin of D A. */
+double kappa_scaled_svd(int n, const double *A, const double *d);
+
+/* ---- heatmaps for gnuplot ---------------------------------------------------------- */
+
+typedef enum { POOL_MAX, POOL_MEAN } pool_kind;
+pool_kind pool_parse(const char *name);   /* "max" | "mean"; user error otherwise */
+
+/* |A| for A (rows×cols, leading dimension lda) pooled to at most max_px pixels
+ * per side: factor f = ceil(max(rows, cols) / max_px), pixel (a, b) = max or mean
+ * of |A| over its f×f cell (edge cells may be smaller). Returns the image
+ * (*pr × *pc, malloc'ed) and f. */
+double *heatmap_pool(const double *A, size_t rows, size_t cols, size_t lda, int max_px, pool_kind k,
+                     size_t *pr, size_t *pc, size_t *factor);
+/* gnuplot's ASCII `matrix` format, comma-separated: '#' comment lines (shape,
+ * factor, `note`), then pr lines of pc values. Plot with `set datafile separator
+ * ","` and `matrix with image`: pixel (a, b) at x = b, y = a. */
+void heatmap_write(const char *path, const double *img, size_t pr, size_t pc, size_t factor, const char *note);
+/* CSV "pixel,index,name": for each stride-1 block of p (in order) after the
+ * first, the boundary before it at pixel coordinate index/f − 0.5, for lines
+ * between pixels. offset is subtracted from indices (a heatmap of a sub-matrix). */
+void heatmap_write_bounds(const char *path, const partition *p, size_t offset, size_t factor);
+
+#endif

@@ -1,0 +1,145 @@
+/* quad — random quadratic problems of the paper's motivation section.
+ *
+ * 1. Rotated random PD matrices (paper Fig. 4; appendix "Configurations for
+ *    Figure 4"; SPEC E1): d(d-1)/2 angles θ_ij ~ U[-π/2, π/2], scaled by R;
+ *    Q = Π P_ij applied in (i, j) loop order to the identity; H = Q Λ Qᵀ with
+ *    Λ = diag(κ, 1, …, 1). Because Λ - I has rank one, H = I + (κ-1) q qᵀ with
+ *    q = Q e₁, and everything the sweep needs (τ, g = Hx, κ(D_Adam H) both ways)
+ *    is O(d) or O(d²) from q; the dense paths are kept for tests.
+ * 2. The block-diagonal quadratic of Fig. 3 (SPEC E2): Haar-random Q_l,
+ *    eigenvalues drawn i.i.d. from given sets, H = blockdiag(H_1, …).
+ * 3. A driver that runs the shared optimizers (optim/optim.h) on
+ *    f(w) = ½ wᵀHw and records the loss, plus a learning-rate grid search.
+ *
+ * Matrices are float64, row-major; outputs first, sizes last.
+ */
+#ifndef QUAD_H
+#define QUAD_H
+
+#include "core/core.h"
+#include "core/model.h"
+#include "optim/optim.h"
+#include <stddef.h>
+
+/* ---- the paper's rotated generator ------------------------------------------------ */
+
+/* Number of angles d(d-1)/2, stored packed in (i, j>i) loop order. */
+size_t quad_nangles(int d);
+/* Draw θ_ij ~ U[-π/2, π/2) in the paper's (i, j) loop order. */
+void quad_draw_angles(double *theta /* (d(d-1)/2) */, gsl_rng *rng, int d);
+/* Q = P_{d-2,d-1} ⋯ P_{0,2} P_{0,1} I with angles R·θ. Each P_ij acts on rows i
+ * and j only: row_i ← c·row_i + s·row_j, row_j ← -s·row_i + c·row_j. O(d³). */
+void quad_rotation(double *Q /* (d,d) */, const double *theta, double R, int d);
+/* q = Q e₁, the same rotations applied to the vector e₁. O(d²). */
+void quad_first_column(double *q /* (d) */, const double *theta, double R, int d);
+/* H = Q diag(κ,1,…,1) Qᵀ, dense (reference path). */
+void quad_hessian_dense(double *H /* (d,d) */, const double *Q /* (d,d) */, double kappa, int d);
+/* H = I + (κ-1) q qᵀ. */
+void quad_hessian_from_q(double *H /* (d,d) */, const double *q, double kappa, int d);
+/* τ(H) for H = I + (κ-1) q qᵀ in O(d): entries are δ_ij + (κ-1) q_i q_j, so
+ * Σ_i |H_ii| = d + (κ-1)‖q‖² and Σ_ij |H_ij| = d + (κ-1)‖q‖₁² (κ >= 1). */
+double quad_tau(const double *q, double kappa, int d);
+
+/* ---- D_Adam and r = κ(D_Adam H)/κ(H) ------------------------------------------------
+ * g = Hx, D_Adam = diag(1/|g|) (v = g⊙g, D = 1/√v). κ(DH) two ways (SPEC E1):
+ *   a: λmax/λmin of D^½ H D^½ = D + (κ-1) u uᵀ, u = D^½ q   (diagonal + rank one)
+ *   b: σmax/σmin of DH; (DH)(DH)ᵀ = D H² D = D² + (κ²-1) w wᵀ, w = Dq, because
+ *      H² = I + ((1 + (κ-1))² - 1) q qᵀ for a unit q: again diagonal + rank one.
+ * D is scaled by max|g| first (r is invariant to the scale of D). */
+typedef struct {
+    double a, b;  /* r by method a (eigenvalues) and b (singular values) */
+} quad_ratio;
+/* Fast path from q. Returns 0 (and leaves *r untouched) when some g_i is 0 or
+ * 1/|g_i| is not finite: such an x is skipped by the sweep (SPEC: guard g_i = 0).
+ * work: 2d doubles. */
+int quad_ratio_fast(quad_ratio *r, const double *q, double kappa, const double *x, double *work, int d);
+/* Dense reference: g = Hx (BLAS), κ(D^½HD^½) from LAPACK eigenvalues, κ(DH) from
+ * singular values, each over κ(H) from H's own eigenvalues. Same return rule. */
+int quad_ratio_dense(quad_ratio *r, const double *H /* (d,d) */, const double *x, int d);
+
+/* Smallest and largest eigenvalue of diag(dg) + ρ u uᵀ (ρ >= 0), from the
+ * secular equation 1 + ρ Σ u_i²/(dg_i - λ) = 0 with the interlacing brackets
+ * λmin ∈ [dg_(1), dg_(2)], λmax ∈ [dg_(n), dg_(n) + ρ‖u‖²]; O(n) per iteration,
+ * a two-pole rational model (Li's "middle way") safeguarded by bisection. */
+void dpr1_extreme_eigs(double *lmin, double *lmax, const double *dg, const double *u, double rho, int n);
+
+/* ---- the Fig. 4 sweep ---------------------------------------------------------------
+ * For one (d, κ): nthetas angle draws; for each R_k = k/(nr-1), k = 0..nr-1, the
+ * matrix H(R_k θ), its τ, and npoints draws x ~ N(0, 1/√d) (variance 1/√d, the
+ * paper's Xavier-style choice), each giving r for both methods. Every angle
+ * draw has its own RNG stream (quad_task_seed), so results do not depend on the
+ * number of threads. */
+typedef struct {
+    int d;
+    double kappa;
+    int nthetas, npoints, nr;
+    unsigned long seed;
+    int threads;          /* worker threads (>= 1) */
+    progress *prog;       /* may be NULL; advanced by one per angle draw ... */
+    long prog_base;       /* ... from this count */
+} quad_sweep_config;
+typedef struct {
+    int d, nthetas, npoints, nr;
+    double kappa;
+    double *tau;          /* (nthetas, nr): τ of each matrix */
+    double *ra, *rb;      /* (nthetas, nr, npoints): r per x, NaN where x was skipped */
+    long skipped;         /* x with some g_i = 0 */
+} quad_sweep_result;
+/* User error unless d >= 2, κ >= 1 and every count is >= 1 (nr >= 2). */
+void quad_check_sweep(int d, double kappa, int nthetas, int npoints, int nr);
+unsigned long quad_task_seed(unsigned long seed, int d, double kappa, int draw);
+quad_sweep_result *quad_sweep_run(const quad_sweep_config *c);
+void quad_sweep_free(quad_sweep_result *s);
+
+/* Summary over all x at one R: mean/median/quartiles of r (NaN skipped). */
+typedef struct {
+    double R, tau_mean, tau_min, tau_max;
+    double ra_mean, ra_median, ra_q1, ra_q3;
+    double rb_mean, rb_median, rb_q1, rb_q3;
+    long n;               /* samples used */
+} quad_sweep_row;
+void quad_sweep_summary(quad_sweep_row *rows /* (nr) */, const quad_sweep_result *s);
+/* Quantile p ∈ [0,1] of v[n] (linear interpolation, numpy's default); sorts v. */
+double quantile_sorted_copy(const double *v, size_t n, double p);
+/* Spearman rank correlation of (x_i, y_i), i < n (average ranks for ties). */
+double spearman(const double *x, const double *y, int n);
+
+/* ---- block-diagonal quadratic (paper Fig. 3) ------------------------------------------ */
+/* Haar-random orthogonal Q (n×n): QR of a Gaussian matrix (dgeqrf + dorgqr),
+ * columns sign-fixed so that diag(R) > 0. */
+void haar_orthogonal(double *Q /* (n,n) */, gsl_rng *rng, int n);
+/* H = Q diag(lambda) Qᵀ. */
+void sym_from_eig(double *H /* (n,n) */, const double *Q /* (n,n) */, const double *lambda, int n);
+/* H = blockdiag(H_1, …, H_nb), block l of size sizes[l] with eigenvalues drawn
+ * i.i.d. uniformly from sets[l][0..set_len[l]-1] (written to lambda[n]). */
+void block_quadratic(double *H /* (n,n) */, double *lambda /* (n) */, gsl_rng *rng, const int *sizes,
+                     const double *const *sets, const int *set_len, int nb);
+
+/* ---- optimizers on f(w) = ½ wᵀHw ------------------------------------------------------ */
+double quad_loss(const double *H /* (n,n) */, const double *w, int n);
+/* Run `steps` steps of the optimizer from w0 at learning rate lr, g = Hw; loss[t]
+ * is f after t steps (loss[0] = f(w0)), length steps+1. Returns the number of
+ * steps done: a run stops early (the rest of loss[] set to NaN) when the loss
+ * is not finite or exceeds 1e100·f(w0) (diverged). */
+long quad_train(double *loss /* (steps+1) */, const double *H /* (n,n) */, const double *w0, int n,
+                optim_kind kind, const optim_config *cfg, const partition *blocks, double lr, long steps);
+/* Optimal constant step 2/(L+μ) of a symmetric PD matrix (eigenvalues via LAPACK). */
+double quad_optimal_lr(const double *H /* (n,n) */, int n);
+/* Per-block optimal steps 2/(L_b+μ_b) of the diagonal blocks H_bb (contiguous blocks). */
+void quad_block_optimal_lr(double *lr /* (nblocks) */, const double *H /* (n,n) */, int n, const partition *blocks);
+/* Contiguous blocks of the given sizes, or one block per entry (sizes NULL). */
+partition *quad_partition(const int *sizes, int nb, int n);
+
+/* Learning-rate grid search: lr_k = lo·(hi/lo)^(k/(nlr-1)), k < nlr; each run
+ * scored by its final loss (NaN/diverged = +inf); equal final losses (e.g. 0
+ * after underflow) go to the run with the smaller mean log10 loss. */
+typedef struct {
+    int nlr, best;
+    double *lr, *final_loss;
+    double *loss;         /* (nlr, steps+1) every curve */
+} quad_grid;
+quad_grid *quad_grid_search(const double *H, const double *w0, int n, optim_kind kind, const optim_config *cfg,
+                            const partition *blocks, double lo, double hi, int nlr, long steps);
+void quad_grid_free(quad_grid *g);
+
+#endif

@@ -1,0 +1,233 @@
+/* The Fig. 4 sweep: angle draws × R grid × points x, r for both κ methods;
+ * summaries (mean, median, quartiles) and the Spearman correlation. */
+#include "quad.h"
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+unsigned long quad_task_seed(unsigned long seed, int d, double kappa, int draw)
+{
+    uint64_t kbits;
+    memcpy(&kbits, &kappa, sizeof kbits);
+    uint64_t h = splitmix64(seed);
+    h = splitmix64(h ^ (uint64_t)d);
+    h = splitmix64(h ^ kbits);
+    h = splitmix64(h ^ (uint64_t)draw);
+    return (unsigned long)(h & 0xffffffffUL);  /* mt19937 seeds are 32-bit */
+}
+
+/* One angle draw: every R, every x. */
+static long sweep_draw(quad_sweep_result *s, int draw, unsigned long seed)
+{
+    int d = s->d, nr = s->nr, np = s->npoints;
+    gsl_rng *rng = rng_new(quad_task_seed(seed, d, s->kappa, draw));
+    double *theta = xmalloc(quad_nangles(d) * sizeof(double));
+    double *q = xmalloc((size_t)d * sizeof(double)), *x = xmalloc((size_t)d * sizeof(double));
+    double *work = xmalloc(2 * (size_t)d * sizeof(double));
+    double sigma = pow(d, -0.25);  /* x_i ~ N(0, 1/√d): variance 1/√d */
+    long skipped = 0;
+    quad_draw_angles(theta, rng, d);
+    for (int k = 0; k < nr; k++) {
+        double R = (double)k / (nr - 1);
+        quad_first_column(q, theta, R, d);
+        s->tau[(size_t)draw * nr + k] = quad_tau(q, s->kappa, d);
+        size_t base = ((size_t)draw * nr + k) * np;
+        for (int p = 0; p < np; p++) {
+            for (int i = 0; i < d; i++) x[i] = rng_gaussian(rng, sigma);
+            quad_ratio r;
+            if (quad_ratio_fast(&r, q, s->kappa, x, work, d)) {
+                s->ra[base + p] = r.a;
+                s->rb[base + p] = r.b;
+            } else {
+                s->ra[base + p] = s->rb[base + p] = NAN;
+                skipped++;
+            }
+        }
+    }
+    free(theta);
+    free(q);
+    free(x);
+    free(work);
+    rng_free(rng);
+    return skipped;
+}
+
+typedef struct {
+    const quad_sweep_config *c;
+    quad_sweep_result *s;
+    pthread_mutex_t lock;
+    int next, done;
+} sweep_queue;
+
+static void *sweep_worker(void *arg)
+{
+    sweep_queue *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->lock);
+        int draw = w->next < w->c->nthetas ? w->next++ : -1;
+        pthread_mutex_unlock(&w->lock);
+        if (draw < 0) return NULL;
+        long skipped = sweep_draw(w->s, draw, w->c->seed);
+        pthread_mutex_lock(&w->lock);
+        w->s->skipped += skipped;
+        w->done++;
+        if (w->c->prog) progress_update(w->c->prog, w->c->prog_base + w->done);
+        pthread_mutex_unlock(&w->lock);
+    }
+}
+
+quad_sweep_result *quad_sweep_run(const quad_sweep_config *c)
+{
+    if (c->d < 2 || c->kappa < 1 || c->nthetas < 1 || c->npoints < 1 || c->nr < 2 || c->threads < 1)
+        DIE("quad_sweep_run: bad configuration d %d kappa %g counts %d %d %d threads %d", c->d, c->kappa,
+            c->nthetas, c->npoints, c->nr, c->threads);
+    quad_sweep_result *s = xcalloc(1, sizeof *s);
+    s->d = c->d, s->kappa = c->kappa, s->nthetas = c->nthetas, s->npoints = c->npoints, s->nr = c->nr;
+    size_t nm = (size_t)c->nthetas * c->nr, ns = checked_mul(nm, (size_t)c->npoints, "sweep samples");
+    s->tau = xmalloc(nm * sizeof(double));
+    s->ra = xmalloc(checked_mul(ns, sizeof(double), "sweep samples"));
+    s->rb = xmalloc(ns * sizeof(double));
+    sweep_queue w = {.c = c, .s = s, .next = 0, .done = 0};
+    pthread_mutex_init(&w.lock, NULL);
+    int nt = c->threads < c->nthetas ? c->threads : c->nthetas;
+    pthread_t *tid = xmalloc((size_t)nt * sizeof(pthread_t));
+    for (int t = 1; t < nt; t++)
+        if (pthread_create(&tid[t], NULL, sweep_worker, &w) != 0) DIE("pthread_create failed");
+    sweep_worker(&w);
+    for (int t = 1; t < nt; t++) pthread_join(tid[t], NULL);
+    free(tid);
+    pthread_mutex_destroy(&w.lock);
+    return s;
+}
+
+void quad_sweep_free(quad_sweep_result *s)
+{
+    if (!s) return;
+    free(s->tau);
+    free(s->ra);
+    free(s->rb);
+    free(s);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double quantile_sorted_copy(const double *v, size_t n, double p)
+{
+    if (n == 0) return NAN;
+    double *c = xmalloc(n * sizeof(double));
+    memcpy(c, v, n * sizeof(double));
+    qsort(c, n, sizeof(double), cmp_double);
+    double pos = p * (n - 1);
+    size_t lo = (size_t)floor(pos), hi = lo + 1 < n ? lo + 1 : lo;
+    double q = c[lo] + (pos - lo) * (c[hi] - c[lo]);
+    free(c);
+    return q;
+}
+
+/* mean, median, quartiles of the finite entries of v[n] */
+static void stats(double *mean, double *median, double *q1, double *q3, const double *v, size_t n, long *used)
+{
+    double *c = xmalloc((n ? n : 1) * sizeof(double));
+    size_t m = 0;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i])) {
+            c[m++] = v[i];
+            sum += v[i];
+        }
+    *mean = m ? sum / m : NAN;
+    *median = quantile_sorted_copy(c, m, 0.5);
+    *q1 = quantile_sorted_copy(c, m, 0.25);
+    *q3 = quantile_sorted_copy(c, m, 0.75);
+    *used = (long)m;
+    free(c);
+}
+
+void quad_sweep_summary(quad_sweep_row *rows, const quad_sweep_result *s)
+{
+    size_t np = (size_t)s->npoints, per = (size_t)s->nthetas * np;
+    double *a = xmalloc(per * sizeof(double)), *b = xmalloc(per * sizeof(double));
+    for (int k = 0; k < s->nr; k++) {
+        quad_sweep_row *r = &rows[k];
+        r->R = (double)k / (s->nr - 1);
+        r->tau_mean = 0, r->tau_min = INFINITY, r->tau_max = -INFINITY;
+        for (int t = 0; t < s->nthetas; t++) {
+            double tau = s->tau[(size_t)t * s->nr + k];
+            r->tau_mean += tau / s->nthetas;
+            r->tau_min = fmin(r->tau_min, tau);
+            r->tau_max = fmax(r->tau_max, tau);
+            memcpy(a + t * np, s->ra + ((size_t)t * s->nr + k) * np, np * sizeof(double));
+            memcpy(b + t * np, s->rb + ((size_t)t * s->nr + k) * np, np * sizeof(double));
+        }
+        long used;
+        stats(&r->ra_mean, &r->ra_median, &r->ra_q1, &r->ra_q3, a, per, &used);
+        stats(&r->rb_mean, &r->rb_median, &r->rb_q1, &r->rb_q3, b, per, &r->n);
+    }
+    free(a);
+    free(b);
+}
+
+/* Ranks 1..n, ties get their average rank. */
+static void ranks(double *rk, const double *v, int n)
+{
+    int *idx = xmalloc((size_t)n * sizeof(int));
+    for (int i = 0; i < n; i++) idx[i] = i;
+    /* insertion sort of indices by value: n is small (one curve) */
+    for (int i = 1; i < n; i++) {
+        int k = idx[i], j = i - 1;
+        while (j >= 0 && v[idx[j]] > v[k]) {
+            idx[j + 1] = idx[j];
+            j--;
+        }
+        idx[j + 1] = k;
+    }
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j + 1 < n && v[idx[j + 1]] == v[idx[i]]) j++;
+        for (int k = i; k <= j; k++) rk[idx[k]] = 0.5 * (i + j) + 1;
+        i = j + 1;
+    }
+    free(idx);
+}
+
+double spearman(const double *x, const double *y, int n)
+{
+    double *rx = xmalloc((size_t)n * sizeof(double)), *ry = xmalloc((size_t)n * sizeof(double));
+    ranks(rx, x, n);
+    ranks(ry, y, n);
+    double mx = 0, my = 0;
+    for (int i = 0; i < n; i++) mx += rx[i] / n, my += ry[i] / n;
+    double sxy = 0, sxx = 0, syy = 0;
+    for (int i = 0; i < n; i++) {
+        sxy += (rx[i] - mx) * (ry[i] - my);
+        sxx += (rx[i] - mx) * (rx[i] - mx);
+        syy += (ry[i] - my) * (ry[i] - my);
+    }
+    free(rx);
+    free(ry);
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+}
+
+void quad_check_sweep(int d, double kappa, int nthetas, int npoints, int nr)
+{
+    if (d < 2) die_user("dimension d must be >= 2 (got %d)", d);
+    if (d > 5000) die_user("dimension d must be <= 5000 (got %d)", d);
+    if (!(kappa >= 1)) die_user("condition number kappa must be >= 1 (got %g)", kappa);
+    if (nthetas < 1) die_user("number of angle draws must be >= 1 (got %d)", nthetas);
+    if (npoints < 1) die_user("number of points x per matrix must be >= 1 (got %d)", npoints);
+    if (nr < 2) die_user("number of R values must be >= 2 (got %d)", nr);
+}

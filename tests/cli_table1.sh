@@ -1,0 +1,17 @@
+# table1_memory: parameter counts against the published ones, and the claim.
+source tests/lib_cli.sh
+P=$BIN/table1_memory
+check "--help" "$P" --help
+expect_user_error "bad flag" "$P" --layers 3
+check "run" "$P" --out "$TMPD/t" --quiet
+csv="$TMPD/t/table1.csv"
+[ "$(wc -l <"$csv")" -eq 6 ] && cli_ok || cli_fail "5 model rows"
+# Published parameter counts: Llama 2-7B 6,738,415,616; Llama 3-8B 8,030,261,248; Llama 2-13B 13,015,864,320.
+grep -q "^Llama 2-7B,6738415616," "$csv" && cli_ok || cli_fail "Llama 2-7B P"
+grep -q "^Llama 3-8B,8030261248," "$csv" && cli_ok || cli_fail "Llama 3-8B P"
+grep -q "^Llama 2-13B,13015864320," "$csv" && cli_ok || cli_fail "Llama 2-13B P"
+# GPT-2 XL (tied head): 1,557,611,200
+grep -q "^GPT-2 1.5B,1557611200," "$csv" && cli_ok || cli_fail "GPT-2 1.5B P"
+grep -q "^PASS: at least 99.9%" "$TMPD/t/claims.txt" && cli_ok || cli_fail "v-removed claim"
+expect_user_error "unwritable folder" "$P" --out /proc/x --quiet
+cli_summary

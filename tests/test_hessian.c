@@ -1,0 +1,384 @@
+/* Tests of hessian/: the engine on a quadratic model whose Hessian is a known
+ * matrix (every path: hvp, hess_cols, the symmetric path, column ranges written
+ * and merged), panel-width independence and symmetry on the MLP, and the block
+ * metrics, mass ratios, κ(D H) and heatmaps on hand-made matrices. */
+#include "check.h"
+#include "hessian/hessian.h"
+#include "mlp/mlp.h"
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+/* ---- a quadratic test model: L(w) = ½ wᵀ A w, H = A ------------------------------------ */
+typedef struct { double *A; } quad_impl;
+
+static double quad_loss(model *m)
+{
+    const double *A = ((quad_impl *)m->impl)->A, *w = m->params;
+    double s = 0;
+    for (size_t i = 0; i < m->P; i++)
+        for (size_t j = 0; j < m->P; j++) s += 0.5 * w[i] * A[i * m->P + j] * w[j];
+    return s;
+}
+
+static double quad_grad(model *m, double *g)
+{
+    const double *A = ((quad_impl *)m->impl)->A;
+    for (size_t i = 0; i < m->P; i++) {
+        g[i] = 0;
+        for (size_t j = 0; j < m->P; j++) g[i] += A[i * m->P + j] * m->params[j];
+    }
+    return quad_loss(m);
+}
+
+static void quad_hvp(model *m, const double *V, double *HV, int k)
+{
+    const double *A = ((quad_impl *)m->impl)->A;
+    size_t P = m->P;
+    for (int d = 0; d < k; d++)
+        for (size_t i = 0; i < P; i++) {
+            double s = 0;
+            for (size_t j = 0; j < P; j++) s += A[i * P + j] * V[d * P + j];
+            HV[d * P + i] = s;
+        }
+}
+
+static void quad_cols(model *m, size_t j0, int k, double *out)
+{
+    const double *A = ((quad_impl *)m->impl)->A;
+    for (int d = 0; d < k; d++)
+        for (size_t i = 0; i < m->P; i++) out[d * m->P + i] = A[i * m->P + j0 + d];
+}
+
+/* Writes only rows >= j0 (the rest is poisoned to prove the engine mirrors it). */
+static void quad_lower(model *m, size_t j0, int k, double *out)
+{
+    const double *A = ((quad_impl *)m->impl)->A;
+    for (int d = 0; d < k; d++)
+        for (size_t i = 0; i < m->P; i++) out[d * m->P + i] = i >= j0 ? A[i * m->P + j0 + d] : NAN;
+}
+
+static void quad_destroy(model *m)
+{
+    free(((quad_impl *)m->impl)->A);
+    free(m->impl);
+    free(m->tensors);
+    free(m->params);
+    free(m);
+}
+
+/* P = 15 + 22 = 37: a 5×3 matrix tensor and a 22-vector; A symmetric random. */
+static model *quad_model(int with_cols)
+{
+    model *m = xcalloc(1, sizeof *m);
+    m->kind = "quadratic";
+    m->P = 37;
+    m->ntensors = 2;
+    m->tensors = xcalloc(2, sizeof(tensor_info));
+    tensor_info t0 = {"a", ROLE_MATRIX, 0, 5, 3, 1, -1, 0}, t1 = {"b", ROLE_BIAS, 15, 22, 1, 1, -1, 0};
+    m->tensors[0] = t0;
+    m->tensors[1] = t1;
+    m->params = xcalloc(m->P, sizeof(double));
+    quad_impl *q = xcalloc(1, sizeof *q);
+    q->A = xmalloc(m->P * m->P * sizeof(double));
+    gsl_rng *r = rng_new(3);
+    for (size_t i = 0; i < m->P; i++)
+        for (size_t j = 0; j <= i; j++) q->A[i * m->P + j] = q->A[j * m->P + i] = rng_gaussian(r, 1.0);
+    rng_free(r);
+    m->impl = q;
+    m->loss = quad_loss;
+    m->grad = quad_grad;
+    m->hvp = quad_hvp;
+    m->hess_cols = with_cols ? quad_cols : NULL;
+    m->destroy = quad_destroy;
+    model_check_tensors(m);
+    return m;
+}
+
+static double max_diff(size_t n, const double *a, const double *b)
+{
+    double d = 0;
+    for (size_t i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i]));
+    return d;
+}
+
+static void test_engine_on_quadratic(void)
+{
+    int panels[] = {1, 7, 37, 100};
+    for (int wc = 0; wc <= 1; wc++) {
+        model *m = quad_model(wc);
+        const double *A = ((quad_impl *)m->impl)->A;
+        size_t P = m->P;
+        for (int p = 0; p < 4; p++) {
+            hessian_opts o = hessian_defaults();
+            o.panel = panels[p];
+            double *H = hessian_full(m, &o);
+            CHECK(max_diff(P * P, H, A) == 0, "%s, panel %d: H == A exactly", wc ? "hess_cols" : "hvp", panels[p]);
+            free(H);
+            o.lower = quad_lower;
+            H = hessian_full(m, &o);
+            CHECK(max_diff(P * P, H, A) == 0, "symmetric path, panel %d: H == A (mirrored)", panels[p]);
+            free(H);
+        }
+        double *cols = xmalloc(10 * P * sizeof(double));
+        hessian_opts o = hessian_defaults();
+        o.panel = 3;
+        hessian_cols(m, 20, 30, &o, cols);
+        CHECK(max_diff(10 * P, cols, A + 20 * P) == 0, "column range 20..30 == rows 20..30 of A");
+        free(cols);
+        model_free(m);
+    }
+}
+
+static void test_column_files(void)
+{
+    model *m = quad_model(0);
+    const double *A = ((quad_impl *)m->impl)->A;
+    size_t P = m->P;
+    char *p1 = path_join(tmpdir, "c0.npy"), *p2 = path_join(tmpdir, "c1.npy"), *p3 = path_join(tmpdir, "c2.npy");
+    hessian_opts o = hessian_defaults();
+    o.panel = 4;
+    hessian_write_cols(m, 0, 13, &o, p1);   /* as two separate runs would */
+    hessian_write_cols(m, 13, 37, &o, p2);
+    const char *both[] = {p1, p2};
+    size_t Pm = 0;
+    double *H = hessian_merge(2, both, &Pm);
+    CHECK(Pm == P && max_diff(P * P, H, A) == 0, "two column ranges merged == A");
+    free(H);
+    const char *one[] = {p1};
+    EXPECT_USER_ERROR(hessian_merge(1, one, &Pm), "cover 13 of 37");
+    const char *twice[] = {p1, p2, p1};
+    EXPECT_USER_ERROR(hessian_merge(3, twice, &Pm), "overlapping");
+    double z[6] = {0};
+    size_t s2[2] = {2, 3};
+    npy_write(p3, z, 2, s2);
+    const char *mixed[] = {p1, p3};
+    EXPECT_USER_ERROR(hessian_merge(2, mixed, &Pm), "different models");
+    size_t s1[1] = {6};
+    npy_write(p3, z, 1, s1);
+    const char *flat[] = {p3};
+    EXPECT_USER_ERROR(hessian_merge(1, flat, &Pm), "2-D");
+    EXPECT_USER_ERROR(hessian_write_cols(m, 30, 40, &o, p3), "not inside");
+    free(p1);
+    free(p2);
+    free(p3);
+    model_free(m);
+}
+
+static void test_memory(void)
+{
+    double avail = mem_available_bytes();
+    CHECK(avail > 0, "MemAvailable read: %g", avail);
+    CHECK(hessian_bytes(1000, 1000, 10) == 8.0 * 1000 * 1010, "hessian_bytes counts H and a panel");
+    int q = core_quiet;
+    core_quiet = 1;
+    memory_check("small", 1e3);
+    EXPECT_USER_ERROR(memory_check("huge H", 1e18), "huge H needs");
+    core_quiet = q;
+}
+
+static void test_asymmetry(void)
+{
+    double H[4] = {1, 2, 2.5, 4};
+    CHECK_CLOSE(hessian_asymmetry(2, H), 0.5 / 4, 1e-16, "max|H-H'|/max|H| by hand");
+    double Z[4] = {0};
+    CHECK(hessian_asymmetry(2, Z) == 0, "asymmetry of 0 is 0");
+}
+
+/* The MLP through the engine: every path and panel width gives the same H. */
+static void test_mlp_panels(void)
+{
+    for (int a = ACT_RELU; a <= ACT_GELU; a++) {
+        mlp_config cfg = {11, 4, 3, a, 1, LOSS_XENT};
+        model *m = mlp_new(&cfg);
+        gsl_rng *r = rng_new(21);
+        mlp_init(m, r);
+        int N = 40;
+        double *X = xmalloc(N * 11 * sizeof(double));
+        int *y = xmalloc(N * sizeof(int));
+        for (int e = 0; e < N * 11; e++) X[e] = rng_gaussian(r, 1.0);
+        for (int n = 0; n < N; n++) y[n] = (int)rng_int(r, 3);
+        mlp_set_batch(m, X, y, N);
+        rng_free(r);
+        size_t P = m->P;
+        hessian_opts o = hessian_defaults();
+        o.use_hess_cols = 0;
+        o.panel = (int)P;
+        double *ref = hessian_full(m, &o), mx = max_abs(P * P, ref);
+        CHECK(hessian_asymmetry(P, ref) < 1e-10, "%s MLP H symmetric: %g", act_name(a), hessian_asymmetry(P, ref));
+        int panels[] = {1, 5, 12, 64};
+        for (int p = 0; p < 4; p++)
+            for (int path = 0; path < 3; path++) {
+                o.panel = panels[p];
+                o.use_hess_cols = path >= 1;
+                o.lower = path == 2 ? mlp_hess_cols_lower : NULL;
+                double *H = hessian_full(m, &o);
+                double e = max_diff(P * P, H, ref) / mx;
+                CHECK(e <= 1e-12, "%s MLP, %s, panel %d: %g of max|H| from the one-panel hvp H", act_name(a),
+                      path == 0 ? "hvp" : path == 1 ? "hess_cols" : "symmetric hess_cols", panels[p], e);
+                free(H);
+            }
+        free(ref);
+        free(X);
+        free(y);
+        model_free(m);
+    }
+}
+
+/* ---- blocks on hand-made matrices ---------------------------------------------------------- */
+
+static void test_blocks(void)
+{
+    /* H (5×5): block {0,1} = [[2,1],[1,2]], block {2,3,4} = [[1,0,3],[0,-1,0],[3,0,1]], one coupling 0.5 at (1,2) */
+    double H[25] = {
+        2, 1, 0, 0, 0,
+        1, 2, 0.5, 0, 0,
+        0, 0.5, 1, 0, 3,
+        0, 0, 0, -1, 0,
+        0, 0, 3, 0, 1,
+    };
+    partition *p = partition_new();
+    partition_add(p, 0, 2, 1, -1, "first");
+    partition_add(p, 2, 3, 1, -1, "second");
+    double *B = block_extract(H, 5, &p->b[1]);
+    double want[9] = {1, 0, 3, 0, -1, 0, 3, 0, 1};
+    CHECK(memcmp(B, want, sizeof want) == 0, "block_extract of rows/cols 2..4");
+    free(B);
+    /* a strided block: indices 0, 2, 4 */
+    block s = {0, 3, 2, -1, "strided"};
+    B = block_extract(H, 5, &s);
+    double ws[9] = {2, 0, 0, 0, 1, 3, 0, 3, 1};
+    CHECK(memcmp(B, ws, sizeof ws) == 0, "strided block {0,2,4}");
+    free(B);
+    double total = 4 + 1 + 1 + 4 + 0.25 + 0.25 + 1 + 9 + 1 + 9 + 1, inside = 4 + 1 + 1 + 4 + 1 + 9 + 1 + 9 + 1;
+    CHECK_CLOSE(mass_ratio(H, 5, p), inside / total, 1e-15, "mass ratio by hand");
+    block_metrics b0 = block_analyze(H, 5, &p->b[0], NULL);
+    CHECK_CLOSE(b0.s.lmin, 1, 1e-14, "eigenvalues of [[2,1],[1,2]]: 1");
+    CHECK_CLOSE(b0.s.lmax, 3, 1e-14, "... and 3");
+    CHECK(b0.s.nneg == 0 && fabs(b0.s.kappa - 3) < 1e-13, "kappa 3, no negative eigenvalue");
+    CHECK_CLOSE(b0.tau, 4.0 / 6.0, 1e-15, "tau of [[2,1],[1,2]]");
+    CHECK_CLOSE(b0.fro2, 10, 1e-15, "||H_bb||_F^2");
+    CHECK_CLOSE(b0.row_mass, 10 / 10.25, 1e-15, "row mass: 0.25 of the rows leaves the block");
+    CHECK(isnan(b0.kappa_dh_svd) && isnan(b0.sd.kappa), "no D: kappa(DH) is NaN");
+    block_metrics b1 = block_analyze(H, 5, &p->b[1], NULL);
+    /* [[1,3],[3,1]] on {2,4} has eigenvalues 4 and -2; -1 on {3} */
+    CHECK(b1.s.nneg == 2 && fabs(b1.s.lmin + 2) < 1e-13 && fabs(b1.s.lmax - 4) < 1e-13,
+          "indefinite block: 2 negative, lmin %g, lmax %g", b1.s.lmin, b1.s.lmax);
+    CHECK_CLOSE(b1.s.kappa, 4, 1e-13, "kappa = |l|max/|l|min = 4/1");
+    /* κ(D A) for A = [[2,1],[1,2]], d = (1, 4): D^½AD^½ = [[2,2],[2,8]], eigenvalues 5 ± √13 */
+    double d[5] = {1, 4, 1, 1, 1};
+    block_metrics bd = block_analyze(H, 5, &p->b[0], d);
+    CHECK_CLOSE(bd.sd.kappa, (5 + sqrt(13)) / (5 - sqrt(13)), 1e-13, "kappa(DH) from D^1/2 H D^1/2");
+    /* DA = [[2,1],[4,8]]: σ² are the eigenvalues of [[20,34],[34,65]] = (85 ± √6649)/2 */
+    CHECK_CLOSE(bd.kappa_dh_svd, sqrt((85 + sqrt(6649)) / (85 - sqrt(6649))), 1e-12, "kappa(DH) 2-norm");
+    double vhat[2] = {4, 0.25}, dd[2];
+    adam_diag(2, vhat, 0.5, dd);
+    CHECK(dd[0] == 1 / 2.5 && dd[1] == 1.0, "D = 1/(sqrt(vhat)+eps)");
+    /* a partition of part of H: the ratio inside it */
+    partition *q = partition_new();
+    partition_add(q, 2, 1, 1, -1, "x");
+    partition_add(q, 3, 2, 1, -1, "y");
+    CHECK_CLOSE(mass_ratio(H, 5, q), (1 + 1 + 1) / (1 + 9 + 1 + 9 + 1.0), 1e-15, "mass ratio over a subset S");
+    partition_free(q);
+    partition_free(p);
+}
+
+static void test_random_baseline(void)
+{
+    size_t P = 12;
+    double *ones = xmalloc(P * P * sizeof(double)), *eye = xcalloc(P * P, sizeof(double));
+    for (size_t i = 0; i < P * P; i++) ones[i] = 1;
+    for (size_t i = 0; i < P; i++) eye[i * P + i] = 1;
+    partition *p = partition_new();
+    partition_add(p, 0, 5, 1, -1, "a");
+    partition_add(p, 5, 4, 1, -1, "b");
+    partition_add(p, 9, 3, 1, -1, "c");
+    gsl_rng *r = rng_new(4);
+    double mean, sd;
+    mass_ratio_random(ones, P, p, r, 10, &mean, &sd);
+    CHECK_CLOSE(mean, (25 + 16 + 9) / 144.0, 1e-15, "all-ones H: any permutation gives sum n_b^2 / P^2");
+    CHECK(sd < 1e-15, "... with no spread (%g)", sd);
+    mass_ratio_random(eye, P, p, r, 10, &mean, &sd);
+    CHECK(mean == 1 && sd == 0, "diagonal H: ratio 1 for every permutation");
+    /* block-diagonal H: the real partition gets 1, random permutations much less */
+    double *bd = xcalloc(P * P, sizeof(double));
+    for (int k = 0; k < p->nblocks; k++)
+        for (size_t i = 0; i < p->b[k].n; i++)
+            for (size_t j = 0; j < p->b[k].n; j++) bd[(p->b[k].start + i) * P + p->b[k].start + j] = 1;
+    mass_ratio_random(bd, P, p, r, 50, &mean, &sd);
+    CHECK(mass_ratio(bd, P, p) == 1 && mean < 0.6 && sd > 0, "block-diagonal: 1 vs random %g (sd %g)", mean, sd);
+    rng_free(r);
+    partition_free(p);
+    free(ones);
+    free(eye);
+    free(bd);
+}
+
+static void test_heatmap(void)
+{
+    double A[25];
+    for (int i = 0; i < 25; i++) A[i] = (i % 2 ? -1.0 : 1.0) * i;
+    size_t pr, pc, f;
+    double *img = heatmap_pool(A, 5, 5, 5, 2, POOL_MAX, &pr, &pc, &f);
+    CHECK(pr == 2 && pc == 2 && f == 3, "5x5 to at most 2 pixels: factor 3, 2x2 (%zux%zu f %zu)", pr, pc, f);
+    /* cells: rows 0-2 x cols 0-2 max |A| = 12; rows 0-2 x cols 3-4 = 14; rows 3-4 x 0-2 = 22; 3-4 x 3-4 = 24 */
+    CHECK(img[0] == 12 && img[1] == 14 && img[2] == 22 && img[3] == 24, "max pool %g %g %g %g", img[0], img[1], img[2],
+          img[3]);
+    free(img);
+    img = heatmap_pool(A, 5, 5, 5, 2, POOL_MEAN, &pr, &pc, &f);
+    CHECK_CLOSE(img[0], (0 + 1 + 2 + 5 + 6 + 7 + 10 + 11 + 12) / 9.0, 1e-15, "mean pool of a full cell");
+    CHECK_CLOSE(img[3], (18 + 19 + 23 + 24) / 4.0, 1e-15, "mean pool of an edge cell");
+    /* a sub-matrix through lda: rows 1..2, cols 1..3 with max_px 10 (no pooling) */
+    double *sub = heatmap_pool(A + 6, 2, 3, 5, 10, POOL_MAX, &pr, &pc, &f);
+    CHECK(pr == 2 && pc == 3 && f == 1 && sub[0] == 6 && sub[5] == 13, "sub-matrix via lda");
+    free(sub);
+    char *path = path_join(tmpdir, "heat.txt"), *bpath = path_join(tmpdir, "bounds.csv");
+    heatmap_write(path, img, 2, 2, 3, "test");
+    FILE *fp = fopen(path, "r");
+    char line[256];
+    int data = 0;
+    double v0 = -1;
+    while (fgets(line, sizeof line, fp))
+        if (line[0] != '#') {
+            if (data++ == 0) sscanf(line, "%lf", &v0);
+        }
+    fclose(fp);
+    CHECK(data == 2 && fabs(v0 - img[0]) < 1e-5, "heatmap file: 2 data rows, first value %g", v0);
+    free(img);
+    partition *p = partition_new();
+    partition_add(p, 0, 4, 1, -1, "n0");
+    partition_add(p, 4, 4, 1, -1, "n1");
+    partition_add(p, 8, 2, 5, -1, "strided");
+    heatmap_write_bounds(bpath, p, 0, 2);
+    fp = fopen(bpath, "r");
+    char hdr[64], row[64];
+    CHECK(fgets(hdr, sizeof hdr, fp) && strcmp(hdr, "pixel,index,name\n") == 0, "bounds header");
+    CHECK(fgets(row, sizeof row, fp) && strcmp(row, "1.5000,4,n1\n") == 0, "boundary before n1 at pixel 1.5: %s", row);
+    CHECK(!fgets(row, sizeof row, fp), "no boundary for a strided block");
+    fclose(fp);
+    partition_free(p);
+    EXPECT_USER_ERROR(pool_parse("median"), "expected max or mean");
+    free(path);
+    free(bpath);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_hessian.%d", (int)getpid());
+    mkdir(tmpdir, 0777);
+    core_quiet = 1;
+    test_engine_on_quadratic();
+    test_column_files();
+    test_memory();
+    test_asymmetry();
+    test_mlp_panels();
+    test_blocks();
+    test_random_baseline();
+    test_heatmap();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0) printf("could not remove %s\n", tmpdir);
+    return check_summary();
+}
