@@ -58,14 +58,14 @@ int tt_batch_size(const model *m);
 /* Forward pass at params: the mean loss; logits (B,T,V) and per-position losses
  * (B,T) copied out when non-NULL. */
 double tt_forward(model *m, double *logits, double *losses);
-/* The full Hessian H (P×P, row-major) at params on the current batch, from
- * unit-direction panels using symmetry: for directions in tensor t the
- * R-backward stops once it has produced the rows of tensors >= t, and the
- * entries left out are copied from their mirror. Agrees with hvp on unit
- * vectors to round-off. hess_cols (model.h) is the unit-panel path without
- * the symmetric shortcut. */
-void tt_hessian(model *m, double *H);
-/* Worker threads for hvp / hess_cols / tt_hessian (0 = openblas_get_num_threads()).
+/* The symmetric fast path for the full Hessian (hessian/hessian.h,
+ * hessian_opts.lower): columns j0..j0+k-1 of H as k×P rows, exact at least at
+ * rows >= j0 (the engine mirrors the rest). Unit directions in tensor t perturb
+ * only what follows t, and their R-backward stops once it has produced the rows
+ * of tensors >= tensor(j0): about half the work of hess_cols. hess_cols
+ * (model.h) is the same unit-panel path computing every row. */
+void tt_hess_cols_lower(model *m, size_t j0, int k, double *out);
+/* Worker threads for hvp / hess_cols / tt_hess_cols_lower (0 = openblas_get_num_threads()).
  * Each worker runs single-threaded BLAS on its own sub-panels; results do not
  * depend on the thread count. */
 void tt_set_threads(model *m, int n);

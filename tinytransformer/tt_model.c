@@ -474,7 +474,7 @@ static void ensure_work(model *m, int n, int kp)
  * An R-activation that is identically zero (no live direction upstream) is
  * passed as NULL to the linear kernels, which then skip their dgemm.
  * stop: R{∇θ} is wanted only for tensors >= stop (tensor index), so the
- * R-backward ends once it has passed them (tt_hessian's symmetric half). */
+ * R-backward ends once it has passed them (tt_hess_cols_lower). */
 
 static void add_into(double *y, const double *x, size_t n)
 {
@@ -632,7 +632,7 @@ typedef struct {
     double *out;       /* (k,P) */
     size_t j0;
     int k;
-    int half;          /* unit directions: only rows of tensors >= the sub-panel's first tensor */
+    int lower;         /* unit directions: only entries of tensors >= tensor(j0) (hessian_opts.lower) */
     int next;          /* next direction to hand out */
     pthread_mutex_t lock;
 } panel_job;
@@ -677,7 +677,7 @@ static void run_subpanel(panel_job *J, rwork *w, int p0, int kk)
         V = w->E;
         int t0 = tensor_of(m, j), t1 = tensor_of(m, j + kk - 1);
         for (int t = 0; t < m->ntensors; t++) w->tlive[t] = t >= t0 && t <= t1;
-        if (J->half) stop = t0;
+        if (J->lower) stop = tensor_of(m, J->j0);
     }
     size_t from = m->tensors[stop].offset;
     for (int d = 0; d < kk; d++) memset(HV + d * P + from, 0, (P - from) * sizeof(double));
@@ -711,7 +711,7 @@ static int thread_count(const tt_impl *im)
 }
 
 /* Base forward + backward, then the k directions of the job over the workers. */
-static void run_panels(model *m, const double *V, double *out, size_t j0, int k, int half)
+static void run_panels(model *m, const double *V, double *out, size_t j0, int k, int lower)
 {
     tt_impl *im = m->impl;
     if (k < 1) return;
@@ -722,7 +722,7 @@ static void run_panels(model *m, const double *V, double *out, size_t j0, int k,
     int nsub = (k + kp - 1) / kp, nt = thread_count(im);
     nt = nt < nsub ? nt : nsub;
     ensure_work(m, nt, kp);
-    panel_job J = {.m = m, .V = V, .out = out, .j0 = j0, .k = k, .half = half, .next = 0};
+    panel_job J = {.m = m, .V = V, .out = out, .j0 = j0, .k = k, .lower = lower, .next = 0};
     pthread_mutex_init(&J.lock, NULL);
     worker_arg args[64];
     for (int i = 0; i < nt; i++) args[i] = (worker_arg){&J, im->work[i]};
@@ -749,17 +749,11 @@ static void tt_hess_cols_fn(model *m, size_t j0, int k, double *out)
     run_panels(m, NULL, out, j0, k, 0);
 }
 
-void tt_hessian(model *m, double *H)
+void tt_hess_cols_lower(model *m, size_t j0, int k, double *out)
 {
     impl_of(m);
-    size_t P = m->P;
-    if (P > (size_t)INT_MAX) DIE("P too large");
-    run_panels(m, NULL, H, 0, (int)P, 1);
-    /* row j holds columns of tensors >= tensor(j); the rest by symmetry */
-    for (size_t j = 0; j < P; j++) {
-        size_t from = m->tensors[tensor_of(m, j)].offset;
-        for (size_t i = 0; i < from; i++) H[j * P + i] = H[i * P + j];
-    }
+    if (j0 + (size_t)k > m->P) DIE("hess_cols_lower %zu..%zu beyond P = %zu", j0, j0 + k, m->P);
+    run_panels(m, NULL, out, j0, k, 1);
 }
 
 void tt_set_threads(model *m, int n)
