@@ -726,18 +726,16 @@ static void run_panels(model *m, const double *V, double *out, size_t j0, int k,
     pthread_mutex_init(&J.lock, NULL);
     worker_arg args[64];
     for (int i = 0; i < nt; i++) args[i] = (worker_arg){&J, im->work[i]};
-    if (nt == 1) {
-        panel_worker(&args[0]);
-    } else { /* one BLAS thread per worker while the workers run */
-        int saved = openblas_get_num_threads();
-        openblas_set_num_threads(1);
-        pthread_t tid[64];
-        for (int i = 1; i < nt; i++)
-            if (pthread_create(&tid[i], NULL, panel_worker, &args[i])) DIE("cannot start a worker thread");
-        panel_worker(&args[0]);
-        for (int i = 1; i < nt; i++) pthread_join(tid[i], NULL);
-        openblas_set_num_threads(saved);
-    }
+    /* one BLAS thread per worker: the R-pass dgemms are small, and BLAS's own
+     * threads would only spin */
+    int saved = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    pthread_t tid[64];
+    for (int i = 1; i < nt; i++)
+        if (pthread_create(&tid[i], NULL, panel_worker, &args[i])) DIE("cannot start a worker thread");
+    panel_worker(&args[0]);
+    for (int i = 1; i < nt; i++) pthread_join(tid[i], NULL);
+    openblas_set_num_threads(saved);
     pthread_mutex_destroy(&J.lock);
 }
 
