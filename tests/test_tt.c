@@ -507,6 +507,65 @@ static void test_data(void)
     rng_free(r);
 }
 
+/* AdamW on the Markov source learns (the loss falls well below log V), and
+ * the checkpoints hold the parameters and v̂ after their step. */
+static double read_loss_mean(const char *path, long from, long to)
+{
+    FILE *fp = fopen(path, "r");
+    char line[256];
+    double sum = 0;
+    long n = 0, step;
+    double loss, lr;
+    if (!fp || !fgets(line, sizeof line, fp)) return NAN;
+    while (fgets(line, sizeof line, fp))
+        if (sscanf(line, "%ld,%lf,%lf", &step, &loss, &lr) == 3 && step >= from && step < to) sum += loss, n++;
+    fclose(fp);
+    return n ? sum / n : NAN;
+}
+
+static void test_training(void)
+{
+    tt_config c = tt_defaults();
+    model *m = tt_new(&c);
+    tt_data *d = tt_data_markov(c.V, 2, 3);
+    tt_train_opts o = tt_train_defaults();
+    o.steps = 300, o.batch = 16, o.lr = 1e-2;
+    o.nfracs = 2, o.fracs[0] = 0.5, o.fracs[1] = 1.0;
+    char *out = path_join(tmpdir, "train");
+    tt_train_result r = tt_train(m, d, &o, out);
+    CHECK(r.steps_done == 300 && !r.diverged, "trained %ld steps, diverged %d", r.steps_done, r.diverged);
+    char *lp = path_join(out, "loss.csv");
+    double first = read_loss_mean(lp, 0, 1), last = read_loss_mean(lp, 250, 300);
+    CHECK(fabs(first - log(8)) < 0.1 && last < 0.75 * first, "loss %.3f -> %.3f (log V = %.3f)", first, last, log(8));
+    free(lp);
+    CHECK(tt_checkpoint_step(0.01, 300) == 3 && tt_checkpoint_step(1e-6, 300) == 1, "checkpoint steps");
+    char *p150 = path_join(out, "step000150_params.npy"), *p300 = path_join(out, "step000300_params.npy");
+    char *v300 = path_join(out, "step000300_vhat.npy");
+    int ndim;
+    size_t shape[4];
+    double *w300 = npy_read(p300, &ndim, shape), *vh = npy_read(v300, &ndim, shape);
+    CHECK(ndim == 1 && shape[0] == m->P && memcmp(w300, m->params, m->P * sizeof(double)) == 0,
+          "final checkpoint must hold the final parameters");
+    int pos = 1;
+    for (size_t i = 0; i < m->P; i++) pos &= isfinite(vh[i]) && vh[i] >= 0;
+    CHECK(pos && max_abs(m->P, vh) > 0, "v-hat must be finite, >= 0 and not all zero");
+    model *m2 = tt_new(&c);
+    tt_load_params(m2, p150);
+    CHECK(memcmp(m2->params, m->params, m->P * sizeof(double)) != 0, "the 50%% checkpoint differs from the end");
+    tt_config c2 = c;
+    c2.C = 8, c2.M = 8;
+    model *m3 = tt_new(&c2);
+    EXPECT_USER_ERROR(tt_load_params(m3, p300), "the model has P =");
+    o.fracs[0] = 0;
+    EXPECT_USER_ERROR(tt_train(m2, d, &o, out), "checkpoint fraction");
+    o = tt_train_defaults();
+    o.optim = OPTIM_GD;
+    EXPECT_USER_ERROR(tt_train(m2, d, &o, out), "second moment");
+    free(w300), free(vh), free(p150), free(p300), free(v300), free(out);
+    model_free(m), model_free(m2), model_free(m3);
+    tt_data_free(d);
+}
+
 static void test_user_errors(void)
 {
     tt_config c = tt_defaults();
@@ -543,6 +602,7 @@ int main(void)
     test_trivial_attention();
     test_causal();
     test_data();
+    test_training();
     test_user_errors();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

@@ -28,6 +28,7 @@
 
 #include "core/core.h"
 #include "core/model.h"
+#include "optim/optim.h"
 #include <stddef.h>
 
 typedef struct {
@@ -91,6 +92,40 @@ void tt_data_batch(const tt_data *d, gsl_rng *r, int B, int T, int *tokens);
 /* Markov transition matrix (V,V) (row = current state); NULL for text. */
 const double *tt_data_transitions(const tt_data *d);
 void tt_data_free(tt_data *d);
+
+/* ---- training with the shared optimizers, checkpoints at fractions of training ------
+ * Each step draws a fresh batch from the data (seeded), takes the loss and the
+ * gradient, and steps the optimizer (optim/: Adam, AdamW, or Adam-mini with the
+ * paper's Algorithm 3 partition). Writes into out/: loss.csv (step, loss before
+ * the update, lr), checkpoints.csv (fraction, step, files, loss) and, after
+ * step s = tt_checkpoint_step(f, steps) for each fraction f,
+ * step<s>_params.npy (P) and step<s>_vhat.npy (P): the optimizer's bias-corrected
+ * v̂, for D_Adam = diag(1/(√v̂ + ε)). */
+#define TT_MAX_CHECKPOINTS 16
+typedef struct {
+    optim_kind optim;          /* adam, adamw (default) or adam-mini */
+    optim_config ocfg;         /* optim_defaults(optim) */
+    long steps;                /* 1000 */
+    int batch;                 /* sequences per step, 64 */
+    double lr;                 /* 1e-3 */
+    schedule_kind schedule;    /* cosine to final_frac·lr (0.1) */
+    long warmup;
+    double final_frac;
+    int nfracs;                /* checkpoints: fractions in (0, 1]; default {0.01} */
+    double fracs[TT_MAX_CHECKPOINTS];
+    unsigned long seed;        /* batch sampling */
+} tt_train_opts;
+typedef struct {
+    long steps_done;
+    int diverged;              /* a loss or gradient was not finite: stopped before that step */
+    double final_loss;         /* on the last batch, after training */
+} tt_train_result;
+tt_train_opts tt_train_defaults(void);
+/* The step after which the checkpoint at fraction f is taken: round(f·steps), at least 1. */
+long tt_checkpoint_step(double frac, long steps);
+tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, const char *out);
+/* Parameters from a .npy of P values (a checkpoint); user error on a wrong size. */
+void tt_load_params(model *m, const char *path);
 
 /* ---- layer kernels (llm.c style: outputs first, sizes last) -------------------------
  * Base activations are (N,C) with N = B·T rows. R-quantities of k directions are
