@@ -149,6 +149,8 @@ void tt_linear_rop_backward(double *Rdinp, double *RdW, double *Rdb, const doubl
 void tt_linear_rop_backward_naive(double *Rdinp, double *RdW, double *Rdb, const double *Rdout,
                                   const double *dout, const double *inp, const double *Rinp,
                                   const double *W, const double *RW, size_t ld, int N, int IC, int OC, int k);
+/* Running total of the flops of every dgemm the kernels have issued (process-wide). */
+long long tt_dgemm_flops(void);
 /* Floats of scratch tt_linear_rop / tt_linear_rop_backward need. */
 size_t tt_linear_scratch(int IC, int OC, int k);
 

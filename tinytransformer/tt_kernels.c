@@ -8,14 +8,26 @@
 #include "tt.h"
 #include <cblas.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
+
+/* Flops of every dgemm issued by these kernels (for the benchmark's GFLOP/s). */
+static _Atomic long long dgemm_flops;
+long long tt_dgemm_flops(void) { return atomic_load(&dgemm_flops); }
+
+static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, double alpha, const double *A,
+                 int lda, const double *B, int ldb, double beta, double *C, int ldc)
+{
+    atomic_fetch_add(&dgemm_flops, 2LL * M * N * K);
+    cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 
 /* ---- linear: out = inp Wᵀ + b ------------------------------------------------------ */
 
 void tt_linear_forward(double *out /*(N,OC)*/, const double *inp /*(N,IC)*/, const double *W /*(OC,IC)*/,
                        const double *b /*(OC) or NULL*/, int N, int IC, int OC)
 {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, OC, IC, 1.0, inp, IC, W, IC, 0.0, out, OC);
+    gemm(CblasNoTrans, CblasTrans, N, OC, IC, 1.0, inp, IC, W, IC, 0.0, out, OC);
     if (b)
         for (int n = 0; n < N; n++)
             for (int o = 0; o < OC; o++) out[(size_t)n * OC + o] += b[o];
@@ -26,8 +38,8 @@ void tt_linear_backward(double *dinp /*(N,IC)*/, double *dW /*(OC,IC)*/, double 
                         const double *dout /*(N,OC)*/, const double *inp /*(N,IC)*/,
                         const double *W /*(OC,IC)*/, int N, int IC, int OC)
 {
-    if (dinp) cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, IC, OC, 1.0, dout, OC, W, IC, 1.0, dinp, IC);
-    if (dW) cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, IC, N, 1.0, dout, OC, inp, IC, 1.0, dW, IC);
+    if (dinp) gemm(CblasNoTrans, CblasNoTrans, N, IC, OC, 1.0, dout, OC, W, IC, 1.0, dinp, IC);
+    if (dW) gemm(CblasTrans, CblasNoTrans, OC, IC, N, 1.0, dout, OC, inp, IC, 1.0, dW, IC);
     if (db)
         for (int n = 0; n < N; n++)
             for (int o = 0; o < OC; o++) db[o] += dout[(size_t)n * OC + o];
@@ -45,7 +57,7 @@ void tt_linear_rop(double *Rout /*(N,k,OC)*/, const double *Rinp /*(N,k,IC) or N
 {
     size_t rows = (size_t)N * k;
     if (Rinp)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, OC, IC, 1.0, Rinp, IC, W, IC, 0.0, Rout, OC);
+        gemm(CblasNoTrans, CblasTrans, (int)rows, OC, IC, 1.0, Rinp, IC, W, IC, 0.0, Rout, OC);
     else
         memset(Rout, 0, rows * OC * sizeof(double));
     if (RW) {
@@ -54,7 +66,7 @@ void tt_linear_rop(double *Rout /*(N,k,OC)*/, const double *Rinp /*(N,k,IC) or N
         for (int d = 0; d < k; d++)
             for (int o = 0; o < OC; o++)
                 for (int i = 0; i < IC; i++) RWt[i * kOC + (size_t)d * OC + o] = RW[d * ld + (size_t)o * IC + i];
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, (int)kOC, IC, 1.0, inp, IC, RWt, (int)kOC,
+        gemm(CblasNoTrans, CblasNoTrans, N, (int)kOC, IC, 1.0, inp, IC, RWt, (int)kOC,
                     1.0, Rout, (int)kOC);
     }
     if (Rb)
@@ -95,19 +107,19 @@ void tt_linear_rop_backward(double *Rdinp /*(N,k,IC)*/, double *RdW /*dir d: +d*
     size_t rows = (size_t)N * k, kIC = (size_t)k * IC, kOC = (size_t)k * OC, WS = (size_t)OC * IC;
     double *S1 = scratch, *S2 = scratch + (size_t)k * IC * OC;
     if (Rdinp) {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, IC, OC, 1.0, Rdout, OC, W, IC, 1.0, Rdinp, IC);
+        gemm(CblasNoTrans, CblasNoTrans, (int)rows, IC, OC, 1.0, Rdout, OC, W, IC, 1.0, Rdinp, IC);
         if (RW) {
             double *RWs = S1; /* (OC, k*IC): the k directions' R{W} side by side */
             for (int d = 0; d < k; d++)
                 for (int o = 0; o < OC; o++)
                     memcpy(RWs + o * kIC + (size_t)d * IC, RW + d * ld + (size_t)o * IC, IC * sizeof(double));
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, (int)kIC, OC, 1.0, dout, OC, RWs, (int)kIC,
+            gemm(CblasNoTrans, CblasNoTrans, N, (int)kIC, OC, 1.0, dout, OC, RWs, (int)kIC,
                         1.0, Rdinp, (int)kIC);
         }
     }
     if (RdW) {
         /* S1 (k*OC, IC) = R{dout}ᵀ inp: row (d,o) is R{dW}_d[o,:] */
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)kOC, IC, N, 1.0, Rdout, (int)kOC, inp, IC, 0.0, S1, IC);
+        gemm(CblasTrans, CblasNoTrans, (int)kOC, IC, N, 1.0, Rdout, (int)kOC, inp, IC, 0.0, S1, IC);
         for (int d = 0; d < k; d++) {
             double *g = RdW + d * ld;
             const double *s = S1 + (size_t)d * WS;
@@ -116,7 +128,7 @@ void tt_linear_rop_backward(double *Rdinp /*(N,k,IC)*/, double *RdW /*dir d: +d*
     }
     if (RdW && Rinp) {
         /* S2 (OC, k*IC) = doutᵀ R{inp} */
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, (int)kIC, N, 1.0, dout, OC, Rinp, (int)kIC, 0.0, S2,
+        gemm(CblasTrans, CblasNoTrans, OC, (int)kIC, N, 1.0, dout, OC, Rinp, (int)kIC, 0.0, S2,
                     (int)kIC);
         for (int d = 0; d < k; d++)
             for (int o = 0; o < OC; o++) {
