@@ -11,6 +11,14 @@
 #include <stdatomic.h>
 #include <string.h>
 
+/* The elementwise R-kernels below carry most of the non-BLAS time; compile them
+ * also for AVX2/AVX-512 and let the loader pick (the default build is x86-64). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define HOT
+#endif
+
 /* Flops of every dgemm issued by these kernels (for the benchmark's GFLOP/s). */
 static _Atomic long long dgemm_flops;
 long long tt_dgemm_flops(void) { return atomic_load(&dgemm_flops); }
@@ -217,7 +225,7 @@ void tt_layernorm_backward(double *dinp /*(N,C)*/, double *dg /*(C)*/, double *d
 /* R{x̂} = r (R{x} − mean(R{x}) − x̂ mean(x̂ ⊙ R{x}))  (the normalisation's Jacobian)
  * R{r} = −r² mean(x̂ ⊙ R{x});  R{y} = R{g} ⊙ x̂ + g ⊙ R{x̂} + R{b}.
  * Rinp NULL: zero input (then only the parameter terms). */
-void tt_layernorm_rop(double *Rout /*(N,k,C)*/, double *Rxh /*(N,k,C)*/, double *Rr /*(N,k)*/,
+HOT void tt_layernorm_rop(double *Rout /*(N,k,C)*/, double *Rxh /*(N,k,C)*/, double *Rr /*(N,k)*/,
                       const double *Rinp /*(N,k,C) or NULL*/, const double *xh /*(N,C)*/, const double *rstd /*(N)*/,
                       const double *g /*(C)*/, const double *Rg /*dir d: +d*ld, or NULL*/,
                       const double *Rb /*or NULL*/, size_t ld, int N, int C, int k)
@@ -257,7 +265,7 @@ void tt_layernorm_rop(double *Rout /*(N,k,C)*/, double *Rxh /*(N,k,C)*/, double 
  *   R{dx}  = R{r} (dx̂ − a − x̂ c) + r (R{dx̂} − R{a} − R{x̂} c − x̂ R{c}),
  *   R{a} = mean(R{dx̂}),  R{c} = mean(R{dx̂} ⊙ x̂ + dx̂ ⊙ R{x̂})
  *   R{dg} += R{dy} ⊙ x̂ + dy ⊙ R{x̂};  R{db} += R{dy}.   Rdinp +=; any output may be NULL. */
-void tt_layernorm_rop_backward(double *Rdinp /*(N,k,C) or NULL*/, double *Rdg /*dir d: +d*ld (C), or NULL*/,
+HOT void tt_layernorm_rop_backward(double *Rdinp /*(N,k,C) or NULL*/, double *Rdg /*dir d: +d*ld (C), or NULL*/,
                                double *Rdb /*or NULL*/, const double *Rdout /*(N,k,C)*/, const double *dout /*(N,C)*/,
                                const double *xh /*(N,C)*/, const double *rstd /*(N)*/, const double *Rxh /*(N,k,C)*/,
                                const double *Rr /*(N,k)*/, const double *g /*(C)*/, const double *Rg /*or NULL*/,
@@ -393,7 +401,7 @@ void tt_attention_backward(double *dq, double *dkey, double *dv /*(N,C) each*/, 
  * R{y}_t = Σ_u R{P} v_u + P R{v}_u.   Ratt (B,T,T,k,H) holds R{P}[t,u] of every
  * direction and head side by side, so the inner loops run over a contiguous
  * (k,C) row of the token-major R-quantities. */
-void tt_attention_rop(double *Ry /*(N,k,C)*/, double *Ratt /*(B,T,T,k,H)*/, const double *Rq /*(N,k,C)*/,
+HOT void tt_attention_rop(double *Ry /*(N,k,C)*/, double *Ratt /*(B,T,T,k,H)*/, const double *Rq /*(N,k,C)*/,
                       const double *Rkey /*(N,k,C)*/, const double *Rv /*(N,k,C)*/, const double *q /*(N,C)*/,
                       const double *key, const double *v, const double *att /*(B,H,T,T)*/,
                       int B, int T, int C, int H, int k)
@@ -447,7 +455,7 @@ void tt_attention_rop(double *Ry /*(N,k,C)*/, double *Ratt /*(B,T,T,k,H)*/, cons
  *   R{dq}_t = s Σ_u R{dS} k_u + dS R{k}_u;  R{dk}_u = s Σ_t R{dS} q_t + dS R{q}_t
  *   R{dv}_u = Σ_t R{P} dy_t + P R{dy}_t.      Rdq, Rdkey, Rdv are overwritten
  * (row t is cleared when t is reached: only queries t' >= u write to row u). */
-void tt_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*(N,k,C) each*/,
+HOT void tt_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*(N,k,C) each*/,
                                const double *Rdy /*(N,k,C)*/, const double *dy /*(N,C)*/, const double *q,
                                const double *key, const double *v, const double *att /*(B,H,T,T)*/,
                                const double *dpc /*(B,H,T,T)*/, const double *Rq, const double *Rkey,
@@ -535,7 +543,7 @@ void tt_gelu_backward(double *dinp, const double *dout, const double *inp, size_
 }
 
 /* R{out} = G'(x) R{inp}. */
-void tt_gelu_rop(double *Rout /*(N,k,M)*/, const double *Rinp /*(N,k,M)*/, const double *inp /*(N,M)*/,
+HOT void tt_gelu_rop(double *Rout /*(N,k,M)*/, const double *Rinp /*(N,k,M)*/, const double *inp /*(N,M)*/,
                  int N, int M, int k)
 {
     double g1[M];
@@ -549,7 +557,7 @@ void tt_gelu_rop(double *Rout /*(N,k,M)*/, const double *Rinp /*(N,k,M)*/, const
 }
 
 /* R{dinp} = G''(x) R{x} dout + G'(x) R{dout} (overwritten). */
-void tt_gelu_rop_backward(double *Rdinp /*(N,k,M)*/, const double *Rdout /*(N,k,M)*/, const double *dout /*(N,M)*/,
+HOT void tt_gelu_rop_backward(double *Rdinp /*(N,k,M)*/, const double *Rdout /*(N,k,M)*/, const double *dout /*(N,M)*/,
                           const double *inp /*(N,M)*/, const double *Rinp /*(N,k,M)*/, int N, int M, int k)
 {
     double g1[M], g2d[M];
