@@ -513,6 +513,9 @@ static void rpass(model *m, rwork *w, const double *V, double *HV, int k, int b0
         const layer_acts *a = &im->la[l];
         layer_racts *r = &w->ra[l];
         const int *s = im->slot[l];
+        /* a layer wholly before stop with nothing perturbed upstream: its
+         * R-activations are zero and the truncated R-backward never reads them */
+        if (!res_live && stop > (s[L_MPB] >= 0 ? s[L_MPB] : s[L_MP])) continue;
         tt_layernorm_rop(r->ln1, r->ln1_xh, r->ln1_r, res_live ? w->Rres : NULL, BASE(a->ln1_xh, C),
                          BASE(a->ln1_r, 1), W_(s[L_LN1W]), RP(s[L_LN1W]), RP(s[L_LN1B]), ld, N, C, k);
         r->ln1_live = res_live || RP(s[L_LN1W]) || RP(s[L_LN1B]);
@@ -527,7 +530,7 @@ static void rpass(model *m, rwork *w, const double *V, double *HV, int k, int b0
         if (r->y_live)
             tt_attention_rop(r->y, r->att, r->q, r->key, r->v, BASE(a->q, C), BASE(a->key, C), BASE(a->v, C),
                              a->att + A0, bc, T, C, H, k);
-        else
+        else if (stop < s[L_O]) /* the R-backward will read R{P} */
             memset(r->att, 0, (size_t)bc * H * k * T * T * sizeof(double));
         tt_linear_rop(w->Rtmp, r->y_live ? r->y : NULL, BASE(a->y, C), W_(s[L_O]), RP(s[L_O]), RP(s[L_OB]), ld, sc,
                       N, C, C, k);
