@@ -189,8 +189,7 @@ static void check_fd(int layers, int bias)
     }
     CHECK(key_bias < 1e-12, "%d layers: key-bias gradient / H rows must vanish, got %.3g", layers, key_bias);
     CHECK(seen[ROLE_BIAS] == bias, "bias tensors present: %d, expected %d", seen[ROLE_BIAS], bias);
-    if (!core_quiet)
-        printf("# fd %d layer(s) bias %d: worst grad %.2g, H v %.2g\n", layers, bias,
+    printf("# fd %d layer(s) bias %d: worst grad %.2g, H v %.2g\n", layers, bias,
                max_abs(ROLE_COUNT, worst_g), fmax(max_abs(ROLE_COUNT, worst_col), max_abs(ROLE_COUNT, worst_row)));
     free(p0), free(V), free(HV), free(g), free(gp), free(gm), free(fd);
     model_free(m);
