@@ -4,6 +4,7 @@
  * trivial-attention case (1 head, T = 1) against a hand-written forward,
  * causal masking, naive vs BLAS kernels, data sources and user errors. */
 #include "check.h"
+#include "hessian/hessian.h"
 #include "tinytransformer/tt.h"
 #include <stdlib.h>
 #include <unistd.h>
@@ -188,8 +189,7 @@ static void check_fd(int layers, int bias)
     }
     CHECK(key_bias < 1e-12, "%d layers: key-bias gradient / H rows must vanish, got %.3g", layers, key_bias);
     CHECK(seen[ROLE_BIAS] == bias, "bias tensors present: %d, expected %d", seen[ROLE_BIAS], bias);
-    if (!core_quiet)
-        printf("# fd %d layer(s) bias %d: worst grad %.2g, H v %.2g\n", layers, bias,
+    printf("# fd %d layer(s) bias %d: worst grad %.2g, H v %.2g\n", layers, bias,
                max_abs(ROLE_COUNT, worst_g), fmax(max_abs(ROLE_COUNT, worst_col), max_abs(ROLE_COUNT, worst_row)));
     free(p0), free(V), free(HV), free(g), free(gp), free(gm), free(fd);
     model_free(m);
@@ -232,6 +232,32 @@ static void test_symmetry_and_panels(void)
         size_t P = m->P;
         double *H = hessian_by_panels(m, (int)P);
         CHECK(asym(H, P) < 1e-10, "%d layers: max|H - Ht|/max|H| = %.3g", layers, asym(H, P));
+        /* the engine's symmetric path with tt_hess_cols_lower, on 1 and 2 threads, and hess_cols */
+        double *Hc = xmalloc(P * P * sizeof(double));
+        for (int threads = 1; threads <= 2; threads++) {
+            tt_set_threads(m, threads);
+            tt_set_hvp_blocking(m, 5, 2); /* several sub-panels and chunks */
+            for (int pw = 7; pw <= 64; pw *= 9) { /* panels starting inside tensors and across them */
+                hessian_opts o = hessian_defaults();
+                o.panel = pw;
+                o.lower = tt_hess_cols_lower;
+                double *Hl = hessian_full(m, &o);
+                CHECK(max_rel(Hl, H, P * P) <= 1e-12, "%d layers, %d threads, panel %d: lower path vs hvp panels %.3g",
+                      layers, threads, pw, max_rel(Hl, H, P * P));
+                free(Hl);
+            }
+            size_t j0 = 0;
+            for (int k = 1; j0 < P; k = k % 40 + 3) { /* ragged column panels */
+                int kk = (int)(P - j0 < (size_t)k ? P - j0 : (size_t)k);
+                m->hess_cols(m, j0, kk, Hc + j0 * P);
+                j0 += kk;
+            }
+            CHECK(max_rel(Hc, H, P * P) <= 1e-12, "%d layers, %d threads: hess_cols vs hvp %.3g", layers, threads,
+                  max_rel(Hc, H, P * P));
+        }
+        tt_set_threads(m, 0);
+        tt_set_hvp_blocking(m, 0, 0);
+        free(Hc);
         if (layers == 1) {
             double *H1 = hessian_by_panels(m, 1), *H7 = hessian_by_panels(m, 7);
             CHECK(max_rel(H1, H, P * P) <= 1e-12, "panel k=1 vs k=P: %.3g", max_rel(H1, H, P * P));
@@ -372,7 +398,7 @@ static void test_naive_kernels(void)
     const double *RW = RP, *Rb = RP + OC * IC;
     double *scratch = xmalloc(tt_linear_scratch(IC, OC, k) * sizeof(double));
     double *o1 = xmalloc((size_t)N * k * OC * sizeof(double)), *o2 = xmalloc((size_t)N * k * OC * sizeof(double));
-    for (int variant = 0; variant < 3; variant++) {
+    for (int variant = 0; variant < 4; variant++) {
         const double *ri = variant == 1 ? NULL : Rinp, *rw = variant == 2 ? NULL : RW, *rb = variant == 2 ? NULL : Rb;
         tt_linear_rop(o1, ri, inp, W, rw, rb, ld, scratch, N, IC, OC, k);
         tt_linear_rop_naive(o2, ri, inp, W, rw, rb, ld, N, IC, OC, k);
@@ -380,10 +406,11 @@ static void test_naive_kernels(void)
               max_rel(o1, o2, (size_t)N * k * OC));
         double *a1 = xcalloc((size_t)N * k * IC, sizeof(double)), *a2 = xcalloc((size_t)N * k * IC, sizeof(double));
         double *g1 = xcalloc(k * ld, sizeof(double)), *g2 = xcalloc(k * ld, sizeof(double));
-        tt_linear_rop_backward(a1, g1, g1 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, scratch, N, IC, OC, k);
-        tt_linear_rop_backward_naive(a2, g2, g2 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, N, IC, OC, k);
+        double *G1 = variant == 3 ? NULL : g1, *G2 = variant == 3 ? NULL : g2; /* R{dinp} and R{db} only */
+        tt_linear_rop_backward(a1, G1, g1 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, scratch, N, IC, OC, k);
+        tt_linear_rop_backward_naive(a2, G2, g2 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, N, IC, OC, k);
         CHECK(max_rel(a1, a2, (size_t)N * k * IC) < 1e-13, "linear_rop_backward Rdinp variant %d", variant);
-        CHECK(max_rel(g1, g2, k * ld) < 1e-13, "linear_rop_backward RdW variant %d: %.3g", variant,
+        CHECK(max_rel(g1, g2, k * ld) < 1e-13, "linear_rop_backward RdW, Rdb variant %d: %.3g", variant,
               max_rel(g1, g2, k * ld));
         free(a1), free(a2), free(g1), free(g2);
     }
@@ -479,6 +506,65 @@ static void test_data(void)
     rng_free(r);
 }
 
+/* AdamW on the Markov source learns (the loss falls well below log V), and
+ * the checkpoints hold the parameters and v̂ after their step. */
+static double read_loss_mean(const char *path, long from, long to)
+{
+    FILE *fp = fopen(path, "r");
+    char line[256];
+    double sum = 0;
+    long n = 0, step;
+    double loss, lr;
+    if (!fp || !fgets(line, sizeof line, fp)) return NAN;
+    while (fgets(line, sizeof line, fp))
+        if (sscanf(line, "%ld,%lf,%lf", &step, &loss, &lr) == 3 && step >= from && step < to) sum += loss, n++;
+    fclose(fp);
+    return n ? sum / n : NAN;
+}
+
+static void test_training(void)
+{
+    tt_config c = tt_defaults();
+    model *m = tt_new(&c);
+    tt_data *d = tt_data_markov(c.V, 2, 3);
+    tt_train_opts o = tt_train_defaults();
+    o.steps = 300, o.batch = 16, o.lr = 1e-2;
+    o.nfracs = 2, o.fracs[0] = 0.5, o.fracs[1] = 1.0;
+    char *out = path_join(tmpdir, "train");
+    tt_train_result r = tt_train(m, d, &o, out);
+    CHECK(r.steps_done == 300 && !r.diverged, "trained %ld steps, diverged %d", r.steps_done, r.diverged);
+    char *lp = path_join(out, "loss.csv");
+    double first = read_loss_mean(lp, 0, 1), last = read_loss_mean(lp, 250, 300);
+    CHECK(fabs(first - log(8)) < 0.1 && last < 0.75 * first, "loss %.3f -> %.3f (log V = %.3f)", first, last, log(8));
+    free(lp);
+    CHECK(tt_checkpoint_step(0.01, 300) == 3 && tt_checkpoint_step(1e-6, 300) == 1, "checkpoint steps");
+    char *p150 = path_join(out, "step000150_params.npy"), *p300 = path_join(out, "step000300_params.npy");
+    char *v300 = path_join(out, "step000300_vhat.npy");
+    int ndim;
+    size_t shape[4];
+    double *w300 = npy_read(p300, &ndim, shape), *vh = npy_read(v300, &ndim, shape);
+    CHECK(ndim == 1 && shape[0] == m->P && memcmp(w300, m->params, m->P * sizeof(double)) == 0,
+          "final checkpoint must hold the final parameters");
+    int pos = 1;
+    for (size_t i = 0; i < m->P; i++) pos &= isfinite(vh[i]) && vh[i] >= 0;
+    CHECK(pos && max_abs(m->P, vh) > 0, "v-hat must be finite, >= 0 and not all zero");
+    model *m2 = tt_new(&c);
+    tt_load_params(m2, p150);
+    CHECK(memcmp(m2->params, m->params, m->P * sizeof(double)) != 0, "the 50%% checkpoint differs from the end");
+    tt_config c2 = c;
+    c2.C = 8, c2.M = 8;
+    model *m3 = tt_new(&c2);
+    EXPECT_USER_ERROR(tt_load_params(m3, p300), "the model has P =");
+    o.fracs[0] = 0;
+    EXPECT_USER_ERROR(tt_train(m2, d, &o, out), "checkpoint fraction");
+    o = tt_train_defaults();
+    o.optim = OPTIM_GD;
+    EXPECT_USER_ERROR(tt_train(m2, d, &o, out), "second moment");
+    free(w300), free(vh), free(p150), free(p300), free(v300), free(out);
+    model_free(m), model_free(m2), model_free(m3);
+    tt_data_free(d);
+}
+
 static void test_user_errors(void)
 {
     tt_config c = tt_defaults();
@@ -503,6 +589,7 @@ static void test_user_errors(void)
 
 int main(void)
 {
+    core_quiet = 1; /* the engine's memory line */
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_tt.%d", (int)getpid());
     ensure_dir(tmpdir);
     test_param_counts();
@@ -514,6 +601,7 @@ int main(void)
     test_trivial_attention();
     test_causal();
     test_data();
+    test_training();
     test_user_errors();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

@@ -28,6 +28,7 @@
 
 #include "core/core.h"
 #include "core/model.h"
+#include "optim/optim.h"
 #include <stddef.h>
 
 typedef struct {
@@ -58,6 +59,17 @@ int tt_batch_size(const model *m);
 /* Forward pass at params: the mean loss; logits (B,T,V) and per-position losses
  * (B,T) copied out when non-NULL. */
 double tt_forward(model *m, double *logits, double *losses);
+/* The symmetric fast path for the full Hessian (hessian/hessian.h,
+ * hessian_opts.lower): columns j0..j0+k-1 of H as k×P rows, exact at least at
+ * rows >= j0 (the engine mirrors the rest). Unit directions in tensor t perturb
+ * only what follows t, and their R-backward stops once it has produced the rows
+ * of tensors >= tensor(j0): about half the work of hess_cols. hess_cols
+ * (model.h) is the same unit-panel path computing every row. */
+void tt_hess_cols_lower(model *m, size_t j0, int k, double *out);
+/* Worker threads for hvp / hess_cols / tt_hess_cols_lower (0 = openblas_get_num_threads()).
+ * Each worker runs single-threaded BLAS on its own sub-panels; results do not
+ * depend on the thread count. */
+void tt_set_threads(model *m, int n);
 /* hvp blocking: at most kp directions per R-pass and bc sequences per chunk
  * (0 = automatic: kp 32, bc·T·kp ≈ 2048 rows). Results agree to round-off. */
 void tt_set_hvp_blocking(model *m, int kp, int bc);
@@ -81,6 +93,40 @@ void tt_data_batch(const tt_data *d, gsl_rng *r, int B, int T, int *tokens);
 const double *tt_data_transitions(const tt_data *d);
 void tt_data_free(tt_data *d);
 
+/* ---- training with the shared optimizers, checkpoints at fractions of training ------
+ * Each step draws a fresh batch from the data (seeded), takes the loss and the
+ * gradient, and steps the optimizer (optim/: Adam, AdamW, or Adam-mini with the
+ * paper's Algorithm 3 partition). Writes into out/: loss.csv (step, loss before
+ * the update, lr), checkpoints.csv (fraction, step, files, loss) and, after
+ * step s = tt_checkpoint_step(f, steps) for each fraction f,
+ * step<s>_params.npy (P) and step<s>_vhat.npy (P): the optimizer's bias-corrected
+ * v̂, for D_Adam = diag(1/(√v̂ + ε)). */
+#define TT_MAX_CHECKPOINTS 16
+typedef struct {
+    optim_kind optim;          /* adam, adamw (default) or adam-mini */
+    optim_config ocfg;         /* optim_defaults(optim) */
+    long steps;                /* 1000 */
+    int batch;                 /* sequences per step, 64 */
+    double lr;                 /* 1e-3 */
+    schedule_kind schedule;    /* cosine to final_frac·lr (0.1) */
+    long warmup;
+    double final_frac;
+    int nfracs;                /* checkpoints: fractions in (0, 1]; default {0.01} */
+    double fracs[TT_MAX_CHECKPOINTS];
+    unsigned long seed;        /* batch sampling */
+} tt_train_opts;
+typedef struct {
+    long steps_done;
+    int diverged;              /* a loss or gradient was not finite: stopped before that step */
+    double final_loss;         /* on the last batch, after training */
+} tt_train_result;
+tt_train_opts tt_train_defaults(void);
+/* The step after which the checkpoint at fraction f is taken: round(f·steps), at least 1. */
+long tt_checkpoint_step(double frac, long steps);
+tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, const char *out);
+/* Parameters from a .npy of P values (a checkpoint); user error on a wrong size. */
+void tt_load_params(model *m, const char *path);
+
 /* ---- layer kernels (llm.c style: outputs first, sizes last) -------------------------
  * Base activations are (N,C) with N = B·T rows. R-quantities of k directions are
  * token-major (N,k,C): row n, direction d at [(n*k + d)*C]. R-parameters of
@@ -103,6 +149,8 @@ void tt_linear_rop_backward(double *Rdinp, double *RdW, double *Rdb, const doubl
 void tt_linear_rop_backward_naive(double *Rdinp, double *RdW, double *Rdb, const double *Rdout,
                                   const double *dout, const double *inp, const double *Rinp,
                                   const double *W, const double *RW, size_t ld, int N, int IC, int OC, int k);
+/* Running total of the flops of every dgemm the kernels have issued (process-wide). */
+long long tt_dgemm_flops(void);
 /* Floats of scratch tt_linear_rop / tt_linear_rop_backward need. */
 size_t tt_linear_scratch(int IC, int OC, int k);
 
@@ -117,6 +165,7 @@ void tt_layernorm_rop_backward(double *Rdinp, double *Rdg, double *Rdb, const do
                                const double *xh, const double *rstd, const double *Rxh, const double *Rr,
                                const double *g, const double *Rg, size_t ld, int N, int C, int k);
 
+/* att (B,H,T,T) holds the base softmax P; Ratt (B,T,T,k,H) holds R{P}. */
 void tt_attention_forward(double *y, double *att, const double *q, const double *key, const double *v,
                           int B, int T, int C, int H);
 void tt_attention_backward(double *dq, double *dkey, double *dv, double *dpc, const double *dy,

@@ -8,14 +8,34 @@
 #include "tt.h"
 #include <cblas.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
+
+/* The elementwise R-kernels below carry most of the non-BLAS time; compile them
+ * also for AVX2/AVX-512 and let the loader pick (the default build is x86-64). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define HOT
+#endif
+
+/* Flops of every dgemm issued by these kernels (for the benchmark's GFLOP/s). */
+static _Atomic long long dgemm_flops;
+long long tt_dgemm_flops(void) { return atomic_load(&dgemm_flops); }
+
+static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, double alpha, const double *A,
+                 int lda, const double *B, int ldb, double beta, double *C, int ldc)
+{
+    atomic_fetch_add(&dgemm_flops, 2LL * M * N * K);
+    cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 
 /* ---- linear: out = inp Wᵀ + b ------------------------------------------------------ */
 
 void tt_linear_forward(double *out /*(N,OC)*/, const double *inp /*(N,IC)*/, const double *W /*(OC,IC)*/,
                        const double *b /*(OC) or NULL*/, int N, int IC, int OC)
 {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, OC, IC, 1.0, inp, IC, W, IC, 0.0, out, OC);
+    gemm(CblasNoTrans, CblasTrans, N, OC, IC, 1.0, inp, IC, W, IC, 0.0, out, OC);
     if (b)
         for (int n = 0; n < N; n++)
             for (int o = 0; o < OC; o++) out[(size_t)n * OC + o] += b[o];
@@ -26,8 +46,8 @@ void tt_linear_backward(double *dinp /*(N,IC)*/, double *dW /*(OC,IC)*/, double 
                         const double *dout /*(N,OC)*/, const double *inp /*(N,IC)*/,
                         const double *W /*(OC,IC)*/, int N, int IC, int OC)
 {
-    if (dinp) cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, IC, OC, 1.0, dout, OC, W, IC, 1.0, dinp, IC);
-    if (dW) cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, IC, N, 1.0, dout, OC, inp, IC, 1.0, dW, IC);
+    if (dinp) gemm(CblasNoTrans, CblasNoTrans, N, IC, OC, 1.0, dout, OC, W, IC, 1.0, dinp, IC);
+    if (dW) gemm(CblasTrans, CblasNoTrans, OC, IC, N, 1.0, dout, OC, inp, IC, 1.0, dW, IC);
     if (db)
         for (int n = 0; n < N; n++)
             for (int o = 0; o < OC; o++) db[o] += dout[(size_t)n * OC + o];
@@ -45,7 +65,7 @@ void tt_linear_rop(double *Rout /*(N,k,OC)*/, const double *Rinp /*(N,k,IC) or N
 {
     size_t rows = (size_t)N * k;
     if (Rinp)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, OC, IC, 1.0, Rinp, IC, W, IC, 0.0, Rout, OC);
+        gemm(CblasNoTrans, CblasTrans, (int)rows, OC, IC, 1.0, Rinp, IC, W, IC, 0.0, Rout, OC);
     else
         memset(Rout, 0, rows * OC * sizeof(double));
     if (RW) {
@@ -54,7 +74,7 @@ void tt_linear_rop(double *Rout /*(N,k,OC)*/, const double *Rinp /*(N,k,IC) or N
         for (int d = 0; d < k; d++)
             for (int o = 0; o < OC; o++)
                 for (int i = 0; i < IC; i++) RWt[i * kOC + (size_t)d * OC + o] = RW[d * ld + (size_t)o * IC + i];
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, (int)kOC, IC, 1.0, inp, IC, RWt, (int)kOC,
+        gemm(CblasNoTrans, CblasNoTrans, N, (int)kOC, IC, 1.0, inp, IC, RWt, (int)kOC,
                     1.0, Rout, (int)kOC);
     }
     if (Rb)
@@ -84,7 +104,8 @@ void tt_linear_rop_naive(double *Rout, const double *Rinp, const double *inp, co
  *   R{dinp} += R{dout} W + dout R{W}
  *   R{dW}_d += R{dout}_dᵀ inp + doutᵀ R{inp}_d
  *   R{db}_d += Σ_n R{dout}_d
- * Rdinp may be NULL (not needed); Rinp and RW may be NULL (zero). */
+ * Rdinp may be NULL (not needed), RdW and Rdb too (then only R{dinp});
+ * Rinp and RW may be NULL (zero). */
 void tt_linear_rop_backward(double *Rdinp /*(N,k,IC)*/, double *RdW /*dir d: +d*ld (OC,IC)*/,
                             double *Rdb /*dir d: +d*ld (OC) or NULL*/, const double *Rdout /*(N,k,OC)*/,
                             const double *dout /*(N,OC)*/, const double *inp /*(N,IC)*/,
@@ -94,26 +115,28 @@ void tt_linear_rop_backward(double *Rdinp /*(N,k,IC)*/, double *RdW /*dir d: +d*
     size_t rows = (size_t)N * k, kIC = (size_t)k * IC, kOC = (size_t)k * OC, WS = (size_t)OC * IC;
     double *S1 = scratch, *S2 = scratch + (size_t)k * IC * OC;
     if (Rdinp) {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, IC, OC, 1.0, Rdout, OC, W, IC, 1.0, Rdinp, IC);
+        gemm(CblasNoTrans, CblasNoTrans, (int)rows, IC, OC, 1.0, Rdout, OC, W, IC, 1.0, Rdinp, IC);
         if (RW) {
             double *RWs = S1; /* (OC, k*IC): the k directions' R{W} side by side */
             for (int d = 0; d < k; d++)
                 for (int o = 0; o < OC; o++)
                     memcpy(RWs + o * kIC + (size_t)d * IC, RW + d * ld + (size_t)o * IC, IC * sizeof(double));
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, (int)kIC, OC, 1.0, dout, OC, RWs, (int)kIC,
+            gemm(CblasNoTrans, CblasNoTrans, N, (int)kIC, OC, 1.0, dout, OC, RWs, (int)kIC,
                         1.0, Rdinp, (int)kIC);
         }
     }
-    /* S1 (k*OC, IC) = R{dout}ᵀ inp: row (d,o) is R{dW}_d[o,:] */
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)kOC, IC, N, 1.0, Rdout, (int)kOC, inp, IC, 0.0, S1, IC);
-    for (int d = 0; d < k; d++) {
-        double *g = RdW + d * ld;
-        const double *s = S1 + (size_t)d * WS;
-        for (size_t j = 0; j < WS; j++) g[j] += s[j];
+    if (RdW) {
+        /* S1 (k*OC, IC) = R{dout}ᵀ inp: row (d,o) is R{dW}_d[o,:] */
+        gemm(CblasTrans, CblasNoTrans, (int)kOC, IC, N, 1.0, Rdout, (int)kOC, inp, IC, 0.0, S1, IC);
+        for (int d = 0; d < k; d++) {
+            double *g = RdW + d * ld;
+            const double *s = S1 + (size_t)d * WS;
+            for (size_t j = 0; j < WS; j++) g[j] += s[j];
+        }
     }
-    if (Rinp) {
+    if (RdW && Rinp) {
         /* S2 (OC, k*IC) = doutᵀ R{inp} */
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, (int)kIC, N, 1.0, dout, OC, Rinp, (int)kIC, 0.0, S2,
+        gemm(CblasTrans, CblasNoTrans, OC, (int)kIC, N, 1.0, dout, OC, Rinp, (int)kIC, 0.0, S2,
                     (int)kIC);
         for (int d = 0; d < k; d++)
             for (int o = 0; o < OC; o++) {
@@ -145,7 +168,7 @@ void tt_linear_rop_backward_naive(double *Rdinp, double *RdW, double *Rdb, const
                         if (RW) s += dout_n[o] * RW[d * ld + (size_t)o * IC + i];
                         Rdinp[((size_t)n * k + d) * IC + i] += s;
                     }
-                    RdW[d * ld + (size_t)o * IC + i] += rdo[o] * x[i] + (rx ? dout_n[o] * rx[i] : 0);
+                    if (RdW) RdW[d * ld + (size_t)o * IC + i] += rdo[o] * x[i] + (rx ? dout_n[o] * rx[i] : 0);
                 }
                 if (Rdb) Rdb[d * ld + o] += rdo[o];
             }
@@ -202,7 +225,7 @@ void tt_layernorm_backward(double *dinp /*(N,C)*/, double *dg /*(C)*/, double *d
 /* R{x̂} = r (R{x} − mean(R{x}) − x̂ mean(x̂ ⊙ R{x}))  (the normalisation's Jacobian)
  * R{r} = −r² mean(x̂ ⊙ R{x});  R{y} = R{g} ⊙ x̂ + g ⊙ R{x̂} + R{b}.
  * Rinp NULL: zero input (then only the parameter terms). */
-void tt_layernorm_rop(double *Rout /*(N,k,C)*/, double *Rxh /*(N,k,C)*/, double *Rr /*(N,k)*/,
+HOT void tt_layernorm_rop(double *Rout /*(N,k,C)*/, double *Rxh /*(N,k,C)*/, double *Rr /*(N,k)*/,
                       const double *Rinp /*(N,k,C) or NULL*/, const double *xh /*(N,C)*/, const double *rstd /*(N)*/,
                       const double *g /*(C)*/, const double *Rg /*dir d: +d*ld, or NULL*/,
                       const double *Rb /*or NULL*/, size_t ld, int N, int C, int k)
@@ -241,14 +264,17 @@ void tt_layernorm_rop(double *Rout /*(N,k,C)*/, double *Rxh /*(N,k,C)*/, double 
  *   R{dx̂} = R{dy} ⊙ g + dy ⊙ R{g}
  *   R{dx}  = R{r} (dx̂ − a − x̂ c) + r (R{dx̂} − R{a} − R{x̂} c − x̂ R{c}),
  *   R{a} = mean(R{dx̂}),  R{c} = mean(R{dx̂} ⊙ x̂ + dx̂ ⊙ R{x̂})
- *   R{dg} += R{dy} ⊙ x̂ + dy ⊙ R{x̂};  R{db} += R{dy}.   Rdinp +=. */
-void tt_layernorm_rop_backward(double *Rdinp /*(N,k,C)*/, double *Rdg /*dir d: +d*ld (C)*/,
+ *   R{dg} += R{dy} ⊙ x̂ + dy ⊙ R{x̂};  R{db} += R{dy}.   Rdinp +=; any output may be NULL. */
+HOT void tt_layernorm_rop_backward(double *Rdinp /*(N,k,C) or NULL*/, double *Rdg /*dir d: +d*ld (C), or NULL*/,
                                double *Rdb /*or NULL*/, const double *Rdout /*(N,k,C)*/, const double *dout /*(N,C)*/,
                                const double *xh /*(N,C)*/, const double *rstd /*(N)*/, const double *Rxh /*(N,k,C)*/,
                                const double *Rr /*(N,k)*/, const double *g /*(C)*/, const double *Rg /*or NULL*/,
                                size_t ld, int N, int C, int k)
 {
+    size_t kC = (size_t)k * C;
     double dxh[C], rdxh[C];
+    /* R{dg}, R{db} summed over the rows here, added to the strided panel once */
+    double *sg = Rdg ? xcalloc(kC, sizeof(double)) : NULL, *sb = Rdb ? xcalloc(kC, sizeof(double)) : NULL;
     for (int n = 0; n < N; n++) {
         const double *dy = dout + (size_t)n * C, *h = xh + (size_t)n * C;
         double r = rstd[n], a = 0, cc = 0;
@@ -262,24 +288,35 @@ void tt_layernorm_rop_backward(double *Rdinp /*(N,k,C)*/, double *Rdg /*dir d: +
         for (int d = 0; d < k; d++) {
             size_t row = ((size_t)n * k + d) * C;
             const double *rdy = Rdout + row, *rh = Rxh + row;
-            double ra = 0, rc = 0;
-            for (int c = 0; c < C; c++) {
-                rdxh[c] = rdy[c] * g[c] + (Rg ? dy[c] * Rg[d * ld + c] : 0);
-                ra += rdxh[c];
-                rc += rdxh[c] * h[c] + dxh[c] * rh[c];
+            if (Rdinp) {
+                double ra = 0, rc = 0;
+                for (int c = 0; c < C; c++) rdxh[c] = rdy[c] * g[c];
+                if (Rg)
+                    for (int c = 0; c < C; c++) rdxh[c] += dy[c] * Rg[d * ld + c];
+                for (int c = 0; c < C; c++) {
+                    ra += rdxh[c];
+                    rc += rdxh[c] * h[c] + dxh[c] * rh[c];
+                }
+                ra /= C;
+                rc /= C;
+                double rr = Rr[(size_t)n * k + d];
+                double *rdx = Rdinp + row;
+                for (int c = 0; c < C; c++)
+                    rdx[c] += rr * (dxh[c] - a - h[c] * cc) + r * (rdxh[c] - ra - rh[c] * cc - h[c] * rc);
             }
-            ra /= C;
-            rc /= C;
-            double rr = Rr[(size_t)n * k + d];
-            double *rdx = Rdinp + row, *rdg = Rdg + d * ld;
-            for (int c = 0; c < C; c++) {
-                rdx[c] += rr * (dxh[c] - a - h[c] * cc) + r * (rdxh[c] - ra - rh[c] * cc - h[c] * rc);
-                rdg[c] += rdy[c] * h[c] + dy[c] * rh[c];
-            }
-            if (Rdb)
-                for (int c = 0; c < C; c++) Rdb[d * ld + c] += rdy[c];
+            if (sg)
+                for (int c = 0; c < C; c++) sg[d * C + c] += rdy[c] * h[c] + dy[c] * rh[c];
+            if (sb)
+                for (int c = 0; c < C; c++) sb[d * C + c] += rdy[c];
         }
     }
+    for (int d = 0; d < k; d++)
+        for (int c = 0; c < C; c++) {
+            if (sg) Rdg[d * ld + c] += sg[d * C + c];
+            if (sb) Rdb[d * ld + c] += sb[d * C + c];
+        }
+    free(sg);
+    free(sb);
 }
 
 /* ---- causal multi-head attention -----------------------------------------------------
@@ -361,98 +398,129 @@ void tt_attention_backward(double *dq, double *dkey, double *dv /*(N,C) each*/, 
 }
 
 /* R{S} = s (R{q}_t·k_u + q_t·R{k}_u);  R{P} = P ⊙ (R{S} − Σ_u P R{S});
- * R{y}_t = Σ_u R{P} v_u + P R{v}_u.   Ratt (B,H,k,T,T) holds R{P}. */
-void tt_attention_rop(double *Ry /*(N,k,C)*/, double *Ratt /*(B,H,k,T,T)*/, const double *Rq /*(N,k,C)*/,
+ * R{y}_t = Σ_u R{P} v_u + P R{v}_u.   Ratt (B,T,T,k,H) holds R{P}[t,u] of every
+ * direction and head side by side, so the inner loops run over a contiguous
+ * (k,C) row of the token-major R-quantities. */
+HOT void tt_attention_rop(double *Ry /*(N,k,C)*/, double *Ratt /*(B,T,T,k,H)*/, const double *Rq /*(N,k,C)*/,
                       const double *Rkey /*(N,k,C)*/, const double *Rv /*(N,k,C)*/, const double *q /*(N,C)*/,
                       const double *key, const double *v, const double *att /*(B,H,T,T)*/,
                       int B, int T, int C, int H, int k)
 {
     int hs = C / H;
     double s = 1.0 / sqrt(hs);
-    size_t kC = (size_t)k * C;
+    size_t kC = (size_t)k * C, kH = (size_t)k * H;
+    double *m = xmalloc(kH * sizeof(double)), P[H];
     for (int b = 0; b < B; b++)
-        for (int h = 0; h < H; h++)
-            for (int d = 0; d < k; d++)
-                for (int t = 0; t < T; t++) {
-                    const double *P = att + (((size_t)b * H + h) * T + t) * T;
-                    double *RP = Ratt + ((((size_t)b * H + h) * k + d) * T + t) * T;
-                    size_t bt = (size_t)b * T + t;
-                    const double *qt = q + bt * C + h * hs, *rqt = Rq + bt * kC + (size_t)d * C + h * hs;
-                    double m = 0;
-                    for (int u = 0; u <= t; u++) {
-                        size_t bu = (size_t)b * T + u;
-                        const double *ku = key + bu * C + h * hs, *rku = Rkey + bu * kC + (size_t)d * C + h * hs;
+        for (int t = 0; t < T; t++) {
+            size_t bt = (size_t)b * T + t;
+            const double *qt = q + bt * C, *rqt = Rq + bt * kC;
+            double *RPt = Ratt + bt * T * kH, *ry = Ry + bt * kC;
+            memset(m, 0, kH * sizeof(double));
+            for (int u = 0; u <= t; u++) {
+                size_t bu = (size_t)b * T + u;
+                const double *ku = key + bu * C, *rku = Rkey + bu * kC;
+                double *rs = RPt + u * kH;
+                for (int h = 0; h < H; h++) P[h] = att[(((size_t)b * H + h) * T + t) * T + u];
+                for (int d = 0; d < k; d++)
+                    for (int h = 0; h < H; h++) {
+                        const double *a = rqt + (size_t)d * C + h * hs, *ra = rku + (size_t)d * C + h * hs;
                         double dot = 0;
-                        for (int i = 0; i < hs; i++) dot += rqt[i] * ku[i] + qt[i] * rku[i];
-                        RP[u] = s * dot;
-                        m += P[u] * RP[u];
+                        for (int i = 0; i < hs; i++) dot += a[i] * ku[h * hs + i] + qt[h * hs + i] * ra[i];
+                        rs[d * H + h] = s * dot;
+                        m[d * H + h] += P[h] * s * dot;
                     }
-                    for (int u = 0; u < T; u++) RP[u] = u <= t ? P[u] * (RP[u] - m) : 0;
-                    double *ry = Ry + bt * kC + (size_t)d * C + h * hs;
-                    for (int i = 0; i < hs; i++) ry[i] = 0;
-                    for (int u = 0; u <= t; u++) {
-                        size_t bu = (size_t)b * T + u;
-                        const double *vu = v + bu * C + h * hs, *rvu = Rv + bu * kC + (size_t)d * C + h * hs;
-                        for (int i = 0; i < hs; i++) ry[i] += RP[u] * vu[i] + P[u] * rvu[i];
+            }
+            memset(ry, 0, kC * sizeof(double));
+            for (int u = 0; u <= t; u++) {
+                size_t bu = (size_t)b * T + u;
+                const double *vu = v + bu * C, *rvu = Rv + bu * kC;
+                double *rp = RPt + u * kH;
+                for (int h = 0; h < H; h++) P[h] = att[(((size_t)b * H + h) * T + t) * T + u];
+                for (int d = 0; d < k; d++)
+                    for (int h = 0; h < H; h++) {
+                        double r = rp[d * H + h] = P[h] * (rp[d * H + h] - m[d * H + h]);
+                        double *o = ry + (size_t)d * C + h * hs;
+                        const double *rv = rvu + (size_t)d * C + h * hs;
+                        for (int i = 0; i < hs; i++) o[i] += r * vu[h * hs + i] + P[h] * rv[i];
                     }
-                }
+            }
+            memset(RPt + (t + 1) * kH, 0, (T - 1 - t) * kH * sizeof(double));
+        }
+    free(m);
 }
 
 /* R of the backward, with dP = dy_t·v_u, dpc = dP − ρ, ρ = Σ_u P dP, dS = P dpc:
  *   R{dP} = R{dy}_t·v_u + dy_t·R{v}_u;  R{ρ} = Σ_u R{P} dP + P R{dP}
  *   R{dS} = R{P} dpc + P (R{dP} − R{ρ})
  *   R{dq}_t = s Σ_u R{dS} k_u + dS R{k}_u;  R{dk}_u = s Σ_t R{dS} q_t + dS R{q}_t
- *   R{dv}_u = Σ_t R{P} dy_t + P R{dy}_t.      Rdq, Rdkey, Rdv are overwritten. */
-void tt_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*(N,k,C) each*/,
+ *   R{dv}_u = Σ_t R{P} dy_t + P R{dy}_t.      Rdq, Rdkey, Rdv are overwritten
+ * (row t is cleared when t is reached: only queries t' >= u write to row u). */
+HOT void tt_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*(N,k,C) each*/,
                                const double *Rdy /*(N,k,C)*/, const double *dy /*(N,C)*/, const double *q,
                                const double *key, const double *v, const double *att /*(B,H,T,T)*/,
                                const double *dpc /*(B,H,T,T)*/, const double *Rq, const double *Rkey,
-                               const double *Rv, const double *Ratt /*(B,H,k,T,T)*/, int B, int T, int C, int H,
+                               const double *Rv, const double *Ratt /*(B,T,T,k,H)*/, int B, int T, int C, int H,
                                int k)
 {
     int hs = C / H;
     double s = 1.0 / sqrt(hs);
-    size_t kC = (size_t)k * C, NkC = (size_t)B * T * kC;
-    memset(Rdq, 0, NkC * sizeof(double));
-    memset(Rdkey, 0, NkC * sizeof(double));
-    memset(Rdv, 0, NkC * sizeof(double));
-    double RdP[T];
+    size_t kC = (size_t)k * C, kH = (size_t)k * H;
+    double *RdP = xmalloc((size_t)T * kH * sizeof(double)), *rrho = xmalloc(kH * sizeof(double));
+    double P[H], D[H], dP[H];
     for (int b = 0; b < B; b++)
-        for (int h = 0; h < H; h++)
-            for (int d = 0; d < k; d++)
-                for (int t = 0; t < T; t++) {
-                    const double *P = att + (((size_t)b * H + h) * T + t) * T;
-                    const double *D = dpc + (((size_t)b * H + h) * T + t) * T;
-                    const double *RP = Ratt + ((((size_t)b * H + h) * k + d) * T + t) * T;
-                    size_t bt = (size_t)b * T + t, rt = bt * kC + (size_t)d * C + h * hs;
-                    const double *dyt = dy + bt * C + h * hs, *rdyt = Rdy + rt;
-                    double rrho = 0;
-                    for (int u = 0; u <= t; u++) {
-                        size_t bu = (size_t)b * T + u;
-                        const double *vu = v + bu * C + h * hs, *rvu = Rv + bu * kC + (size_t)d * C + h * hs;
-                        double a = 0, ra = 0;
-                        for (int i = 0; i < hs; i++) {
-                            a += dyt[i] * vu[i];
-                            ra += rdyt[i] * vu[i] + dyt[i] * rvu[i];
-                        }
-                        RdP[u] = ra;
-                        rrho += RP[u] * a + P[u] * ra;
-                    }
-                    const double *qt = q + bt * C + h * hs, *rqt = Rq + rt;
-                    double *rdqt = Rdq + rt;
-                    for (int u = 0; u <= t; u++) {
-                        size_t bu = (size_t)b * T + u, ru = bu * kC + (size_t)d * C + h * hs;
-                        const double *ku = key + bu * C + h * hs, *rku = Rkey + ru;
-                        double dS = s * P[u] * D[u];
-                        double RdS = s * (RP[u] * D[u] + P[u] * (RdP[u] - rrho));
-                        double *rdku = Rdkey + ru, *rdvu = Rdv + ru;
-                        for (int i = 0; i < hs; i++) {
-                            rdqt[i] += RdS * ku[i] + dS * rku[i];
-                            rdku[i] += RdS * qt[i] + dS * rqt[i];
-                            rdvu[i] += RP[u] * dyt[i] + P[u] * rdyt[i];
-                        }
-                    }
+        for (int t = 0; t < T; t++) {
+            size_t bt = (size_t)b * T + t;
+            const double *dyt = dy + bt * C, *rdyt = Rdy + bt * kC, *qt = q + bt * C, *rqt = Rq + bt * kC;
+            const double *RPt = Ratt + bt * T * kH;
+            double *rdqt = Rdq + bt * kC;
+            memset(rdqt, 0, kC * sizeof(double));
+            memset(Rdkey + bt * kC, 0, kC * sizeof(double));
+            memset(Rdv + bt * kC, 0, kC * sizeof(double));
+            memset(rrho, 0, kH * sizeof(double));
+            for (int u = 0; u <= t; u++) {
+                size_t bu = (size_t)b * T + u;
+                const double *vu = v + bu * C, *rvu = Rv + bu * kC, *rp = RPt + u * kH;
+                double *rdp = RdP + u * kH;
+                for (int h = 0; h < H; h++) {
+                    P[h] = att[(((size_t)b * H + h) * T + t) * T + u];
+                    double a = 0;
+                    for (int i = 0; i < hs; i++) a += dyt[h * hs + i] * vu[h * hs + i];
+                    dP[h] = a;
                 }
+                for (int d = 0; d < k; d++)
+                    for (int h = 0; h < H; h++) {
+                        const double *rd = rdyt + (size_t)d * C + h * hs, *rv = rvu + (size_t)d * C + h * hs;
+                        double ra = 0;
+                        for (int i = 0; i < hs; i++) ra += rd[i] * vu[h * hs + i] + dyt[h * hs + i] * rv[i];
+                        rdp[d * H + h] = ra;
+                        rrho[d * H + h] += rp[d * H + h] * dP[h] + P[h] * ra;
+                    }
+            }
+            for (int u = 0; u <= t; u++) {
+                size_t bu = (size_t)b * T + u;
+                const double *ku = key + bu * C, *rku = Rkey + bu * kC, *rp = RPt + u * kH, *rdp = RdP + u * kH;
+                double *rdku = Rdkey + bu * kC, *rdvu = Rdv + bu * kC;
+                for (int h = 0; h < H; h++) {
+                    P[h] = att[(((size_t)b * H + h) * T + t) * T + u];
+                    D[h] = dpc[(((size_t)b * H + h) * T + t) * T + u];
+                }
+                for (int d = 0; d < k; d++)
+                    for (int h = 0; h < H; h++) {
+                        size_t o = (size_t)d * C + h * hs;
+                        int j = d * H + h;
+                        double dS = s * P[h] * D[h];
+                        double RdS = s * (rp[j] * D[h] + P[h] * (rdp[j] - rrho[j]));
+                        for (int i = 0; i < hs; i++) {
+                            int c = h * hs + i;
+                            rdqt[o + i] += RdS * ku[c] + dS * rku[o + i];
+                            rdku[o + i] += RdS * qt[c] + dS * rqt[o + i];
+                            rdvu[o + i] += rp[j] * dyt[c] + P[h] * rdyt[o + i];
+                        }
+                    }
+            }
+        }
+    free(RdP);
+    free(rrho);
 }
 
 /* ---- GELU, exact erf form: G(x) = x Φ(x), G' = Φ + x φ, G'' = φ (2 − x²) ---------------- */
@@ -475,7 +543,7 @@ void tt_gelu_backward(double *dinp, const double *dout, const double *inp, size_
 }
 
 /* R{out} = G'(x) R{inp}. */
-void tt_gelu_rop(double *Rout /*(N,k,M)*/, const double *Rinp /*(N,k,M)*/, const double *inp /*(N,M)*/,
+HOT void tt_gelu_rop(double *Rout /*(N,k,M)*/, const double *Rinp /*(N,k,M)*/, const double *inp /*(N,M)*/,
                  int N, int M, int k)
 {
     double g1[M];
@@ -489,7 +557,7 @@ void tt_gelu_rop(double *Rout /*(N,k,M)*/, const double *Rinp /*(N,k,M)*/, const
 }
 
 /* R{dinp} = G''(x) R{x} dout + G'(x) R{dout} (overwritten). */
-void tt_gelu_rop_backward(double *Rdinp /*(N,k,M)*/, const double *Rdout /*(N,k,M)*/, const double *dout /*(N,M)*/,
+HOT void tt_gelu_rop_backward(double *Rdinp /*(N,k,M)*/, const double *Rdout /*(N,k,M)*/, const double *dout /*(N,M)*/,
                           const double *inp /*(N,M)*/, const double *Rinp /*(N,k,M)*/, int N, int M, int k)
 {
     double g1[M], g2d[M];

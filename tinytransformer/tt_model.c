@@ -9,7 +9,10 @@
  * workspace; the loss is the mean over all B·T positions (scale 1/(B·T)).
  */
 #include "tt.h"
+#include <cblas.h>
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +34,8 @@ typedef struct {
     int ln1_live, q_live, key_live, v_live, y_live, ln2_live, f_live;
 } layer_racts;
 
+typedef struct rwork rwork;
+
 typedef struct {
     tt_config c;
     int (*slot)[L_NSLOT];    /* tensor index of each layer slot, -1 if absent */
@@ -49,14 +54,11 @@ typedef struct {
     double *lnf, *lnf_xh, *lnf_r, *logits, *probs, *losses, *dlnf, *dlogits;
     double *gbuf;            /* parameter gradient of the base backward (P) */
 
-    /* R workspace: sub-panel width kp, chunk of bc sequences */
-    int kp, bc;
+    /* R workspaces, one per worker thread */
+    rwork **work;
+    int nwork;
     int kp_max, bc_set;      /* tt_set_hvp_blocking; 0 = automatic */
-    double *rbuf;
-    layer_racts *ra;
-    double *Rres, *Rtmp, *Rlnf, *Rlnf_xh, *Rlnf_r, *Rlogits, *Rdlogits;
-    double *Rdres, *Rdln, *Rdgl, *Rdf, *Rdy, *Rdq, *Rdkey, *Rdv, *scratch;
-    char *tlive;             /* per tensor: nonzero in the current panel */
+    int threads;             /* tt_set_threads; 0 = openblas_get_num_threads() */
 } tt_impl;
 
 tt_config tt_defaults(void)
@@ -192,18 +194,17 @@ static void embed_rop(double *Rx /*(N,k,C)*/, const int *inp, const double *Rwte
 }
 
 /* The embedding is linear in its parameters and its input is discrete, so
- * R{dwte} and R{dwpe} only route R{dx}. */
+ * R{dwte} and R{dwpe} only route R{dx}. Either output may be NULL (not wanted). */
 static void embed_rop_backward(double *Rdwte, double *Rdwpe, const double *Rdx /*(N,k,C)*/, const int *inp,
                                size_t ld, int N, int T, int C, int k)
 {
     for (int n = 0; n < N; n++)
         for (int d = 0; d < k; d++) {
             const double *r = Rdx + ((size_t)n * k + d) * C;
-            double *a = Rdwte + d * ld + (size_t)inp[n] * C, *b = Rdwpe + d * ld + (size_t)(n % T) * C;
-            for (int c = 0; c < C; c++) {
-                a[c] += r[c];
-                b[c] += r[c];
-            }
+            if (Rdwte)
+                for (int c = 0; c < C; c++) Rdwte[d * ld + (size_t)inp[n] * C + c] += r[c];
+            if (Rdwpe)
+                for (int c = 0; c < C; c++) Rdwpe[d * ld + (size_t)(n % T) * C + c] += r[c];
         }
 }
 
@@ -380,30 +381,43 @@ double tt_forward(model *m, double *logits, double *losses)
     return loss;
 }
 
-/* ---- R workspace ----------------------------------------------------------------------- */
+/* ---- R workspace (one per worker thread) ---------------------------------------------------- */
 
-#define KP_MAX 32  /* directions per sub-panel */
+#define KP_MAX 32        /* directions per sub-panel */
 #define ROWS_TARGET 2048 /* chunk rows bc·T·kp aimed at (keeps the workspace cache-sized) */
+
+struct rwork {
+    int kp, bc;              /* sub-panel width, sequences per chunk */
+    double *buf;
+    layer_racts *ra;
+    double *Rres, *Rtmp, *Rlnf, *Rlnf_xh, *Rlnf_r, *Rlogits, *Rdlogits;
+    double *Rdres, *Rdln, *Rdgl, *Rdf, *Rdy, *Rdq, *Rdkey, *Rdv, *scratch;
+    double *E;               /* (kp,P) unit-direction panel, kept zero between uses */
+    char *tlive;             /* per tensor: nonzero in the current sub-panel */
+};
+
+static void rwork_free(rwork *w)
+{
+    if (!w) return;
+    free(w->buf), free(w->ra), free(w->E), free(w->tlive);
+    free(w);
+}
 
 static void free_rwork(tt_impl *im)
 {
-    free(im->rbuf);
-    free(im->ra);
-    im->rbuf = NULL;
-    im->ra = NULL;
-    im->kp = im->bc = 0;
+    for (int i = 0; i < im->nwork; i++) rwork_free(im->work[i]);
+    free(im->work);
+    im->work = NULL;
+    im->nwork = 0;
 }
 
-static void alloc_rwork(tt_impl *im, int kp)
+static rwork *rwork_new(const model *m, int kp, int bc)
 {
+    const tt_impl *im = m->impl;
     const tt_config *c = &im->c;
-    int bc = im->bc_set ? im->bc_set : ROWS_TARGET / (c->T * kp);
-    if (bc < 1) bc = 1;
-    if (bc > im->B) bc = im->B;
-    if (im->rbuf && im->kp == kp && im->bc == bc) return;
-    free_rwork(im);
-    im->kp = kp;
-    im->bc = bc;
+    rwork *w = xcalloc(1, sizeof(rwork));
+    w->kp = kp;
+    w->bc = bc;
     size_t R = (size_t)bc * c->T * kp, C = c->C, M = c->M, V = c->V, L = c->layers;
     size_t A = (size_t)bc * c->heads * kp * c->T * c->T;
     size_t per_layer = 8 * R * C + 2 * R + 2 * R * M + A;
@@ -417,31 +431,50 @@ static void alloc_rwork(tt_impl *im, int kp)
     }
     size_t total = L * per_layer + R * C /*Rres*/ + R * big /*Rtmp*/ + 2 * R * C + R + 2 * R * V
                    + 6 * R * C + 2 * R * M + lin;
-    im->rbuf = xmalloc(checked_mul(total, sizeof(double), "R workspace"));
-    double *cur = im->rbuf;
-    im->ra = xcalloc(L, sizeof(layer_racts));
+    w->buf = xmalloc(checked_mul(total, sizeof(double), "R workspace"));
+    double *cur = w->buf;
+    w->ra = xcalloc(L, sizeof(layer_racts));
     for (size_t l = 0; l < L; l++) {
-        layer_racts *r = &im->ra[l];
+        layer_racts *r = &w->ra[l];
         r->ln1 = carve(&cur, R * C), r->ln1_xh = carve(&cur, R * C), r->ln1_r = carve(&cur, R);
         r->q = carve(&cur, R * C), r->key = carve(&cur, R * C), r->v = carve(&cur, R * C);
         r->att = carve(&cur, A), r->y = carve(&cur, R * C);
         r->ln2 = carve(&cur, R * C), r->ln2_xh = carve(&cur, R * C), r->ln2_r = carve(&cur, R);
         r->f = carve(&cur, R * M), r->gl = carve(&cur, R * M);
     }
-    im->Rres = carve(&cur, R * C), im->Rtmp = carve(&cur, R * big);
-    im->Rlnf = carve(&cur, R * C), im->Rlnf_xh = carve(&cur, R * C), im->Rlnf_r = carve(&cur, R);
-    im->Rlogits = carve(&cur, R * V), im->Rdlogits = carve(&cur, R * V);
-    im->Rdres = carve(&cur, R * C), im->Rdln = carve(&cur, R * C), im->Rdy = carve(&cur, R * C);
-    im->Rdq = carve(&cur, R * C), im->Rdkey = carve(&cur, R * C), im->Rdv = carve(&cur, R * C);
-    im->Rdgl = carve(&cur, R * M), im->Rdf = carve(&cur, R * M);
-    im->scratch = carve(&cur, lin);
-    if ((size_t)(cur - im->rbuf) != total) DIE("R workspace layout: %zu of %zu", (size_t)(cur - im->rbuf), total);
+    w->Rres = carve(&cur, R * C), w->Rtmp = carve(&cur, R * big);
+    w->Rlnf = carve(&cur, R * C), w->Rlnf_xh = carve(&cur, R * C), w->Rlnf_r = carve(&cur, R);
+    w->Rlogits = carve(&cur, R * V), w->Rdlogits = carve(&cur, R * V);
+    w->Rdres = carve(&cur, R * C), w->Rdln = carve(&cur, R * C), w->Rdy = carve(&cur, R * C);
+    w->Rdq = carve(&cur, R * C), w->Rdkey = carve(&cur, R * C), w->Rdv = carve(&cur, R * C);
+    w->Rdgl = carve(&cur, R * M), w->Rdf = carve(&cur, R * M);
+    w->scratch = carve(&cur, lin);
+    if ((size_t)(cur - w->buf) != total) DIE("R workspace layout: %zu of %zu", (size_t)(cur - w->buf), total);
+    w->E = xcalloc(checked_mul((size_t)kp, m->P, "unit panel"), sizeof(double));
+    w->tlive = xcalloc((size_t)m->ntensors, 1);
+    return w;
+}
+
+/* Workspaces for n workers with sub-panels of kp directions. */
+static void ensure_work(model *m, int n, int kp)
+{
+    tt_impl *im = m->impl;
+    int bc = im->bc_set ? im->bc_set : ROWS_TARGET / (im->c.T * kp);
+    if (bc < 1) bc = 1;
+    if (bc > im->B) bc = im->B;
+    if (im->nwork >= n && im->work[0]->kp == kp && im->work[0]->bc == bc) return;
+    free_rwork(im);
+    im->work = xmalloc((size_t)n * sizeof(rwork *));
+    for (int i = 0; i < n; i++) im->work[i] = rwork_new(m, kp, bc);
+    im->nwork = n;
 }
 
 /* ---- the R-pass over one chunk of sequences ----------------------------------------------
  * V, HV: the sub-panel (k directions, row stride P). Chunk: sequences b0..b0+bc-1.
  * An R-activation that is identically zero (no live direction upstream) is
- * passed as NULL to the linear kernels, which then skip their dgemm. */
+ * passed as NULL to the linear kernels, which then skip their dgemm.
+ * stop: R{∇θ} is wanted only for tensors >= stop (tensor index), so the
+ * R-backward ends once it has passed them (tt_hess_cols_lower). */
 
 static void add_into(double *y, const double *x, size_t n)
 {
@@ -449,13 +482,12 @@ static void add_into(double *y, const double *x, size_t n)
 }
 
 /* R-parameters of tensor t in the panel; NULL if absent or zero in every direction. */
-static const double *rparam(const model *m, const double *V, int t)
+static const double *rparam(const model *m, const rwork *w, const double *V, int t)
 {
-    const tt_impl *im = m->impl;
-    return t >= 0 && im->tlive[t] ? V + m->tensors[t].offset : NULL;
+    return t >= 0 && w->tlive[t] ? V + m->tensors[t].offset : NULL;
 }
 
-static void rpass(model *m, const double *V, double *HV, int k, int b0, int bc)
+static void rpass(model *m, rwork *w, const double *V, double *HV, int k, int b0, int bc, int stop)
 {
     tt_impl *im = m->impl;
     const tt_config *c = &im->c;
@@ -463,24 +495,28 @@ static void rpass(model *m, const double *V, double *HV, int k, int b0, int bc)
     int n0 = b0 * T, N = bc * T;
     size_t ld = m->P, RC = (size_t)N * k * C, RM = (size_t)N * k * M;
     size_t A0 = (size_t)b0 * H * T * T;
-    const double *w = m->params;
-    double *sc = im->scratch;
+    const double *wt = m->params;
+    double *sc = w->scratch;
     const int *inp = im->inp + n0;
-#define RP(t) rparam(m, V, t)
-#define RG(t) ((t) >= 0 ? HV + m->tensors[t].offset : NULL)
-#define W_(t) cat(m, w, t)
+#define RP(t) rparam(m, w, V, t)
+#define RG(t) ((t) >= stop ? HV + m->tensors[t].offset : NULL) /* t = -1 (absent) gives NULL too */
+#define W_(t) cat(m, wt, t)
 #define BASE(p, width) ((p) + (size_t)n0 * (width))
+#define PAST(t) if (stop >= (t)) goto done /* nothing earlier than tensor t is wanted */
 
     /* R-forward */
     const double *Rwte = RP(im->t_wte), *Rwpe = RP(im->t_wpe);
     int res_live = Rwte || Rwpe;
-    if (res_live) embed_rop(im->Rres, inp, Rwte, Rwpe, ld, N, T, C, k);
-    else memset(im->Rres, 0, RC * sizeof(double));
+    if (res_live) embed_rop(w->Rres, inp, Rwte, Rwpe, ld, N, T, C, k);
+    else memset(w->Rres, 0, RC * sizeof(double));
     for (int l = 0; l < L; l++) {
         const layer_acts *a = &im->la[l];
-        layer_racts *r = &im->ra[l];
+        layer_racts *r = &w->ra[l];
         const int *s = im->slot[l];
-        tt_layernorm_rop(r->ln1, r->ln1_xh, r->ln1_r, res_live ? im->Rres : NULL, BASE(a->ln1_xh, C),
+        /* a layer wholly before stop with nothing perturbed upstream: its
+         * R-activations are zero and the truncated R-backward never reads them */
+        if (!res_live && stop > (s[L_MPB] >= 0 ? s[L_MPB] : s[L_MP])) continue;
+        tt_layernorm_rop(r->ln1, r->ln1_xh, r->ln1_r, res_live ? w->Rres : NULL, BASE(a->ln1_xh, C),
                          BASE(a->ln1_r, 1), W_(s[L_LN1W]), RP(s[L_LN1W]), RP(s[L_LN1B]), ld, N, C, k);
         r->ln1_live = res_live || RP(s[L_LN1W]) || RP(s[L_LN1B]);
         const double *Rln1 = r->ln1_live ? r->ln1 : NULL;
@@ -494,110 +530,238 @@ static void rpass(model *m, const double *V, double *HV, int k, int b0, int bc)
         if (r->y_live)
             tt_attention_rop(r->y, r->att, r->q, r->key, r->v, BASE(a->q, C), BASE(a->key, C), BASE(a->v, C),
                              a->att + A0, bc, T, C, H, k);
-        else
+        else if (stop < s[L_O]) /* the R-backward will read R{P} */
             memset(r->att, 0, (size_t)bc * H * k * T * T * sizeof(double));
-        tt_linear_rop(im->Rtmp, r->y_live ? r->y : NULL, BASE(a->y, C), W_(s[L_O]), RP(s[L_O]), RP(s[L_OB]), ld, sc,
+        tt_linear_rop(w->Rtmp, r->y_live ? r->y : NULL, BASE(a->y, C), W_(s[L_O]), RP(s[L_O]), RP(s[L_OB]), ld, sc,
                       N, C, C, k);
-        add_into(im->Rres, im->Rtmp, RC);
+        add_into(w->Rres, w->Rtmp, RC);
         res_live = res_live || r->y_live || RP(s[L_O]) || RP(s[L_OB]);
-        tt_layernorm_rop(r->ln2, r->ln2_xh, r->ln2_r, res_live ? im->Rres : NULL, BASE(a->ln2_xh, C),
+        tt_layernorm_rop(r->ln2, r->ln2_xh, r->ln2_r, res_live ? w->Rres : NULL, BASE(a->ln2_xh, C),
                          BASE(a->ln2_r, 1), W_(s[L_LN2W]), RP(s[L_LN2W]), RP(s[L_LN2B]), ld, N, C, k);
         r->ln2_live = res_live || RP(s[L_LN2W]) || RP(s[L_LN2B]);
         tt_linear_rop(r->f, r->ln2_live ? r->ln2 : NULL, BASE(a->ln2, C), W_(s[L_FC]), RP(s[L_FC]), RP(s[L_FCB]),
                       ld, sc, N, C, M, k);
         r->f_live = r->ln2_live || RP(s[L_FC]) || RP(s[L_FCB]);
         tt_gelu_rop(r->gl, r->f, BASE(a->f, M), N, M, k);
-        tt_linear_rop(im->Rtmp, r->f_live ? r->gl : NULL, BASE(a->gl, M), W_(s[L_MP]), RP(s[L_MP]), RP(s[L_MPB]),
+        tt_linear_rop(w->Rtmp, r->f_live ? r->gl : NULL, BASE(a->gl, M), W_(s[L_MP]), RP(s[L_MP]), RP(s[L_MPB]),
                       ld, sc, N, M, C, k);
-        add_into(im->Rres, im->Rtmp, RC);
+        add_into(w->Rres, w->Rtmp, RC);
         res_live = res_live || r->f_live || RP(s[L_MP]) || RP(s[L_MPB]);
     }
-    tt_layernorm_rop(im->Rlnf, im->Rlnf_xh, im->Rlnf_r, res_live ? im->Rres : NULL, BASE(im->lnf_xh, C),
+    tt_layernorm_rop(w->Rlnf, w->Rlnf_xh, w->Rlnf_r, res_live ? w->Rres : NULL, BASE(im->lnf_xh, C),
                      BASE(im->lnf_r, 1), W_(im->t_lnfw), RP(im->t_lnfw), RP(im->t_lnfb), ld, N, C, k);
     int lnf_live = res_live || RP(im->t_lnfw) || RP(im->t_lnfb);
-    tt_linear_rop(im->Rlogits, lnf_live ? im->Rlnf : NULL, BASE(im->lnf, C), W_(im->t_lm), RP(im->t_lm), NULL, ld,
+    tt_linear_rop(w->Rlogits, lnf_live ? w->Rlnf : NULL, BASE(im->lnf, C), W_(im->t_lm), RP(im->t_lm), NULL, ld,
                   sc, N, C, Vv, k);
-    crossentropy_rop(im->Rdlogits, im->Rlogits, BASE(im->probs, Vv), 1.0 / im->N, N, Vv, k);
+    crossentropy_rop(w->Rdlogits, w->Rlogits, BASE(im->probs, Vv), 1.0 / im->N, N, Vv, k);
 
     /* R-backward */
-    memset(im->Rdln, 0, RC * sizeof(double));
-    tt_linear_rop_backward(im->Rdln, RG(im->t_lm), NULL, im->Rdlogits, BASE(im->dlogits, Vv), BASE(im->lnf, C),
-                           lnf_live ? im->Rlnf : NULL, W_(im->t_lm), RP(im->t_lm), ld, sc, N, C, Vv, k);
-    memset(im->Rdres, 0, RC * sizeof(double));
-    tt_layernorm_rop_backward(im->Rdres, RG(im->t_lnfw), RG(im->t_lnfb), im->Rdln, BASE(im->dlnf, C),
-                              BASE(im->lnf_xh, C), BASE(im->lnf_r, 1), im->Rlnf_xh, im->Rlnf_r, W_(im->t_lnfw),
+    int more = stop < im->t_lm;
+    if (more) memset(w->Rdln, 0, RC * sizeof(double));
+    tt_linear_rop_backward(more ? w->Rdln : NULL, RG(im->t_lm), NULL, w->Rdlogits, BASE(im->dlogits, Vv),
+                           BASE(im->lnf, C), lnf_live ? w->Rlnf : NULL, W_(im->t_lm), RP(im->t_lm), ld, sc, N, C, Vv, k);
+    PAST(im->t_lm);
+    more = stop < im->t_lnfw;
+    if (more) memset(w->Rdres, 0, RC * sizeof(double));
+    tt_layernorm_rop_backward(more ? w->Rdres : NULL, RG(im->t_lnfw), RG(im->t_lnfb), w->Rdln, BASE(im->dlnf, C),
+                              BASE(im->lnf_xh, C), BASE(im->lnf_r, 1), w->Rlnf_xh, w->Rlnf_r, W_(im->t_lnfw),
                               RP(im->t_lnfw), ld, N, C, k);
+    PAST(im->t_lnfw);
     for (int l = L - 1; l >= 0; l--) {
         const layer_acts *a = &im->la[l];
-        layer_racts *r = &im->ra[l];
+        layer_racts *r = &w->ra[l];
         const int *s = im->slot[l];
         /* Rdres = R{d res[l+1]} feeds the MLP and passes on to x1 */
-        memset(im->Rdgl, 0, RM * sizeof(double));
-        tt_linear_rop_backward(im->Rdgl, RG(s[L_MP]), RG(s[L_MPB]), im->Rdres, BASE(im->dres[l + 1], C),
+        more = stop < s[L_MP];
+        if (more) memset(w->Rdgl, 0, RM * sizeof(double));
+        tt_linear_rop_backward(more ? w->Rdgl : NULL, RG(s[L_MP]), RG(s[L_MPB]), w->Rdres, BASE(im->dres[l + 1], C),
                                BASE(a->gl, M), r->f_live ? r->gl : NULL, W_(s[L_MP]), RP(s[L_MP]), ld, sc, N, M, C, k);
-        tt_gelu_rop_backward(im->Rdf, im->Rdgl, BASE(a->dgl, M), BASE(a->f, M), r->f, N, M, k);
-        memset(im->Rdln, 0, RC * sizeof(double));
-        tt_linear_rop_backward(im->Rdln, RG(s[L_FC]), RG(s[L_FCB]), im->Rdf, BASE(a->df, M), BASE(a->ln2, C),
-                               r->ln2_live ? r->ln2 : NULL, W_(s[L_FC]), RP(s[L_FC]), ld, sc, N, C, M, k);
-        tt_layernorm_rop_backward(im->Rdres, RG(s[L_LN2W]), RG(s[L_LN2B]), im->Rdln, BASE(a->dln2, C),
+        PAST(s[L_MP]);
+        tt_gelu_rop_backward(w->Rdf, w->Rdgl, BASE(a->dgl, M), BASE(a->f, M), r->f, N, M, k);
+        more = stop < s[L_FC];
+        if (more) memset(w->Rdln, 0, RC * sizeof(double));
+        tt_linear_rop_backward(more ? w->Rdln : NULL, RG(s[L_FC]), RG(s[L_FCB]), w->Rdf, BASE(a->df, M),
+                               BASE(a->ln2, C), r->ln2_live ? r->ln2 : NULL, W_(s[L_FC]), RP(s[L_FC]), ld, sc, N, C,
+                               M, k);
+        PAST(s[L_FC]);
+        more = stop < s[L_LN2W];
+        tt_layernorm_rop_backward(more ? w->Rdres : NULL, RG(s[L_LN2W]), RG(s[L_LN2B]), w->Rdln, BASE(a->dln2, C),
                                   BASE(a->ln2_xh, C), BASE(a->ln2_r, 1), r->ln2_xh, r->ln2_r, W_(s[L_LN2W]),
                                   RP(s[L_LN2W]), ld, N, C, k);
+        PAST(s[L_LN2W]);
         /* Rdres is now R{dx1} */
-        memset(im->Rdy, 0, RC * sizeof(double));
-        tt_linear_rop_backward(im->Rdy, RG(s[L_O]), RG(s[L_OB]), im->Rdres, BASE(a->dx1, C), BASE(a->y, C),
-                               r->y_live ? r->y : NULL, W_(s[L_O]), RP(s[L_O]), ld, sc, N, C, C, k);
-        tt_attention_rop_backward(im->Rdq, im->Rdkey, im->Rdv, im->Rdy, BASE(a->dy, C), BASE(a->q, C),
+        more = stop < s[L_O];
+        if (more) memset(w->Rdy, 0, RC * sizeof(double));
+        tt_linear_rop_backward(more ? w->Rdy : NULL, RG(s[L_O]), RG(s[L_OB]), w->Rdres, BASE(a->dx1, C),
+                               BASE(a->y, C), r->y_live ? r->y : NULL, W_(s[L_O]), RP(s[L_O]), ld, sc, N, C, C, k);
+        PAST(s[L_O]);
+        tt_attention_rop_backward(w->Rdq, w->Rdkey, w->Rdv, w->Rdy, BASE(a->dy, C), BASE(a->q, C),
                                   BASE(a->key, C), BASE(a->v, C), a->att + A0, a->dpc + A0, r->q, r->key, r->v,
                                   r->att, bc, T, C, H, k);
-        memset(im->Rdln, 0, RC * sizeof(double));
+        more = stop < s[L_Q];
+        if (more) memset(w->Rdln, 0, RC * sizeof(double));
+        double *Rdln = more ? w->Rdln : NULL;
         const double *Rln1 = r->ln1_live ? r->ln1 : NULL;
-        tt_linear_rop_backward(im->Rdln, RG(s[L_Q]), RG(s[L_QB]), im->Rdq, BASE(a->dq, C), BASE(a->ln1, C), Rln1,
+        tt_linear_rop_backward(Rdln, RG(s[L_Q]), RG(s[L_QB]), w->Rdq, BASE(a->dq, C), BASE(a->ln1, C), Rln1,
                                W_(s[L_Q]), RP(s[L_Q]), ld, sc, N, C, C, k);
-        tt_linear_rop_backward(im->Rdln, RG(s[L_K]), RG(s[L_KB]), im->Rdkey, BASE(a->dkey, C), BASE(a->ln1, C), Rln1,
+        tt_linear_rop_backward(Rdln, RG(s[L_K]), RG(s[L_KB]), w->Rdkey, BASE(a->dkey, C), BASE(a->ln1, C), Rln1,
                                W_(s[L_K]), RP(s[L_K]), ld, sc, N, C, C, k);
-        tt_linear_rop_backward(im->Rdln, RG(s[L_V]), RG(s[L_VB]), im->Rdv, BASE(a->dv, C), BASE(a->ln1, C), Rln1,
+        tt_linear_rop_backward(Rdln, RG(s[L_V]), RG(s[L_VB]), w->Rdv, BASE(a->dv, C), BASE(a->ln1, C), Rln1,
                                W_(s[L_V]), RP(s[L_V]), ld, sc, N, C, C, k);
-        tt_layernorm_rop_backward(im->Rdres, RG(s[L_LN1W]), RG(s[L_LN1B]), im->Rdln, BASE(a->dln1, C),
+        PAST(s[L_Q]);
+        more = stop < s[L_LN1W];
+        tt_layernorm_rop_backward(more ? w->Rdres : NULL, RG(s[L_LN1W]), RG(s[L_LN1B]), w->Rdln, BASE(a->dln1, C),
                                   BASE(a->ln1_xh, C), BASE(a->ln1_r, 1), r->ln1_xh, r->ln1_r, W_(s[L_LN1W]),
                                   RP(s[L_LN1W]), ld, N, C, k);
+        PAST(s[L_LN1W]);
     }
-    embed_rop_backward(RG(im->t_wte), RG(im->t_wpe), im->Rdres, inp, ld, N, T, C, k);
+    embed_rop_backward(RG(im->t_wte), RG(im->t_wpe), w->Rdres, inp, ld, N, T, C, k);
+done:;
 #undef RP
 #undef RG
 #undef W_
 #undef BASE
+#undef PAST
 }
 
-static void tt_hvp_fn(model *m, const double *V, double *HV, int k)
+/* ---- panels of directions, shared among worker threads ------------------------------------
+ * A job is k directions — the rows of V, or the unit vectors e_{j0}..e_{j0+k-1}
+ * when V is NULL — handed out kp at a time. Each worker owns a workspace and
+ * writes only its own rows of out, so results do not depend on the threads. */
+
+typedef struct {
+    model *m;
+    const double *V;   /* (k,P), or NULL for unit directions */
+    double *out;       /* (k,P) */
+    size_t j0;
+    int k;
+    int lower;         /* unit directions: only entries of tensors >= tensor(j0) (hessian_opts.lower) */
+    int next;          /* next direction to hand out */
+    pthread_mutex_t lock;
+} panel_job;
+
+typedef struct {
+    panel_job *job;
+    rwork *w;
+} worker_arg;
+
+static int tensor_of(const model *m, size_t j)
 {
+    int t = 0;
+    while (t + 1 < m->ntensors && m->tensors[t + 1].offset <= j) t++;
+    return t;
+}
+
+static void run_subpanel(panel_job *J, rwork *w, int p0, int kk)
+{
+    model *m = J->m;
     tt_impl *im = m->impl;
     size_t P = m->P;
-    forward(m);
-    backward(m, im->gbuf);
-    int kp = im->kp_max ? im->kp_max : KP_MAX;
-    alloc_rwork(im, k < kp ? k : kp);
-    for (int p0 = 0; p0 < k; p0 += im->kp) {
-        int kk = k - p0 < im->kp ? k - p0 : im->kp;
-        const double *Vp = V + (size_t)p0 * P;
-        double *HVp = HV + (size_t)p0 * P;
+    double *HV = J->out + (size_t)p0 * P;
+    const double *V;
+    int stop = 0;
+    if (J->V) {
+        V = J->V + (size_t)p0 * P;
         for (int t = 0; t < m->ntensors; t++) {
             const tensor_info *ti = &m->tensors[t];
-            im->tlive[t] = 0;
-            for (int d = 0; d < kk && !im->tlive[t]; d++) {
-                const double *x = Vp + d * P + ti->offset;
+            w->tlive[t] = 0;
+            for (int d = 0; d < kk && !w->tlive[t]; d++) {
+                const double *x = V + d * P + ti->offset;
                 for (size_t i = 0; i < tensor_size(ti); i++)
                     if (x[i] != 0) {
-                        im->tlive[t] = 1;
+                        w->tlive[t] = 1;
                         break;
                     }
             }
         }
-        memset(HVp, 0, (size_t)kk * P * sizeof(double));
-        for (int b0 = 0; b0 < im->B; b0 += im->bc) {
-            int bc = im->B - b0 < im->bc ? im->B - b0 : im->bc;
-            rpass(m, Vp, HVp, kk, b0, bc);
-        }
+    } else {
+        size_t j = J->j0 + p0;
+        for (int d = 0; d < kk; d++) w->E[d * P + j + d] = 1;
+        V = w->E;
+        int t0 = tensor_of(m, j), t1 = tensor_of(m, j + kk - 1);
+        for (int t = 0; t < m->ntensors; t++) w->tlive[t] = t >= t0 && t <= t1;
+        if (J->lower) stop = tensor_of(m, J->j0);
     }
+    size_t from = m->tensors[stop].offset;
+    for (int d = 0; d < kk; d++) memset(HV + d * P + from, 0, (P - from) * sizeof(double));
+    for (int b0 = 0; b0 < im->B; b0 += w->bc) {
+        int bc = im->B - b0 < w->bc ? im->B - b0 : w->bc;
+        rpass(m, w, V, HV, kk, b0, bc, stop);
+    }
+    if (!J->V)
+        for (int d = 0; d < kk; d++) w->E[d * P + J->j0 + p0 + d] = 0;
+}
+
+static void *panel_worker(void *arg)
+{
+    worker_arg *a = arg;
+    panel_job *J = a->job;
+    for (;;) {
+        pthread_mutex_lock(&J->lock);
+        int p0 = J->next;
+        J->next += a->w->kp;
+        pthread_mutex_unlock(&J->lock);
+        if (p0 >= J->k) break;
+        run_subpanel(J, a->w, p0, J->k - p0 < a->w->kp ? J->k - p0 : a->w->kp);
+    }
+    return NULL;
+}
+
+static int thread_count(const tt_impl *im)
+{
+    int n = im->threads ? im->threads : openblas_get_num_threads();
+    return n < 1 ? 1 : n > 64 ? 64 : n;
+}
+
+/* Base forward + backward, then the k directions of the job over the workers. */
+static void run_panels(model *m, const double *V, double *out, size_t j0, int k, int lower)
+{
+    tt_impl *im = m->impl;
+    if (k < 1) return;
+    forward(m);
+    backward(m, im->gbuf);
+    int kp = im->kp_max ? im->kp_max : KP_MAX;
+    kp = k < kp ? k : kp;
+    int nsub = (k + kp - 1) / kp, nt = thread_count(im);
+    nt = nt < nsub ? nt : nsub;
+    ensure_work(m, nt, kp);
+    panel_job J = {.m = m, .V = V, .out = out, .j0 = j0, .k = k, .lower = lower, .next = 0};
+    pthread_mutex_init(&J.lock, NULL);
+    worker_arg args[64];
+    for (int i = 0; i < nt; i++) args[i] = (worker_arg){&J, im->work[i]};
+    /* one BLAS thread per worker: the R-pass dgemms are small, and BLAS's own
+     * threads would only spin */
+    int saved = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    pthread_t tid[64];
+    for (int i = 1; i < nt; i++)
+        if (pthread_create(&tid[i], NULL, panel_worker, &args[i])) DIE("cannot start a worker thread");
+    panel_worker(&args[0]);
+    for (int i = 1; i < nt; i++) pthread_join(tid[i], NULL);
+    openblas_set_num_threads(saved);
+    pthread_mutex_destroy(&J.lock);
+}
+
+static void tt_hvp_fn(model *m, const double *V, double *HV, int k) { run_panels(m, V, HV, 0, k, 0); }
+
+static void tt_hess_cols_fn(model *m, size_t j0, int k, double *out)
+{
+    if (j0 + (size_t)k > m->P) DIE("hess_cols %zu..%zu beyond P = %zu", j0, j0 + k, m->P);
+    run_panels(m, NULL, out, j0, k, 0);
+}
+
+void tt_hess_cols_lower(model *m, size_t j0, int k, double *out)
+{
+    impl_of(m);
+    if (j0 + (size_t)k > m->P) DIE("hess_cols_lower %zu..%zu beyond P = %zu", j0, j0 + k, m->P);
+    run_panels(m, NULL, out, j0, k, 1);
+}
+
+void tt_set_threads(model *m, int n)
+{
+    tt_impl *im = impl_of(m);
+    if (n < 0 || n > 64) die_user("threads must be in 0..64 (got %d)", n);
+    im->threads = n;
 }
 
 /* ---- construction ------------------------------------------------------------------------ */
@@ -616,7 +780,6 @@ static void tt_destroy(model *m)
     free_batch(im);
     free(im->slot);
     free(im->gbuf);
-    free(im->tlive);
     free(im);
     free(m->tensors);
     free(m->params);
@@ -636,11 +799,10 @@ model *tt_new(const tt_config *c)
     model_check_tensors(m);
     m->params = xmalloc(m->P * sizeof(double));
     im->gbuf = xmalloc(m->P * sizeof(double));
-    im->tlive = xcalloc((size_t)m->ntensors, 1);
     m->loss = tt_loss_fn;
     m->grad = tt_grad_fn;
     m->hvp = tt_hvp_fn;
-    m->hess_cols = NULL;
+    m->hess_cols = tt_hess_cols_fn;
     m->destroy = tt_destroy;
     tt_init_params(m, c->seed);
     return m;
