@@ -19,7 +19,7 @@
 static model *markov_model(tt_config c, int B, unsigned long seed)
 {
     model *m = tt_new(&c);
-    tt_data *d = tt_data_markov(c.V, 2, seed);
+    tt_data *d = tt_data_markov(c.V, 1, 2, seed);
     gsl_rng *r = rng_new(seed + 1);
     int *tok = xmalloc((size_t)B * (c.T + 1) * sizeof(int));
     tt_data_batch(d, r, B, c.T, tok);

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     if (threads < 1 || threads > 64) die_user("--threads must be in 1..64 (got %d)", threads);
     ensure_dir(out);
 
-    ttexp_setup setup = {tt_defaults(), 64, 256, 2, (unsigned long)data_seed, text};
+    ttexp_setup setup = {tt_defaults(), 64, 512, 2, 2, (unsigned long)data_seed, text};
     setup.cfg.seed = (unsigned long)seed;
     ttexp e;
     ttexp_open(&e, &setup);

@@ -54,7 +54,7 @@ int main(int argc, char **argv)
               "initialisation (c from a log grid), then coordinate-wise: each group's lr x {1/4, 1/2, 2, 4}\n"
               "with the others fixed, keep the best by the mean training loss over the last 10% of steps.\n"
               "Groups: tensors (quick) or Algorithm 3 blocks (paper). AdamW: lr from a log grid, weight\n"
-              "decay 0.1. Reported: loss on 256 held-out sequences.",
+              "decay 0.1. Reported: loss on 512 held-out sequences.",
               opts, sizeof opts / sizeof *opts);
     int paper = ttexp_parse_scale(scale);
     if (steps == 0) steps = paper ? 1000 : 300;
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
     ensure_dir(out);
     double t0 = wall_seconds();
 
-    ttexp_setup setup = {tt_defaults(), 64, 256, 2, (unsigned long)data_seed, text};
+    ttexp_setup setup = {tt_defaults(), 64, 512, 2, 2, (unsigned long)data_seed, text};
     setup.cfg.seed = (unsigned long)seed;
     ttexp e;
     ttexp_open(&e, &setup);
@@ -134,10 +134,7 @@ int main(int argc, char **argv)
                 for (int b = 0; b < nb; b++)
                     if (group[b] == g) lr_b[b] *= MULTS[k];
             }
-            for (int j = 0; j < 4; j++) {
-                free(jobs[j].rec.train_loss);
-                free(jobs[j].rec.eval_loss);
-            }
+            for (int j = 0; j < 4; j++) ttexp_record_free(&jobs[j].rec);
             progress_update(&prog, (long)pass * ngroups + g + 1);
         }
     progress_end(&prog);
@@ -180,8 +177,7 @@ int main(int argc, char **argv)
     free(path);
     run_write_info(out, (unsigned long)seed);
 
-    free(final.rec.train_loss);
-    free(final.rec.eval_loss);
+    ttexp_record_free(&final.rec);
     ttexp_jobs_free(ga, nlr);
     ttexp_jobs_free(gg, nlr);
     free(lr_b);

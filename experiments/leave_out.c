@@ -11,7 +11,7 @@
  * The grid for tensor t is centred on Adam's effective step at initialisation:
  * η_t = lr·mult / RMS(g_t) with lr Adam's and g_t the tensor's gradient at
  * initialisation (Adam's step is lr·m̂/√v̂ ≈ lr·m̂/RMS(g)), mult on a log grid. Selection by the mean training loss over the last 10% of
- * steps; reported: the loss on 256 held-out sequences.
+ * steps; reported: the loss on 512 held-out sequences.
  */
 #include "experiments/ttexp.h"
 
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     if (threads < 1 || threads > 64) die_user("--threads must be in 1..64 (got %d)", threads);
     ensure_dir(out);
 
-    ttexp_setup setup = {tt_defaults(), 64, 256, 2, (unsigned long)data_seed, text};
+    ttexp_setup setup = {tt_defaults(), 64, 512, 2, 2, (unsigned long)data_seed, text};
     setup.cfg.seed = (unsigned long)seed;
     setup.cfg.layers = layers;
     setup.cfg.bias = 0;

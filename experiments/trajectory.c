@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     if (threads < 1 || threads > 64) die_user("--threads must be in 1..64 (got %d)", threads);
     ensure_dir(out);
 
-    ttexp_setup setup = {tt_defaults(), 64, 256, 2, (unsigned long)data_seed, text};
+    ttexp_setup setup = {tt_defaults(), 64, 512, 2, 2, (unsigned long)data_seed, text};
     setup.cfg.seed = (unsigned long)seed;
     ttexp e;
     ttexp_open(&e, &setup);
@@ -129,11 +129,7 @@ int main(int argc, char **argv)
     ttexp_echo(path);
     free(path);
     run_write_info(out, (unsigned long)seed);
-    for (int k = 0; k < NT; k++) {
-        free(runs[k].rec.train_loss);
-        free(runs[k].rec.eval_loss);
-        free(runs[k].rec.snapshots);
-    }
+    for (int k = 0; k < NT; k++) ttexp_record_free(&runs[k].rec);
     free(block_lr);
     partition_free(alg3);
     ttexp_close(&e);

@@ -31,7 +31,8 @@ typedef struct {
     tt_config cfg;
     int B;                    /* training batch (sequences) */
     int eval_B;               /* held-out evaluation batch (sequences) */
-    int successors;           /* Markov source: likely successors per state */
+    int order;                /* Markov source: the next token depends on this many previous ones */
+    int successors;           /* Markov source: likely successors per context */
     unsigned long data_seed;  /* Markov chain and batches */
     const char *text;         /* optional text file instead of the Markov source */
 } ttexp_setup;
@@ -49,7 +50,7 @@ static inline void ttexp_open(ttexp *e, const ttexp_setup *s)
 {
     memset(e, 0, sizeof *e);
     e->s = s;
-    e->data = s->text ? tt_data_text(s->text, s->cfg.V, s->cfg.T) : tt_data_markov(s->cfg.V, s->successors, s->data_seed);
+    e->data = s->text ? tt_data_text(s->text, s->cfg.V, s->cfg.T) : tt_data_markov(s->cfg.V, s->order, s->successors, s->data_seed);
     e->m = tt_new(&s->cfg);
     e->params0 = xmalloc(e->m->P * sizeof(double));
     memcpy(e->params0, e->m->params, e->m->P * sizeof(double));
@@ -78,31 +79,37 @@ static inline double ttexp_eval_loss(ttexp *e)
     return e->m->loss(e->m);
 }
 
-/* The best achievable mean loss on the Markov source: the conditional entropy of
- * the next token, averaged over positions t = 0..T-1 with the state distribution
- * p_t of position t (uniform start, p_{t+1} = p_t·P). NAN for text data. */
+/* The best achievable mean loss on the Markov source: the entropy of the next
+ * token given everything before it, averaged over positions t = 0..T-1. The
+ * first `order` tokens are uniform (entropy log V while the target is one of
+ * them); after that the loss is the row entropy H(c) averaged over the
+ * distribution p_t of the context c (the last `order` tokens), which starts
+ * uniform and moves as p'(c') = Σ p(c)·P(c, x), c' = c shifted by x. NAN for text. */
 static inline double ttexp_optimal_loss(const ttexp *e)
 {
     const double *P = tt_data_transitions(e->data);
     if (!P) return NAN;
-    int V = tt_data_vocab(e->data), T = e->s->cfg.T;
-    double *p = xmalloc(V * sizeof(double)), *q = xmalloc(V * sizeof(double)), *h = xmalloc(V * sizeof(double));
-    for (int s = 0; s < V; s++) {
-        p[s] = 1.0 / V;
-        h[s] = 0;
-        for (int j = 0; j < V; j++) {
-            double x = P[s * V + j];
-            if (x > 0) h[s] -= x * log(x);
-        }
+    int V = tt_data_vocab(e->data), k = tt_data_order(e->data), T = e->s->cfg.T;
+    size_t C = 1;
+    for (int i = 0; i < k; i++) C *= (size_t)V;
+    double *p = xmalloc(C * sizeof(double)), *q = xmalloc(C * sizeof(double)), *h = xmalloc(C * sizeof(double));
+    for (size_t c = 0; c < C; c++) {
+        p[c] = 1.0 / C;
+        h[c] = 0;
+        for (int x = 0; x < V; x++)
+            if (P[c * V + x] > 0) h[c] -= P[c * V + x] * log(P[c * V + x]);
     }
     double loss = 0;
     for (int t = 0; t < T; t++) {
-        for (int s = 0; s < V; s++) loss += p[s] * h[s] / T;
-        for (int j = 0; j < V; j++) {
-            q[j] = 0;
-            for (int s = 0; s < V; s++) q[j] += p[s] * P[s * V + j];
+        if (t + 1 < k) { /* the target is still one of the uniform first tokens */
+            loss += log(V) / T;
+            continue;
         }
-        memcpy(p, q, V * sizeof(double));
+        for (size_t c = 0; c < C; c++) loss += p[c] * h[c] / T;
+        memset(q, 0, C * sizeof(double));
+        for (size_t c = 0; c < C; c++)
+            for (int x = 0; x < V; x++) q[(c % (C / V)) * V + x] += p[c] * P[c * V + x];
+        memcpy(p, q, C * sizeof(double));
     }
     free(p);
     free(q);
@@ -134,6 +141,7 @@ typedef struct {
     double *train_loss;       /* (steps): batch loss before each step */
     double *eval_loss;        /* (nevals): held-out loss at steps 0, eval_every, …, steps */
     double *snapshots;        /* (nevals, P): parameters at the same points */
+    double *final_params;     /* (P): parameters at the end */
     long steps_done;          /* < steps if the run diverged */
     double final_eval;        /* held-out loss at the end; +inf if diverged */
     double score;             /* selection score: mean training loss over the last 10% of
@@ -189,6 +197,7 @@ static inline void ttexp_train(ttexp *e, const ttexp_method *mt, const ttexp_sch
     int diverged = 0;
     rec->steps_done = train_run(m, o, &tc, &hooks, &diverged);
     optim_free(o);
+    if (rec->final_params) memcpy(rec->final_params, m->params, m->P * sizeof(double));
     double final = ttexp_eval_loss(e);
     rec->final_eval = diverged || !isfinite(final) ? INFINITY : final;
     rec->score = INFINITY;
@@ -262,15 +271,20 @@ static inline void ttexp_record_alloc(ttexp_record *r, const ttexp_schedule *sc,
     r->train_loss = xmalloc(sc->steps * sizeof(double));
     r->eval_loss = xmalloc(ttexp_nevals(sc) * sizeof(double));
     r->snapshots = snapshots ? xmalloc(checked_mul(ttexp_nevals(sc) * P, sizeof(double), "snapshots")) : NULL;
+    r->final_params = xmalloc(P * sizeof(double));
+}
+
+static inline void ttexp_record_free(ttexp_record *r)
+{
+    free(r->train_loss);
+    free(r->eval_loss);
+    free(r->snapshots);
+    free(r->final_params);
 }
 
 static inline void ttexp_jobs_free(ttexp_job *jobs, int n)
 {
-    for (int j = 0; j < n; j++) {
-        free(jobs[j].rec.train_loss);
-        free(jobs[j].rec.eval_loss);
-        free(jobs[j].rec.snapshots);
-    }
+    for (int j = 0; j < n; j++) ttexp_record_free(&jobs[j].rec);
     free(jobs);
 }
 
@@ -369,6 +383,30 @@ static inline void ttexp_write_curves(const char *path, const char *const *cols,
         fputc('\n', outfile_fp(f));
     }
     csv_close(f);
+}
+
+/* Paired comparison of two parameter vectors on the held-out batch: the mean
+ * over its B·T positions of loss_a − loss_b, and its standard error sd/√n. */
+static inline void ttexp_paired_diff(ttexp *e, const double *wa, const double *wb, double *mean, double *se)
+{
+    model *m = e->m;
+    int n = e->s->eval_B * e->s->cfg.T;
+    double *la = xmalloc(n * sizeof(double)), *lb = xmalloc(n * sizeof(double));
+    tt_set_batch(m, e->eval_tokens, e->s->eval_B);
+    memcpy(m->params, wa, m->P * sizeof(double));
+    tt_forward(m, NULL, la);
+    memcpy(m->params, wb, m->P * sizeof(double));
+    tt_forward(m, NULL, lb);
+    double s1 = 0, s2 = 0;
+    for (int i = 0; i < n; i++) {
+        double d = la[i] - lb[i];
+        s1 += d;
+        s2 += d * d;
+    }
+    *mean = s1 / n;
+    *se = sqrt(fmax(s2 / n - *mean * *mean, 0) / (n - 1));
+    free(la);
+    free(lb);
 }
 
 /* Copies a committed text file to stderr (claims, unless --quiet). */

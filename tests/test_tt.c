@@ -448,7 +448,7 @@ static void test_gelu(void)
 
 static void test_data(void)
 {
-    tt_data *d = tt_data_markov(8, 2, 9);
+    tt_data *d = tt_data_markov(8, 1, 2, 9);
     const double *P = tt_data_transitions(d);
     int ok = 1;
     for (int s = 0; s < 8; s++) {
@@ -501,7 +501,28 @@ static void test_data(void)
     path = path_join(tmpdir, "missing.txt");
     EXPECT_USER_ERROR(tt_data_text(path, 8, 4), "cannot read data file");
     free(path);
-    EXPECT_USER_ERROR(tt_data_markov(8, 9, 1), "successors");
+    EXPECT_USER_ERROR(tt_data_markov(8, 1, 9, 1), "successors");
+    EXPECT_USER_ERROR(tt_data_markov(8, 0, 2, 1), "order");
+
+    /* order 2: the next token follows the row of the (previous, current) context */
+    d = tt_data_markov(4, 2, 1, 5);
+    P = tt_data_transitions(d);
+    CHECK(tt_data_order(d) == 2, "order %d", tt_data_order(d));
+    int B2 = 4000, T2 = 6, *tk = xmalloc((size_t)B2 * (T2 + 1) * sizeof(int));
+    tt_data_batch(d, r, B2, T2, tk);
+    double c2[64] = {0}, r2[16] = {0};
+    for (int b = 0; b < B2; b++)
+        for (int t = 1; t < T2; t++) {
+            const int *row2 = tk + b * (T2 + 1);
+            int ctx = row2[t - 1] * 4 + row2[t];
+            c2[ctx * 4 + row2[t + 1]]++, r2[ctx]++;
+        }
+    worst = 0;
+    for (int i = 0; i < 64; i++)
+        worst = fmax(worst, fabs(c2[i] / r2[i / 4] - P[i]) / sqrt(P[i] * (1 - P[i]) / r2[i / 4]));
+    CHECK(worst < 5, "order-2 sample frequencies off by %.3g standard errors", worst);
+    free(tk);
+    tt_data_free(d);
     free(tok);
     rng_free(r);
 }
@@ -526,7 +547,7 @@ static void test_training(void)
 {
     tt_config c = tt_defaults();
     model *m = tt_new(&c);
-    tt_data *d = tt_data_markov(c.V, 2, 3);
+    tt_data *d = tt_data_markov(c.V, 1, 2, 3);
     tt_train_opts o = tt_train_defaults();
     o.steps = 300, o.batch = 16, o.lr = 1e-2;
     o.nfracs = 2, o.fracs[0] = 0.5, o.fracs[1] = 1.0;

@@ -77,20 +77,25 @@ void tt_set_hvp_blocking(model *m, int kp, int bc);
 void tt_init_params(model *m, unsigned long seed);
 
 /* ---- data: token sources ----------------------------------------------------------
- * Markov: a seeded sparse random Markov chain over V symbols — each state has
- * `successors` likely next states (random weights, 95% of the mass) and the
- * remaining 5% spread uniformly; each sequence starts at a uniform state.
+ * Markov: a seeded sparse random Markov chain of the given order over V
+ * symbols — the next token depends on the previous `order` tokens (a context);
+ * each context has `successors` likely next tokens (random weights, 95% of the
+ * mass) and the remaining 5% spread uniformly; each sequence starts with
+ * `order` uniform tokens. Order 1 needs no attention (the current token
+ * suffices); order ≥ 2 makes the model attend to earlier positions.
  * Text: any file; the vocabulary is its distinct bytes (sorted); user error if
  * the file is missing, empty, shorter than T+1 bytes, or has more than V distinct
  * bytes. A sequence is a window of T+1 consecutive bytes at a uniform offset. */
 typedef struct tt_data tt_data;
-tt_data *tt_data_markov(int V, int successors, unsigned long seed);
+tt_data *tt_data_markov(int V, int order, int successors, unsigned long seed);
 tt_data *tt_data_text(const char *path, int V, int T);
 int tt_data_vocab(const tt_data *d);     /* symbols actually used (≤ V) */
 /* B sequences of T+1 tokens into tokens (B,T+1). */
 void tt_data_batch(const tt_data *d, gsl_rng *r, int B, int T, int *tokens);
-/* Markov transition matrix (V,V) (row = current state); NULL for text. */
+/* Markov transition rows (V^order, V); the context of tokens (x_1..x_order),
+ * oldest first, is Σ x_i·V^(order−i). NULL for text. */
 const double *tt_data_transitions(const tt_data *d);
+int tt_data_order(const tt_data *d);     /* Markov order; 0 for text */
 void tt_data_free(tt_data *d);
 
 /* ---- training with the shared optimizers, checkpoints at fractions of training ------

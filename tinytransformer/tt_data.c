@@ -10,24 +10,32 @@
 
 struct tt_data {
     int V;            /* symbols in use */
-    double *trans;    /* Markov: (V,V) row-stochastic; NULL for text */
-    double *cum;      /* Markov: cumulative rows (V,V) */
+    int order;        /* Markov: the next token depends on the previous `order` tokens */
+    size_t ctx;       /* Markov: V^order contexts */
+    double *trans;    /* Markov: (V^order, V) row-stochastic; NULL for text */
+    double *cum;      /* Markov: cumulative rows (V^order, V) */
     int *text;        /* text: symbol ids (len) */
     size_t len;
 };
 
-tt_data *tt_data_markov(int V, int successors, unsigned long seed)
+tt_data *tt_data_markov(int V, int order, int successors, unsigned long seed)
 {
     if (V < 2) die_user("Markov source needs V >= 2 (got %d)", V);
+    if (order < 1 || order > 4) die_user("Markov order must be in 1..4 (got %d)", order);
     if (successors < 1 || successors > V)
         die_user("Markov successors must be in 1..V = %d (got %d)", V, successors);
+    size_t ctx = 1;
+    for (int i = 0; i < order; i++) ctx *= (size_t)V;
+    if (ctx > 1u << 20) die_user("Markov source: V^order = %zu contexts is too many", ctx);
     tt_data *d = xcalloc(1, sizeof *d);
     d->V = V;
-    d->trans = xcalloc((size_t)V * V, sizeof(double));
-    d->cum = xmalloc((size_t)V * V * sizeof(double));
+    d->order = order;
+    d->ctx = ctx;
+    d->trans = xcalloc(ctx * V, sizeof(double));
+    d->cum = xmalloc(ctx * V * sizeof(double));
     gsl_rng *r = rng_new(seed);
     int *perm = xmalloc((size_t)V * sizeof(int));
-    for (int s = 0; s < V; s++) {
+    for (size_t s = 0; s < ctx; s++) {
         double *row = d->trans + (size_t)s * V;
         for (int j = 0; j < V; j++) perm[j] = j;
         for (int j = 0; j < successors; j++) { /* partial Fisher–Yates: distinct successors */
@@ -93,6 +101,15 @@ tt_data *tt_data_text(const char *path, int V, int T)
 
 int tt_data_vocab(const tt_data *d) { return d->V; }
 const double *tt_data_transitions(const tt_data *d) { return d->trans; }
+int tt_data_order(const tt_data *d) { return d->trans ? d->order : 0; }
+
+/* Context index of the `order` tokens ending at row[t]: Σ_i row[t−i]·V^i. */
+static size_t context_of(const int *row, int t, int order, int V)
+{
+    size_t c = 0;
+    for (int i = order - 1; i >= 0; i--) c = c * (size_t)V + (size_t)row[t - i];
+    return c;
+}
 
 void tt_data_batch(const tt_data *d, gsl_rng *r, int B, int T, int *tokens /*(B,T+1)*/)
 {
@@ -102,15 +119,17 @@ void tt_data_batch(const tt_data *d, gsl_rng *r, int B, int T, int *tokens /*(B,
             if (d->len < (size_t)T + 1) die_user("data text has %zu symbols, fewer than T+1 = %d", d->len, T + 1);
             size_t off = rng_int(r, d->len - (size_t)T);
             for (int t = 0; t <= T; t++) row[t] = d->text[off + t];
-        } else {
-            int s = (int)rng_int(r, (unsigned long)d->V);
-            row[0] = s;
-            for (int t = 1; t <= T; t++) {
-                const double *cum = d->cum + (size_t)s * d->V;
+        } else { /* the first `order` tokens uniform, then the chain */
+            for (int t = 0; t <= T; t++) {
+                if (t < d->order) {
+                    row[t] = (int)rng_int(r, (unsigned long)d->V);
+                    continue;
+                }
+                const double *cum = d->cum + context_of(row, t - 1, d->order, d->V) * d->V;
                 double u = rng_uniform_in(r, 0, 1);
                 int j = 0;
                 while (j < d->V - 1 && u >= cum[j]) j++;
-                row[t] = s = j;
+                row[t] = j;
             }
         }
     }
