@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     char *path = path_join(out, "grid.csv");
     outfile *f = csv_open(path, TTEXP_GRID_HEADER);
     for (int s = 0; s < VSTAT_COUNT; s++) {
-        ttexp_method mt = {vstat_name(s), OPTIM_ADAM_MINI, optim_defaults(OPTIM_ADAM_MINI), alg3, 0};
+        ttexp_method mt = ttexp_method_of(vstat_name(s), OPTIM_ADAM_MINI, alg3, 0);
         mt.cfg.weight_decay = 0.1;
         mt.cfg.vstat = s;
         int b;
@@ -88,6 +88,7 @@ int main(int argc, char **argv)
     outfile_commit(f);
     ttexp_echo(path);
     free(path);
+    ttexp_write_reference(&e, out);
     run_write_info(out, (unsigned long)seed);
     for (int s = 0; s < VSTAT_COUNT; s++) ttexp_jobs_free(grids[s], nlr);
     partition_free(alg3);

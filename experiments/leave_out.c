@@ -37,8 +37,7 @@ static void leave_out_job(ttexp_job *j, const partition *alg2, double *block_lr,
 {
     for (int b = 0; b < alg2->nblocks; b++) block_lr[b] = 0;
     for (int i = 0; i < x; i++) block_lr[tensors[i]] = mult[i] * centre[tensors[i]]; /* η = lr·mult/RMS(g) */
-    j->method = (ttexp_method){"Adam leave-out", OPTIM_ADAM_LEAVE_OUT, optim_defaults(OPTIM_ADAM_LEAVE_OUT), alg2,
-                               adam_lr};
+    j->method = ttexp_method_of("Adam leave-out", OPTIM_ADAM_LEAVE_OUT, alg2, adam_lr);
     j->method.cfg.block_lr = block_lr;
     ttexp_record_alloc(&j->rec, sc, P, 0);
 }
@@ -47,13 +46,14 @@ int main(int argc, char **argv)
 {
     const char *out = "results/leave_out", *scale = "quick", *text = NULL;
     long seed = 1, data_seed = 1, steps = 0;
-    int threads = 2, ngrid = 0, layers = 4, draws = 0;
+    int threads = 2, ngrid = 0, layers = 0, draws = 0;
     const cli_opt opts[] = {
-        {"scale", OPT_STRING, &scale, "quick (150 steps, 3-point grids, 1 draw per x) or paper (1000, 5, 3)"},
+        {"scale", OPT_STRING, &scale,
+         "quick (2 layers, 200 steps, 3-point grids, 1 draw per x) or paper (4 layers, 1000, 5, 3)"},
         {"steps", OPT_LONG, &steps, "training steps (0: from --scale)"},
         {"grid", OPT_INT, &ngrid, "points of each left-out tensor's lr grid (0: from --scale)"},
         {"draws", OPT_INT, &draws, "random tensor sets per x = 2, 3 (0: from --scale)"},
-        {"layers", OPT_INT, &layers, "Transformer layers"},
+        {"layers", OPT_INT, &layers, "Transformer layers (0: from --scale)"},
         {"seed", OPT_LONG, &seed, "model initialisation and tensor-draw seed"},
         {"data-seed", OPT_LONG, &data_seed, "Markov chain and batch seed"},
         {"text", OPT_STRING, &text, "train on the bytes of this text file instead of the Markov source"},
@@ -61,14 +61,17 @@ int main(int argc, char **argv)
         {"out", OPT_STRING, &out, "output folder"},
     };
     cli_parse(argc, argv,
-              "Adam leave-x-out (paper Fig. 5) on a tiny Transformer (default 4 layers, V 8, C 16, 4 heads,\n"
-              "M 32, T 8, no biases, batch 64). Adam (beta 0.9/0.999, no weight decay) with one block per\n"
+              "Adam leave-x-out (paper Fig. 5) on a tiny Transformer (4 layers at paper scale, 2 at quick\n"
+              "scale; V 8, C 16, 4 heads, M 32, T 8, no biases, batch 64). Adam (beta 0.9/0.999, no weight decay) with one block per\n"
               "tensor; a left-out tensor t takes one learning rate eta_t = lr*mult/RMS(g_t at init) on Adam's\n"
-              "momentum (grid over mult in [1/10, 10]). Per-tensor gap for every tensor (x = 1), and joint\n"
-              "grids for x = 2, 3 random tensors. Adam's lr from a log grid in [1e-3, 1e-1].",
+              "momentum (grid over mult in [1/10, 10]). Per-tensor gap for every tensor, and joint grids\n"
+              "for x = 1, 2, 3 random tensors. Adam's lr from a log grid in [1e-3, 1e-1]. Selection by the\n"
+              "mean training loss over the last 10% of steps; comparisons on 512 held-out sequences, paired\n"
+              "per position, with standard errors.",
               opts, sizeof opts / sizeof *opts);
     int paper = ttexp_parse_scale(scale);
-    if (steps == 0) steps = paper ? 1000 : 150;
+    if (steps == 0) steps = paper ? 1000 : 200;
+    if (layers == 0) layers = paper ? 4 : 2;
     if (ngrid == 0) ngrid = paper ? 5 : 3;
     if (draws == 0) draws = paper ? 3 : 1;
     if (steps < 20) die_user("--steps must be >= 20 (got %ld)", steps);
@@ -97,7 +100,7 @@ int main(int argc, char **argv)
     /* Adam's own learning rate */
     char *path = path_join(out, "grid.csv");
     outfile *f = csv_open(path, TTEXP_GRID_HEADER);
-    ttexp_method adam = {"Adam", OPTIM_ADAM, optim_defaults(OPTIM_ADAM), NULL, 0};
+    ttexp_method adam = ttexp_method_of("Adam", OPTIM_ADAM, NULL, 0);
     int ba;
     ttexp_job *ga = ttexp_grid(&setup, &sc, &adam, 1e-3, 1e-1, 5, threads, &ba);
     ttexp_write_grid(f, "adam", ga, 5, ba);
@@ -115,17 +118,17 @@ int main(int argc, char **argv)
                           adam_lr, &sc, P);
     ttexp_run_jobs(&setup, &sc, jobs, njobs, threads, "leave-one-out");
     path = path_join(out, "gap.csv");
-    f = csv_open(path, "tensor,name,role,best_mult,best_score,gap_score,best_final_eval,adam_final_eval");
-    int n_better = 0;
-    double worst_gap = -INFINITY;
+    f = csv_open(path, "tensor,name,role,best_mult,best_score,gap_eval,gap_se,best_final_eval,adam_final_eval");
+    int n_not_worse = 0;
+    const double *w_adam = ga[ba].rec.final_params;
     for (int t = 0; t < nt; t++) {
         int b = ttexp_best(jobs + t * ngrid, ngrid);
         const ttexp_record *r = &jobs[t * ngrid + b].rec;
-        double gap = r->score - adam_score;
-        n_better += gap <= 0;
-        if (gap > worst_gap) worst_gap = gap;
-        csv_row(f, "%d,%s,%s,%g,%.10g,%.10g,%.10g,%.10g", t, m->tensors[t].name, role_name(m->tensors[t].role),
-                mult[b], r->score, gap, r->final_eval, ga[ba].rec.final_eval);
+        double gap = INFINITY, se = 0;
+        if (isfinite(r->final_eval)) ttexp_paired_diff(&e, r->final_params, w_adam, &gap, &se);
+        n_not_worse += gap <= 2 * se;
+        csv_row(f, "%d,%s,%s,%g,%.10g,%.10g,%.10g,%.10g,%.10g", t, m->tensors[t].name,
+                role_name(m->tensors[t].role), mult[b], r->score, gap, se, r->final_eval, ga[ba].rec.final_eval);
     }
     csv_close(f);
     free(path);
@@ -135,11 +138,12 @@ int main(int argc, char **argv)
     /* x = 2, 3: random tensor sets, joint grids */
     gsl_rng *r = rng_new((unsigned long)seed + 7);
     path = path_join(out, "leave_x.csv");
-    f = csv_open(path, "x,draw,tensors,best_mults,best_score,adam_score,best_final_eval,adam_final_eval");
+    f = csv_open(path, "x,draw,tensors,best_mults,best_score,adam_score,diff_eval,diff_se,best_final_eval,"
+                       "adam_final_eval");
     const ttexp_record *curves[4] = {&ga[ba].rec, NULL, NULL, NULL};
     ttexp_job *keep[4] = {NULL};
     int keep_n[4] = {0};
-    double best_gap_x[4] = {0};
+    double best_gap_x[4] = {0}, best_se_x[4] = {0};
     for (int x = 1; x <= 3; x++) {
         best_gap_x[x] = INFINITY;
         for (int d = 0; d < draws; d++) {
@@ -172,11 +176,13 @@ int main(int argc, char **argv)
                 snprintf(names + ln, sizeof names - ln, "%s%s", i ? " " : "", m->tensors[tens[i]].name);
                 snprintf(mus + lm, sizeof mus - lm, "%s%g", i ? " " : "", mult[rest % ngrid]);
             }
-            csv_row(f, "%d,%d,%s,%s,%.10g,%.10g,%.10g,%.10g", x, d, names, mus, jx[b].rec.score, adam_score,
-                    jx[b].rec.final_eval, ga[ba].rec.final_eval);
-            double gap = jx[b].rec.score - adam_score;
+            double gap = INFINITY, se = 0;
+            if (isfinite(jx[b].rec.final_eval)) ttexp_paired_diff(&e, jx[b].rec.final_params, w_adam, &gap, &se);
+            csv_row(f, "%d,%d,%s,%s,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g", x, d, names, mus, jx[b].rec.score,
+                    adam_score, gap, se, jx[b].rec.final_eval, ga[ba].rec.final_eval);
             if (gap < best_gap_x[x]) {
                 best_gap_x[x] = gap;
+                best_se_x[x] = se;
                 ttexp_jobs_free(keep[x], keep_n[x]);
                 keep[x] = jx;
                 keep_n[x] = nj;
@@ -201,15 +207,18 @@ int main(int argc, char **argv)
     fprintf(c, "leave_out: %d-layer Transformer (P = %zu, %d tensors), %ld steps; Adam lr %.4g, score %.4f "
                "(mean training loss over the last 10%% of steps), held-out %.4f\n", layers, P, nt, steps, adam_lr,
             adam_score, ga[ba].rec.final_eval);
-    fprintf(c, "per-tensor gap (leave-one-out best minus Adam, %d-point grid each): %d of %d tensors at or below "
-               "Adam; largest gap %+.4f (gap.csv)\n", ngrid, n_better, nt, worst_gap);
+    fprintf(c, "rule: differences of held-out loss paired over the %d positions, +- one standard error; "
+               "'not worse' means difference <= 2 SE\n", setup.eval_B * setup.cfg.T);
+    fprintf(c, "per-tensor gap (Fig. 5d; leave-one-out at its best of a %d-point grid, minus Adam): %d of %d tensors "
+               "not worse than Adam (gap.csv)\n", ngrid, n_not_worse, nt);
     for (int x = 1; x <= 3; x++)
-        fprintf(c, "%s: Adam leave-%d-out with searched learning rates performs on par with Adam or better (gap "
-                   "<= 0.01, best of %d draw(s)): %+.4f\n", best_gap_x[x] <= 0.01 ? "PASS" : "FAIL", x,
-                draws, best_gap_x[x]);
+        fprintf(c, "%s: Adam leave-%d-out with searched learning rates performs on par with Adam (not worse; "
+                   "best of %d random draw(s)): %+.4f +- %.4f\n", best_gap_x[x] <= 2 * best_se_x[x] ? "PASS" : "FAIL",
+                x, draws, best_gap_x[x], best_se_x[x]);
     outfile_commit(f);
     ttexp_echo(path);
     free(path);
+    ttexp_write_reference(&e, out);
     run_write_info(out, (unsigned long)seed);
 
     for (int x = 1; x <= 3; x++) ttexp_jobs_free(keep[x], keep_n[x]);

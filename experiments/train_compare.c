@@ -72,7 +72,7 @@ int main(int argc, char **argv)
     char *path = path_join(out, "grid.csv");
     outfile *f = csv_open(path, TTEXP_GRID_HEADER);
     for (int k = 0; k < NMETHODS; k++) {
-        ttexp_method mt = {LABELS[k], KINDS[k], optim_defaults(KINDS[k]), NULL, 0};
+        ttexp_method mt = ttexp_method_of(LABELS[k], KINDS[k], NULL, 0);
         if (KINDS[k] == OPTIM_ADAM_MINI) mt.cfg.weight_decay = 0.1;
         if (k == M_BLOCKGD) mt.cfg.block_lr = block_lr;
         mt.blocks = k == M_BLOCKGD || k == M_MINI3 ? alg3 : k == M_MINI2 ? alg2 : NULL;
@@ -98,13 +98,7 @@ int main(int argc, char **argv)
         csv_row(f, "%d,%s,%zu,%.10g", b, alg3->b[b].name, alg3->b[b].n, block_lr[b]);
     csv_close(f);
     free(path);
-    path = path_join(out, "reference.csv");
-    f = csv_open(path, "quantity,value");
-    csv_row(f, "initial_eval_loss,%.10g", init_loss);
-    csv_row(f, "optimal_loss,%.10g", optimal);
-    csv_row(f, "P,%zu", m->P);
-    csv_close(f);
-    free(path);
+    ttexp_write_reference(&e, out);
 
     /* claims: paired differences of per-position held-out losses, ± their standard error */
     double d_mini, se_mini, d_adamw_gd, se_adamw_gd, d_mini_gd, se_mini_gd, d_bgd, se_bgd, d_alg2, se_alg2;

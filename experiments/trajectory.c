@@ -9,11 +9,13 @@
  */
 #include "experiments/ttexp.h"
 
-enum { T_ADAMW, T_MINI, T_BLOCKGD, T_GD, NT };
-static const char *LABELS[NT] = {"AdamW", "Adam-mini", "blockwise GD", "GD"};
-static const char *COLUMNS[NT] = {"adamw", "adam_mini", "blockgd", "gd"};
-static const optim_kind KINDS[NT] = {OPTIM_ADAMW, OPTIM_ADAM_MINI, OPTIM_BLOCK_GD, OPTIM_GD};
-static const double LR_LO[NT] = {1e-3, 1e-3, 2e-2, 1e-2}, LR_HI[NT] = {1e-1, 1e-1, 2, 10};
+/* T_ADAMW2 is AdamW again with another batch order: the distance that batch noise
+ * alone puts between two runs of the same optimizer. */
+enum { T_ADAMW, T_MINI, T_ADAMW2, T_BLOCKGD, T_GD, NT };
+static const char *LABELS[NT] = {"AdamW", "Adam-mini", "AdamW (other batches)", "blockwise GD", "GD"};
+static const char *COLUMNS[NT] = {"adamw", "adam_mini", "adamw_other_batches", "blockgd", "gd"};
+static const optim_kind KINDS[NT] = {OPTIM_ADAMW, OPTIM_ADAM_MINI, OPTIM_ADAMW, OPTIM_BLOCK_GD, OPTIM_GD};
+static const double LR_LO[NT] = {1e-3, 1e-3, 1e-3, 2e-2, 1e-2}, LR_HI[NT] = {1e-1, 1e-1, 1e-1, 2, 10};
 
 static double dist(const double *a, const double *b, size_t n)
 {
@@ -39,7 +41,8 @@ int main(int argc, char **argv)
     };
     cli_parse(argc, argv,
               "l2 distance of Adam-mini's, blockwise GD's and GD's weights to AdamW's along training on the\n"
-              "paper's 1-layer Transformer, same initialisation and batches; each method at the best learning\n"
+              "paper's 1-layer Transformer (same initialisation and batches), next to the distance between\n"
+              "two AdamW runs that differ only in the batch order; each method at the best learning\n"
               "rate of its log grid (Adam-mini at AdamW's). Blockwise GD: eta_b = c / |lambda|max(H_bb) at\n"
               "initialisation (as in train_compare). Weight decay 0.1 for AdamW and Adam-mini.",
               opts, sizeof opts / sizeof *opts);
@@ -69,8 +72,8 @@ int main(int argc, char **argv)
     char *path = path_join(out, "grid.csv");
     outfile *f = csv_open(path, TTEXP_GRID_HEADER);
     for (int k = 0; k < NT; k++) {
-        if (k == T_MINI) continue; /* at AdamW's learning rate, below */
-        ttexp_method mt = {LABELS[k], KINDS[k], optim_defaults(KINDS[k]), NULL, 0};
+        if (k == T_MINI || k == T_ADAMW2) continue; /* at AdamW's learning rate, below */
+        ttexp_method mt = ttexp_method_of(LABELS[k], KINDS[k], NULL, 0);
         if (KINDS[k] == OPTIM_ADAM_MINI) mt.cfg.weight_decay = 0.1;
         if (KINDS[k] == OPTIM_BLOCK_GD) mt.cfg.block_lr = block_lr;
         if (KINDS[k] == OPTIM_BLOCK_GD || KINDS[k] == OPTIM_ADAM_MINI) mt.blocks = alg3;
@@ -83,15 +86,19 @@ int main(int argc, char **argv)
     }
     csv_close(f);
     free(path);
-    runs[T_MINI].method = (ttexp_method){LABELS[T_MINI], OPTIM_ADAM_MINI, optim_defaults(OPTIM_ADAM_MINI), alg3,
-                                         runs[T_ADAMW].method.lr};
+    runs[T_MINI].method = ttexp_method_of(LABELS[T_MINI], OPTIM_ADAM_MINI, alg3, runs[T_ADAMW].method.lr);
     runs[T_MINI].method.cfg.weight_decay = runs[T_ADAMW].method.cfg.weight_decay;
+    runs[T_ADAMW2].method = runs[T_ADAMW].method;
+    runs[T_ADAMW2].method.label = LABELS[T_ADAMW2];
+    runs[T_ADAMW2].method.batch_offset = 1;
     ttexp_record_alloc(&runs[T_MINI].rec, &sc, P, 1);
+    ttexp_record_alloc(&runs[T_ADAMW2].rec, &sc, P, 1);
     ttexp_run_jobs(&setup, &sc, runs, NT, threads, "trajectory");
 
     /* distances to AdamW at each snapshot */
     path = path_join(out, "distance.csv");
-    f = csv_open(path, "step,adamw_from_init,adam_mini,blockgd,gd,adam_mini_rel,blockgd_rel,gd_rel");
+    f = csv_open(path, "step,adamw_from_init,adam_mini,adamw_other_batches,blockgd,gd,adam_mini_rel,"
+                       "adamw_other_batches_rel,blockgd_rel,gd_rel");
     const double *wa = runs[T_ADAMW].rec.snapshots;
     double final_rel[NT] = {0};
     for (int i = 0; i < nev; i++) {
@@ -101,8 +108,10 @@ int main(int argc, char **argv)
             const double *x = runs[k].rec.snapshots + (size_t)i * P;
             d[k] = runs[k].rec.steps_done == steps || i * sc.eval_every <= runs[k].rec.steps_done ? dist(x, a, P) : NAN;
         }
-        csv_row(f, "%ld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g", (long)i * sc.eval_every, from_init, d[T_MINI],
-                d[T_BLOCKGD], d[T_GD], d[T_MINI] / from_init, d[T_BLOCKGD] / from_init, d[T_GD] / from_init);
+        fprintf(outfile_fp(f), "%ld,%.10g", (long)i * sc.eval_every, from_init);
+        for (int k = 1; k < NT; k++) fprintf(outfile_fp(f), ",%.10g", d[k]);
+        for (int k = 1; k < NT; k++) fprintf(outfile_fp(f), ",%.10g", d[k] / from_init);
+        fputc('\n', outfile_fp(f));
         if (i == nev - 1)
             for (int k = 1; k < NT; k++) final_rel[k] = d[k] / from_init;
     }
@@ -120,14 +129,18 @@ int main(int argc, char **argv)
     fprintf(c, "trajectory: 1-layer Transformer, %ld steps; distance to AdamW's weights at the end, relative to "
                "AdamW's distance from the initialisation:\n", steps);
     for (int k = 1; k < NT; k++)
-        fprintf(c, "  %-13s lr %-9.4g relative distance %.4f (final held-out loss %.4f; AdamW %.4f)\n", LABELS[k],
+        fprintf(c, "  %-21s lr %-9.4g relative distance %.4f (final held-out loss %.4f; AdamW %.4f)\n", LABELS[k],
                 runs[k].method.lr, final_rel[k], runs[k].rec.final_eval, runs[T_ADAMW].rec.final_eval);
-    int closest = final_rel[T_MINI] < final_rel[T_BLOCKGD] && final_rel[T_MINI] < final_rel[T_GD];
-    fprintf(c, "%s: Adam-mini's trajectory stays closer to AdamW's than blockwise GD's and GD's: %.4f vs %.4f, %.4f\n",
-            closest ? "PASS" : "FAIL", final_rel[T_MINI], final_rel[T_BLOCKGD], final_rel[T_GD]);
+    fprintf(c, "%s: Adam-mini stays as close to AdamW as AdamW itself with another batch order (paper: Adam-mini's "
+               "trajectory resembles Adam's): %.4f vs %.4f\n",
+            final_rel[T_MINI] <= final_rel[T_ADAMW2] ? "PASS" : "FAIL", final_rel[T_MINI], final_rel[T_ADAMW2]);
+    fprintf(c, "note: GD and blockwise GD end at %.4f and %.4f; a method that barely leaves the initialisation "
+               "sits near 1 on this scale, so these are not a closeness ranking\n", final_rel[T_GD],
+            final_rel[T_BLOCKGD]);
     outfile_commit(f);
     ttexp_echo(path);
     free(path);
+    ttexp_write_reference(&e, out);
     run_write_info(out, (unsigned long)seed);
     for (int k = 0; k < NT; k++) ttexp_record_free(&runs[k].rec);
     free(block_lr);

@@ -40,7 +40,9 @@ typedef struct {
 typedef struct {
     const ttexp_setup *s;
     tt_data *data;
-    model *m;
+    model *m;                 /* the model that trains */
+    model *eval_m;            /* a twin holding the held-out batch, so the trainer's
+                                 activation buffers are never resized */
     double *params0;          /* initial parameters (P) */
     int *tokens, *eval_tokens;
     gsl_rng *batch_rng;
@@ -59,6 +61,8 @@ static inline void ttexp_open(ttexp *e, const ttexp_setup *s)
     gsl_rng *r = rng_new(s->data_seed ^ 0x5eedULL);  /* held-out batch: its own stream */
     tt_data_batch(e->data, r, s->eval_B, s->cfg.T, e->eval_tokens);
     rng_free(r);
+    e->eval_m = tt_new(&s->cfg);
+    tt_set_batch(e->eval_m, e->eval_tokens, s->eval_B);
     e->batch_rng = rng_new(s->data_seed + 1);
 }
 
@@ -66,17 +70,18 @@ static inline void ttexp_close(ttexp *e)
 {
     tt_data_free(e->data);
     model_free(e->m);
+    model_free(e->eval_m);
     free(e->params0);
     free(e->tokens);
     free(e->eval_tokens);
     rng_free(e->batch_rng);
 }
 
-/* Mean next-token loss on the held-out batch at the current parameters. */
+/* Mean next-token loss on the held-out batch at the trainer's current parameters. */
 static inline double ttexp_eval_loss(ttexp *e)
 {
-    tt_set_batch(e->m, e->eval_tokens, e->s->eval_B);
-    return e->m->loss(e->m);
+    memcpy(e->eval_m->params, e->m->params, e->m->P * sizeof(double));
+    return e->eval_m->loss(e->eval_m);
 }
 
 /* The best achievable mean loss on the Markov source: the entropy of the next
@@ -126,7 +131,15 @@ typedef struct {
     optim_config cfg;
     const partition *blocks;  /* not owned; NULL where the optimizer needs none */
     double lr;
+    unsigned long batch_offset; /* 0: the setup's batch sequence; k: another one */
 } ttexp_method;
+
+/* A method with the optimizer's default configuration (optim_defaults). */
+static inline ttexp_method ttexp_method_of(const char *label, optim_kind kind, const partition *blocks, double lr)
+{
+    ttexp_method mt = {label, kind, optim_defaults(kind), blocks, lr, 0};
+    return mt;
+}
 
 typedef struct {
     long steps;
@@ -185,7 +198,7 @@ static inline void ttexp_train(ttexp *e, const ttexp_method *mt, const ttexp_sch
     model *m = e->m;
     if (sc->steps < 1 || sc->eval_every < 1 || sc->steps % sc->eval_every) DIE("eval_every must divide steps");
     memcpy(m->params, e->params0, m->P * sizeof(double));
-    gsl_rng_set(e->batch_rng, e->s->data_seed + 1);
+    gsl_rng_set(e->batch_rng, e->s->data_seed + 1 + 7919 * mt->batch_offset);
     int nev = ttexp_nevals(sc);
     if (rec->train_loss) for (long s = 0; s < sc->steps; s++) rec->train_loss[s] = NAN;
     if (rec->eval_loss) for (int k = 0; k < nev; k++) rec->eval_loss[k] = NAN;
@@ -389,10 +402,9 @@ static inline void ttexp_write_curves(const char *path, const char *const *cols,
  * over its B·T positions of loss_a − loss_b, and its standard error sd/√n. */
 static inline void ttexp_paired_diff(ttexp *e, const double *wa, const double *wb, double *mean, double *se)
 {
-    model *m = e->m;
+    model *m = e->eval_m;
     int n = e->s->eval_B * e->s->cfg.T;
     double *la = xmalloc(n * sizeof(double)), *lb = xmalloc(n * sizeof(double));
-    tt_set_batch(m, e->eval_tokens, e->s->eval_B);
     memcpy(m->params, wa, m->P * sizeof(double));
     tt_forward(m, NULL, la);
     memcpy(m->params, wb, m->P * sizeof(double));
@@ -407,6 +419,20 @@ static inline void ttexp_paired_diff(ttexp *e, const double *wa, const double *w
     *se = sqrt(fmax(s2 / n - *mean * *mean, 0) / (n - 1));
     free(la);
     free(lb);
+}
+
+/* <out>/reference.csv: the initial held-out loss, the entropy floor and P (the
+ * plots draw losses above the floor). */
+static inline void ttexp_write_reference(ttexp *e, const char *out)
+{
+    memcpy(e->m->params, e->params0, e->m->P * sizeof(double));
+    char *path = path_join(out, "reference.csv");
+    outfile *f = csv_open(path, "quantity,value");
+    csv_row(f, "initial_eval_loss,%.10g", ttexp_eval_loss(e));
+    csv_row(f, "optimal_loss,%.10g", ttexp_optimal_loss(e));
+    csv_row(f, "P,%zu", e->m->P);
+    csv_close(f);
+    free(path);
 }
 
 /* Copies a committed text file to stderr (claims, unless --quiet). */

@@ -17,7 +17,24 @@ $(RES)/trajectory/run.txt: $(BUILD)/bin/trajectory
 	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
 $(RES)/trajectory/claims.txt: $(RES)/trajectory/run.txt
 $(FIG)/trajectory.png: $(RES)/trajectory/run.txt plots/tt_curves.gp
-	$(call render,plots/tt_curves.gp,file='$(RES)/trajectory/distance.csv'; c0=6; c1=8; ttl='Distance to the AdamW weights relative to the AdamW distance from init'; ylab='|w - w_AdamW| / |w_AdamW - w_0|')
+	$(call render,plots/tt_curves.gp,file='$(RES)/trajectory/distance.csv'; c0=7; c1=10; ttl='Distance to the AdamW weights relative to the AdamW distance from init'; ylab='|w - w_AdamW| / |w_AdamW - w_0|')
 
 FIGURES += $(FIG)/train_compare.png $(FIG)/ablation_vstat.png $(FIG)/trajectory.png
 CLAIMS += $(RES)/train_compare/claims.txt $(RES)/ablation_vstat/claims.txt $(RES)/trajectory/claims.txt
+
+$(RES)/exp2_blockwise_gd/run.txt: $(BUILD)/bin/exp2_blockwise_gd
+	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
+$(RES)/exp2_blockwise_gd/claims.txt: $(RES)/exp2_blockwise_gd/run.txt
+$(FIG)/exp2_blockwise_gd.png: $(RES)/exp2_blockwise_gd/run.txt plots/tt_curves.gp
+	$(call render,plots/tt_curves.gp,file='$(RES)/exp2_blockwise_gd/eval.csv'; ref='$(RES)/exp2_blockwise_gd/reference.csv'; c0=2; c1=4; ttl='Blockwise GD with one searched lr per block vs AdamW (paper Exp 2)'; ylab='held-out loss - entropy floor')
+
+$(RES)/leave_out/run.txt: $(BUILD)/bin/leave_out
+	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
+$(RES)/leave_out/claims.txt: $(RES)/leave_out/run.txt
+$(FIG)/leave_out_curves.png: $(RES)/leave_out/run.txt plots/tt_curves.gp
+	$(call render,plots/tt_curves.gp,file='$(RES)/leave_out/eval.csv'; ref='$(RES)/leave_out/reference.csv'; c0=2; c1=5; ttl='Adam leave-x-out (paper Fig. 5): best searched lrs vs Adam'; ylab='held-out loss - entropy floor')
+$(FIG)/leave_out_gap.png: $(RES)/leave_out/run.txt plots/leave_out_gap.gp
+	$(call render,plots/leave_out_gap.gp,res='$(RES)/leave_out')
+
+FIGURES += $(FIG)/exp2_blockwise_gd.png $(FIG)/leave_out_curves.png $(FIG)/leave_out_gap.png
+CLAIMS += $(RES)/exp2_blockwise_gd/claims.txt $(RES)/leave_out/claims.txt
