@@ -12,6 +12,7 @@ set xtics rotate by -60 noenhanced font ",9"
 set grid ytics lc rgb "#dddddd"
 set key off
 set xrange [-0.7:*]
-set yzeroaxis
+set datafile columnheaders
+set xzeroaxis lt -1
 plot res.'/gap.csv' using 0:6:xtic(2) with boxes lc rgb "#4477aa", \
      '' using 0:6:(2*$7) with yerrorbars lc rgb "#222222" pt -1
