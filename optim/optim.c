@@ -350,6 +350,8 @@ void optim_vhat(const optimizer *o, double *out)
 
 long optim_steps_taken(const optimizer *o) { return o->t; }
 
+int optim_has_vhat(const optimizer *o) { return o->v != NULL; }
+
 void optim_free(optimizer *o)
 {
     if (!o) return;

@@ -67,6 +67,8 @@ size_t optim_state_floats(const optimizer *o);
  * broadcast to its entries (Adam-mini), into out[P]; for D_Adam = 1/(√v̂+ε). */
 void optim_vhat(const optimizer *o, double *out);
 long optim_steps_taken(const optimizer *o);
+/* 1 if the optimizer keeps a second moment (optim_vhat works): Adam, AdamW, Adam-mini, leave-out. */
+int optim_has_vhat(const optimizer *o);
 void optim_free(optimizer *o);
 
 /* ---- learning-rate schedules ----------------------------------------------------- */

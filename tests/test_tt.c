@@ -578,9 +578,31 @@ static void test_training(void)
     EXPECT_USER_ERROR(tt_load_params(m3, p300), "the model has P =");
     o.fracs[0] = 0;
     EXPECT_USER_ERROR(tt_train(m2, d, &o, out), "checkpoint fraction");
+    /* GD has no second moment: parameters are checkpointed, v̂ is not */
     o = tt_train_defaults();
     o.optim = OPTIM_GD;
-    EXPECT_USER_ERROR(tt_train(m2, d, &o, out), "second moment");
+    o.ocfg = optim_defaults(OPTIM_GD);
+    o.steps = 10;
+    o.fracs[0] = 1;
+    char *gd_out = path_join(tmpdir, "train_gd");
+    tt_train_result rg = tt_train(m2, d, &o, gd_out);
+    char *gp = path_join(gd_out, "step000010_params.npy"), *gv = path_join(gd_out, "step000010_vhat.npy");
+    FILE *fg = fopen(gp, "rb"), *fv = fopen(gv, "rb");
+    CHECK(rg.steps_done == 10 && !rg.diverged && fg && !fv, "GD checkpoint: params written, no v-hat file");
+    if (fg) fclose(fg);
+    if (fv) fclose(fv);
+    /* a diverging run stops, and loss.csv holds exactly the steps done */
+    o.lr = 1e8;
+    o.steps = 200;
+    tt_train_result rd = tt_train(m2, d, &o, gd_out);
+    char *lossp = path_join(gd_out, "loss.csv");
+    FILE *fl = fopen(lossp, "r");
+    int lines = 0;
+    for (int ch; fl && (ch = fgetc(fl)) != EOF;) lines += ch == '\n';
+    if (fl) fclose(fl);
+    CHECK(rd.diverged && rd.steps_done < 200 && lines == rd.steps_done + 1,
+          "divergence: %ld steps done, loss.csv has %d lines", rd.steps_done, lines);
+    free(gd_out), free(gp), free(gv), free(lossp);
     free(w300), free(vh), free(p150), free(p300), free(v300), free(out);
     model_free(m), model_free(m2), model_free(m3);
     tt_data_free(d);

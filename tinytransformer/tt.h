@@ -100,15 +100,17 @@ void tt_data_free(tt_data *d);
 
 /* ---- training with the shared optimizers, checkpoints at fractions of training ------
  * Each step draws a fresh batch from the data (seeded), takes the loss and the
- * gradient, and steps the optimizer (optim/: Adam, AdamW, or Adam-mini with the
- * paper's Algorithm 3 partition). Writes into out/: loss.csv (step, loss before
- * the update, lr), checkpoints.csv (fraction, step, files, loss) and, after
- * step s = tt_checkpoint_step(f, steps) for each fraction f,
- * step<s>_params.npy (P) and step<s>_vhat.npy (P): the optimizer's bias-corrected
- * v̂, for D_Adam = diag(1/(√v̂ + ε)). */
+ * gradient, and steps the optimizer (any of optim/; blockwise GD and Adam-mini
+ * use `blocks`, by default the paper's Algorithm 3 partition). Writes into out/:
+ * loss.csv (step, loss before the update, lr), checkpoints.csv (fraction, step,
+ * files, loss) and, after step s = tt_checkpoint_step(f, steps) for each
+ * fraction f, step<s>_params.npy (P) and, for optimizers with a second moment,
+ * step<s>_vhat.npy (P): the bias-corrected v̂, for D_Adam = diag(1/(√v̂ + ε)).
+ * A run whose loss or gradient stops being finite ends there (result.diverged);
+ * everything written up to then is complete and valid. */
 #define TT_MAX_CHECKPOINTS 16
 typedef struct {
-    optim_kind optim;          /* adam, adamw (default) or adam-mini */
+    optim_kind optim;          /* any optim_kind; adamw by default */
     optim_config ocfg;         /* optim_defaults(optim) */
     long steps;                /* 1000 */
     int batch;                 /* sequences per step, 64 */
@@ -119,6 +121,7 @@ typedef struct {
     int nfracs;                /* checkpoints: fractions in (0, 1]; default {0.01} */
     double fracs[TT_MAX_CHECKPOINTS];
     unsigned long seed;        /* batch sampling */
+    const partition *blocks;   /* blockwise GD / Adam-mini / leave-out: NULL = Algorithm 3 */
 } tt_train_opts;
 typedef struct {
     long steps_done;

@@ -60,13 +60,15 @@ static void write_checkpoint(train_ctx *c, long steps_done, double frac, double 
     char *p = path_join(c->out, name);
     npy_write(p, c->m->params, 1, shape);
     free(p);
-    snprintf(name, sizeof name, "step%06ld_vhat.npy", steps_done);
-    p = path_join(c->out, name);
-    optim_vhat(c->opt, c->vhat);
-    npy_write(p, c->vhat, 1, shape);
-    free(p);
-    csv_row(c->ckpt_csv, "%.6g,%ld,step%06ld_params.npy,step%06ld_vhat.npy,%.10g", frac, steps_done, steps_done,
-            steps_done, loss);
+    char vname[64] = "";
+    if (optim_has_vhat(c->opt)) {
+        snprintf(vname, sizeof vname, "step%06ld_vhat.npy", steps_done);
+        p = path_join(c->out, vname);
+        optim_vhat(c->opt, c->vhat);
+        npy_write(p, c->vhat, 1, shape);
+        free(p);
+    }
+    csv_row(c->ckpt_csv, "%.6g,%ld,step%06ld_params.npy,%s,%.10g", frac, steps_done, steps_done, vname, loss);
 }
 
 static void after_step(void *ctx, long step, double loss, double lr)
@@ -89,13 +91,13 @@ tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, con
             die_user("checkpoint fraction must be in (0, 1] (got %g)", o->fracs[i]);
     if (tt_data_vocab(d) > cfg->V)
         die_user("data has %d symbols, more than the model's vocabulary V = %d", tt_data_vocab(d), cfg->V);
-    if (o->optim != OPTIM_ADAM && o->optim != OPTIM_ADAMW && o->optim != OPTIM_ADAM_MINI)
-        die_user("tt_train needs an optimizer with a second moment (adam, adamw, adam-mini), got %s",
-                 optim_name(o->optim));
     optim_check_config(&o->ocfg, o->lr);
+    int needs_blocks = o->optim == OPTIM_BLOCK_GD || o->optim == OPTIM_ADAM_MINI || o->optim == OPTIM_ADAM_LEAVE_OUT;
+    if (o->blocks) partition_check_cover(o->blocks, m->P, "training partition");
     ensure_dir(out);
 
-    partition *blocks = o->optim == OPTIM_ADAM_MINI ? partition_alg3(m, 0) : NULL;
+    partition *own = needs_blocks && !o->blocks ? partition_alg3(m, 0) : NULL;
+    const partition *blocks = o->blocks ? o->blocks : own;
     train_ctx c = {.m = m, .d = d, .o = o, .out = out};
     c.opt = optim_new(o->optim, &o->ocfg, m->P, blocks, m);
     c.rng = rng_new(o->seed);
@@ -120,7 +122,7 @@ tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, con
     free(c.tokens);
     rng_free(c.rng);
     optim_free(c.opt);
-    partition_free(blocks);
+    partition_free(own);
     return r;
 }
 
