@@ -124,8 +124,41 @@ static void test_divergence(void)
     ttexp_record_free(&j.rec);
 }
 
+/* Partitions of the real model cover every parameter once, and Adam-mini's state
+ * is P + one v per non-bias block + one per bias entry. */
+static void test_partitions_on_model(void)
+{
+    for (int layers = 1; layers <= 2; layers++)
+        for (int bias = 0; bias <= 1; bias++) {
+            tt_config c = tt_defaults();
+            c.layers = layers;
+            c.bias = bias;
+            model *m = tt_new(&c);
+            partition *ps[4] = {partition_alg3(m, 0), partition_alg3(m, 1), partition_alg2(m),
+                                partition_uniform(m, SPLIT_ROWS)};
+            for (int k = 0; k < 4; k++) {
+                partition_check_cover(ps[k], m->P, "model partition");
+                CHECK(1, "partition %d covers P = %zu", k, m->P);
+            }
+            size_t expect = m->P, heads_q = 0;
+            for (int b = 0; b < ps[0]->nblocks; b++) {
+                const tensor_info *ti = &m->tensors[ps[0]->b[b].tensor];
+                expect += ti->role == ROLE_BIAS ? ps[0]->b[b].n : 1;
+                heads_q += ti->role == ROLE_QUERY;
+            }
+            CHECK(heads_q == (size_t)(c.heads * layers), "query split into %zu head blocks", heads_q);
+            optim_config oc = optim_defaults(OPTIM_ADAM_MINI);
+            optimizer *o = optim_new(OPTIM_ADAM_MINI, &oc, m->P, ps[0], m);
+            CHECK(optim_state_floats(o) == expect, "Adam-mini state %zu, expected %zu", optim_state_floats(o), expect);
+            optim_free(o);
+            for (int k = 0; k < 4; k++) partition_free(ps[k]);
+            model_free(m);
+        }
+}
+
 int main(void)
 {
+    test_partitions_on_model();
     test_optimal_loss();
     test_jobs_deterministic();
     test_divergence();
