@@ -11,35 +11,23 @@
 
 int main(int argc, char **argv)
 {
-    const char *out = "results/ablation_vstat", *scale = "quick", *text = NULL;
-    long seed = 1, data_seed = 1, steps = 0;
-    int threads = 2, nlr = 0;
+    ttexp_args a = TTEXP_ARGS("results/ablation_vstat");
     const cli_opt opts[] = {
-        {"scale", OPT_STRING, &scale, "quick (300 steps, 7 learning rates per statistic) or paper (2000, 13)"},
-        {"steps", OPT_LONG, &steps, "training steps (0: from --scale)"},
-        {"lrs", OPT_INT, &nlr, "learning rates per statistic (0: from --scale)"},
-        {"seed", OPT_LONG, &seed, "model initialisation seed"},
-        {"data-seed", OPT_LONG, &data_seed, "Markov chain and batch seed"},
-        {"text", OPT_STRING, &text, "train on the bytes of this text file instead of the Markov source"},
-        {"threads", OPT_INT, &threads, "training runs in parallel"},
-        {"out", OPT_STRING, &out, "output folder"},
+        TTEXP_OPTS(a, "quick (300 steps, 7 learning rates per statistic) or paper (2000, 13)",
+                   "learning rates per statistic (0: from --scale)"),
     };
     cli_parse(argc, argv,
               "Adam-mini with the block statistic mean (official), l2, l1, max or min of g_b^2, on the paper's\n"
               "1-layer Transformer (Algorithm 3 partition, batch 64), each with a log grid of learning rates\n"
               "in [1e-4, 1]; same initialisation and batches; 5% warmup then cosine to 10%.",
               opts, sizeof opts / sizeof *opts);
-    int paper = ttexp_parse_scale(scale);
-    if (steps == 0) steps = paper ? 2000 : 300;
-    if (nlr == 0) nlr = paper ? 13 : 7;
-    if (steps < 20) die_user("--steps must be >= 20 (got %ld)", steps);
-    if (nlr < 1 || nlr > 50) die_user("--lrs must be in 1..50 (got %d)", nlr);
-    if (seed < 0 || data_seed < 0) die_user("seeds must be >= 0");
-    if (threads < 1 || threads > 64) die_user("--threads must be in 1..64 (got %d)", threads);
+    ttexp_args_finish(&a, 300, 2000, 7, 13, 50);
+    int nlr = a.grid, threads = a.threads;
+    long steps = a.steps, seed = a.seed;
+    const char *out = a.out;
     ensure_dir(out);
 
-    ttexp_setup setup = {tt_defaults(), 64, 512, 2, 2, (unsigned long)data_seed, text};
-    setup.cfg.seed = (unsigned long)seed;
+    ttexp_setup setup = ttexp_default_setup(&a);
     ttexp e;
     ttexp_open(&e, &setup);
     ttexp_schedule sc = {steps, steps / 20, ttexp_eval_every(steps)};

@@ -32,21 +32,13 @@ static int make_groups(const partition *p, int per_block, int *group)
 
 int main(int argc, char **argv)
 {
-    const char *out = "results/exp2_blockwise_gd", *scale = "quick", *text = NULL;
-    long seed = 1, data_seed = 1, steps = 0;
-    int threads = 2, nlr = 0, passes = 0, per_block = -1;
+    ttexp_args a = TTEXP_ARGS("results/exp2_blockwise_gd");
+    int passes = 0, per_block = -1;
     const cli_opt opts[] = {
-        {"scale", OPT_STRING, &scale,
-         "quick (300 steps, 5 lrs, 2 passes over tensors) or paper (1000 steps, 9 lrs, 3 passes over blocks)"},
-        {"steps", OPT_LONG, &steps, "training steps (0: from --scale)"},
-        {"lrs", OPT_INT, &nlr, "points of the initial grids (0: from --scale)"},
+        TTEXP_OPTS(a, "quick (300 steps, 5 lrs, 2 passes over tensors) or paper (1000 steps, 9 lrs, 3 passes over blocks)",
+                   "points of the initial grids (0: from --scale)"),
         {"passes", OPT_INT, &passes, "coordinate-search passes (0: from --scale)"},
         {"per-block", OPT_INT, &per_block, "1: one lr per Algorithm 3 block; 0: one per tensor (-1: from --scale)"},
-        {"seed", OPT_LONG, &seed, "model initialisation seed"},
-        {"data-seed", OPT_LONG, &data_seed, "Markov chain and batch seed"},
-        {"text", OPT_STRING, &text, "train on the bytes of this text file instead of the Markov source"},
-        {"threads", OPT_INT, &threads, "training runs in parallel"},
-        {"out", OPT_STRING, &out, "output folder"},
     };
     cli_parse(argc, argv,
               "Blockwise GD with one grid-searched learning rate per block vs AdamW on the paper's 1-layer\n"
@@ -56,22 +48,18 @@ int main(int argc, char **argv)
               "Groups: tensors (quick) or Algorithm 3 blocks (paper). AdamW: lr from a log grid, weight\n"
               "decay 0.1. Reported: loss on 512 held-out sequences.",
               opts, sizeof opts / sizeof *opts);
-    int paper = ttexp_parse_scale(scale);
-    if (steps == 0) steps = paper ? 1000 : 300;
-    if (nlr == 0) nlr = paper ? 9 : 5;
+    ttexp_args_finish(&a, 300, 1000, 5, 9, 50);
+    int paper = a.paper, nlr = a.grid, threads = a.threads;
+    long steps = a.steps, seed = a.seed;
+    const char *out = a.out;
     if (passes == 0) passes = paper ? 3 : 2;
     if (per_block < 0) per_block = paper;
-    if (steps < 20) die_user("--steps must be >= 20 (got %ld)", steps);
-    if (nlr < 1 || nlr > 50) die_user("--lrs must be in 1..50 (got %d)", nlr);
     if (passes < 1 || passes > 10) die_user("--passes must be in 1..10 (got %d)", passes);
     if (per_block > 1) die_user("--per-block must be 0 or 1 (got %d)", per_block);
-    if (seed < 0 || data_seed < 0) die_user("seeds must be >= 0");
-    if (threads < 1 || threads > 64) die_user("--threads must be in 1..64 (got %d)", threads);
     ensure_dir(out);
     double t0 = wall_seconds();
 
-    ttexp_setup setup = {tt_defaults(), 64, 512, 2, 2, (unsigned long)data_seed, text};
-    setup.cfg.seed = (unsigned long)seed;
+    ttexp_setup setup = ttexp_default_setup(&a);
     ttexp e;
     ttexp_open(&e, &setup);
     size_t P = e.m->P;

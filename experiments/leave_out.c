@@ -44,46 +44,34 @@ static void leave_out_job(ttexp_job *j, const partition *alg2, double *block_lr,
 
 int main(int argc, char **argv)
 {
-    const char *out = "results/leave_out", *scale = "quick", *text = NULL;
-    long seed = 1, data_seed = 1, steps = 0;
-    int threads = 2, ngrid = 0, layers = 0, draws = 0;
+    ttexp_args a = TTEXP_ARGS("results/leave_out");
+    int layers = 0, draws = 0;
     const cli_opt opts[] = {
-        {"scale", OPT_STRING, &scale,
-         "quick (2 layers, 200 steps, 3-point grids, 1 draw per x) or paper (4 layers, 1000, 5, 3)"},
-        {"steps", OPT_LONG, &steps, "training steps (0: from --scale)"},
-        {"grid", OPT_INT, &ngrid, "points of each left-out tensor's lr grid (0: from --scale)"},
-        {"draws", OPT_INT, &draws, "random tensor sets per x = 2, 3 (0: from --scale)"},
+        TTEXP_OPTS(a, "quick (2 layers, 200 steps, 3-point grids, 1 draw per x) or paper (4 layers, 1000, 5, 3)",
+                   "points of each left-out tensor's lr grid (0: from --scale)"),
+        {"draws", OPT_INT, &draws, "random tensor sets per x = 1, 2, 3 (0: from --scale)"},
         {"layers", OPT_INT, &layers, "Transformer layers (0: from --scale)"},
-        {"seed", OPT_LONG, &seed, "model initialisation and tensor-draw seed"},
-        {"data-seed", OPT_LONG, &data_seed, "Markov chain and batch seed"},
-        {"text", OPT_STRING, &text, "train on the bytes of this text file instead of the Markov source"},
-        {"threads", OPT_INT, &threads, "training runs in parallel"},
-        {"out", OPT_STRING, &out, "output folder"},
     };
     cli_parse(argc, argv,
               "Adam leave-x-out (paper Fig. 5) on a tiny Transformer (4 layers at paper scale, 2 at quick\n"
-              "scale; V 8, C 16, 4 heads, M 32, T 8, no biases, batch 64). Adam (beta 0.9/0.999, no weight decay) with one block per\n"
-              "tensor; a left-out tensor t takes one learning rate eta_t = lr*mult/RMS(g_t at init) on Adam's\n"
-              "momentum (grid over mult in [1/10, 10]). Per-tensor gap for every tensor, and joint grids\n"
-              "for x = 1, 2, 3 random tensors. Adam's lr from a log grid in [1e-3, 1e-1]. Selection by the\n"
-              "mean training loss over the last 10% of steps; comparisons on 512 held-out sequences, paired\n"
-              "per position, with standard errors.",
+              "scale; V 8, C 16, 4 heads, M 32, T 8, no biases, batch 64). Adam (beta 0.9/0.999, no weight\n"
+              "decay) with one block per tensor; a left-out tensor t takes one learning rate\n"
+              "eta_t = lr*mult/RMS(g_t at init) on Adam's momentum (grid over mult in [1/10, 10]). Per-tensor\n"
+              "gap for every tensor, and joint grids for x = 1, 2, 3 random tensors (drawn with --seed).\n"
+              "Adam's lr from a log grid in [1e-3, 1e-1]. Selection by the mean training loss over the last\n"
+              "10% of steps; comparisons on 512 held-out sequences, paired per position, with standard errors.",
               opts, sizeof opts / sizeof *opts);
-    int paper = ttexp_parse_scale(scale);
-    if (steps == 0) steps = paper ? 1000 : 200;
+    ttexp_args_finish(&a, 200, 1000, 3, 5, 9);
+    int paper = a.paper, ngrid = a.grid, threads = a.threads;
+    long steps = a.steps, seed = a.seed;
+    const char *out = a.out;
     if (layers == 0) layers = paper ? 4 : 2;
-    if (ngrid == 0) ngrid = paper ? 5 : 3;
     if (draws == 0) draws = paper ? 3 : 1;
-    if (steps < 20) die_user("--steps must be >= 20 (got %ld)", steps);
-    if (ngrid < 1 || ngrid > 9) die_user("--grid must be in 1..9 (got %d)", ngrid);
     if (draws < 1 || draws > 20) die_user("--draws must be in 1..20 (got %d)", draws);
     if (layers < 1 || layers > 12) die_user("--layers must be in 1..12 (got %d)", layers);
-    if (seed < 0 || data_seed < 0) die_user("seeds must be >= 0");
-    if (threads < 1 || threads > 64) die_user("--threads must be in 1..64 (got %d)", threads);
     ensure_dir(out);
 
-    ttexp_setup setup = {tt_defaults(), 64, 512, 2, 2, (unsigned long)data_seed, text};
-    setup.cfg.seed = (unsigned long)seed;
+    ttexp_setup setup = ttexp_default_setup(&a);
     setup.cfg.layers = layers;
     setup.cfg.bias = 0;
     ttexp e;

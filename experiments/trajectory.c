@@ -26,18 +26,10 @@ static double dist(const double *a, const double *b, size_t n)
 
 int main(int argc, char **argv)
 {
-    const char *out = "results/trajectory", *scale = "quick", *text = NULL;
-    long seed = 1, data_seed = 1, steps = 0;
-    int threads = 2, nlr = 0;
+    ttexp_args a = TTEXP_ARGS("results/trajectory");
     const cli_opt opts[] = {
-        {"scale", OPT_STRING, &scale, "quick (300 steps, 5 learning rates per method) or paper (2000, 9)"},
-        {"steps", OPT_LONG, &steps, "training steps (0: from --scale)"},
-        {"lrs", OPT_INT, &nlr, "learning rates per method in the grid (0: from --scale)"},
-        {"seed", OPT_LONG, &seed, "model initialisation seed"},
-        {"data-seed", OPT_LONG, &data_seed, "Markov chain and batch seed"},
-        {"text", OPT_STRING, &text, "train on the bytes of this text file instead of the Markov source"},
-        {"threads", OPT_INT, &threads, "training runs in parallel"},
-        {"out", OPT_STRING, &out, "output folder"},
+        TTEXP_OPTS(a, "quick (300 steps, 5 learning rates per method) or paper (2000, 9)",
+                   "learning rates per method in the grid (0: from --scale)"),
     };
     cli_parse(argc, argv,
               "l2 distance of Adam-mini's, blockwise GD's and GD's weights to AdamW's along training on the\n"
@@ -46,17 +38,13 @@ int main(int argc, char **argv)
               "rate of its log grid (Adam-mini at AdamW's). Blockwise GD: eta_b = c / |lambda|max(H_bb) at\n"
               "initialisation (as in train_compare). Weight decay 0.1 for AdamW and Adam-mini.",
               opts, sizeof opts / sizeof *opts);
-    int paper = ttexp_parse_scale(scale);
-    if (steps == 0) steps = paper ? 2000 : 300;
-    if (nlr == 0) nlr = paper ? 9 : 5;
-    if (steps < 20) die_user("--steps must be >= 20 (got %ld)", steps);
-    if (nlr < 1 || nlr > 50) die_user("--lrs must be in 1..50 (got %d)", nlr);
-    if (seed < 0 || data_seed < 0) die_user("seeds must be >= 0");
-    if (threads < 1 || threads > 64) die_user("--threads must be in 1..64 (got %d)", threads);
+    ttexp_args_finish(&a, 300, 2000, 5, 9, 50);
+    int nlr = a.grid, threads = a.threads;
+    long steps = a.steps, seed = a.seed;
+    const char *out = a.out;
     ensure_dir(out);
 
-    ttexp_setup setup = {tt_defaults(), 64, 512, 2, 2, (unsigned long)data_seed, text};
-    setup.cfg.seed = (unsigned long)seed;
+    ttexp_setup setup = ttexp_default_setup(&a);
     ttexp e;
     ttexp_open(&e, &setup);
     size_t P = e.m->P;

@@ -444,12 +444,47 @@ static inline void ttexp_echo(const char *path)
     if (rd) fclose(rd);
 }
 
-/* --scale quick|paper into 0|1; user error otherwise. */
-static inline int ttexp_parse_scale(const char *scale)
+/* ---- the command line every experiment shares ------------------------------------------ */
+typedef struct {
+    const char *out, *scale, *text;
+    long seed, data_seed, steps;
+    int threads, grid;        /* grid: points of the learning-rate grid (0: from --scale) */
+    int paper;                /* set by ttexp_args_finish */
+} ttexp_args;
+#define TTEXP_ARGS(out_dir) {out_dir, "quick", NULL, 1, 1, 0, 2, 0, 0}
+#define TTEXP_OPTS(a, scale_help, grid_help)                                                         \
+    {"scale", OPT_STRING, &(a).scale, scale_help},                                                  \
+    {"steps", OPT_LONG, &(a).steps, "training steps (0: from --scale)"},                            \
+    {"lrs", OPT_INT, &(a).grid, grid_help},                                                         \
+    {"seed", OPT_LONG, &(a).seed, "model initialisation seed"},                                     \
+    {"data-seed", OPT_LONG, &(a).data_seed, "Markov chain and batch seed"},                         \
+    {"text", OPT_STRING, &(a).text, "train on the bytes of this text file instead of the Markov source"}, \
+    {"threads", OPT_INT, &(a).threads, "training runs in parallel"},                                \
+    {"out", OPT_STRING, &(a).out, "output folder"}
+
+/* --scale into a->paper, the scale's steps and grid where the flags left 0, the
+ * checks (user errors), then the output folder. */
+static inline void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int quick_grid,
+                                     int paper_grid, int max_grid)
 {
-    if (strcmp(scale, "paper") == 0) return 1;
-    if (strcmp(scale, "quick") != 0) die_user("--scale must be quick or paper (got '%s')", scale);
-    return 0;
+    if (strcmp(a->scale, "paper") == 0) a->paper = 1;
+    else if (strcmp(a->scale, "quick") == 0) a->paper = 0;
+    else die_user("--scale must be quick or paper (got '%s')", a->scale);
+    if (a->steps == 0) a->steps = a->paper ? paper_steps : quick_steps;
+    if (a->grid == 0) a->grid = a->paper ? paper_grid : quick_grid;
+    if (a->steps < 20) die_user("--steps must be >= 20 (got %ld)", a->steps);
+    if (a->grid < 1 || a->grid > max_grid) die_user("--lrs must be in 1..%d (got %d)", max_grid, a->grid);
+    if (a->seed < 0 || a->data_seed < 0) die_user("seeds must be >= 0");
+    if (a->threads < 1 || a->threads > 64) die_user("--threads must be in 1..64 (got %d)", a->threads);
+}
+
+/* The experiments' setup: the paper's 1-layer model, batch 64, 512 held-out
+ * sequences, the order-2 Markov source with 2 likely successors. */
+static inline ttexp_setup ttexp_default_setup(const ttexp_args *a)
+{
+    ttexp_setup s = {tt_defaults(), 64, 512, 2, 2, (unsigned long)a->data_seed, a->text};
+    s.cfg.seed = (unsigned long)a->seed;
+    return s;
 }
 
 /* eval_every: about 20 evaluation points, dividing steps. */

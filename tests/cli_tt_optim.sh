@@ -13,7 +13,7 @@ for p in train_compare ablation_vstat trajectory exp2_blockwise_gd leave_out; do
   expect_no_files "$p: no output after bad input" "$TMPD/bad_$p"
 done
 expect_user_error "train_compare: --lrs -1" "$BIN/train_compare" --lrs -1
-expect_user_error "leave_out: --grid 10" "$BIN/leave_out" --grid 10
+expect_user_error "leave_out: --lrs 10" "$BIN/leave_out" --lrs 10
 expect_user_error "exp2: --per-block 2" "$BIN/exp2_blockwise_gd" --per-block 2
 
 run() { local d=$1; shift; "$@" --out "$TMPD/$d" --quiet >/dev/null 2>"$TMPD/$d.err" && cli_ok || cli_fail "$d: $(head -c 300 "$TMPD/$d.err")"; }
@@ -21,7 +21,7 @@ run tc "$BIN/train_compare" --steps 20 --lrs 1
 run av "$BIN/ablation_vstat" --steps 20 --lrs 1
 run tr "$BIN/trajectory" --steps 20 --lrs 1
 run e2 "$BIN/exp2_blockwise_gd" --steps 20 --lrs 1 --passes 1
-run lo "$BIN/leave_out" --steps 20 --grid 1 --layers 1 --draws 1
+run lo "$BIN/leave_out" --steps 20 --lrs 1 --layers 1 --draws 1
 header() { [ "$(head -1 "$TMPD/$1")" = "$2" ] && cli_ok || cli_fail "$1 header: $(head -1 "$TMPD/$1")"; }
 header tc/eval.csv "step,gd,blockgd,adamw,adam_mini,adam_mini_default"
 header tc/grid.csv "method,lr,score_last10pct_train_loss,final_eval_loss,steps_done,best"
