@@ -136,6 +136,9 @@ double kappa_spd(int n, const double *A);         /* λmax/λmin, user error if 
 double kappa_svd(int m, int n, const double *A);  /* σmax/σmin */
 /* τ(A) = Σ_i |A_ii| / Σ_ij |A_ij|  (paper eq. (2)); 1 for a diagonal matrix. */
 double tau_ratio(int n, const double *A);
+/* Quantile p ∈ [0,1] of v[n] by linear interpolation (numpy's default), from a
+ * sorted copy (v is not modified); NAN for n = 0. */
+double quantile(const double *v, size_t n, double p);
 /* Dense helpers kept here so every module shares them. */
 double frobenius_sq(size_t count, const double *a);
 double max_abs(size_t count, const double *a);

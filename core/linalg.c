@@ -108,3 +108,22 @@ double max_abs(size_t count, const double *a)
     for (size_t i = 0; i < count; i++) if (fabs(a[i]) > m) m = fabs(a[i]);
     return m;
 }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double quantile(const double *v, size_t n, double p)
+{
+    if (n == 0) return NAN;
+    double *c = xmalloc(n * sizeof(double));
+    memcpy(c, v, n * sizeof(double));
+    qsort(c, n, sizeof(double), cmp_double);
+    double pos = p * (n - 1);
+    size_t lo = (size_t)floor(pos), hi = lo + 1 < n ? lo + 1 : lo;
+    double q = c[lo] + (pos - lo) * (c[hi] - c[lo]);
+    free(c);
+    return q;
+}

@@ -144,8 +144,8 @@ static void write_panel(const char *out, char panel, sweep_cache *cache, const i
                 }
             if (n)
                 csv_row(ph, "%d,%d,%g,%.6g,%.6g,%.6g,%zu,%.10g,%.10g,%.10g,%.10g", c, s->d, s->kappa, lo, hi,
-                        sqrt(fmax(lo, pow(10, PHASE_LOG_LO)) * hi), n, suma / n, quantile_sorted_copy(ba, n, 0.5), sumb / n,
-                        quantile_sorted_copy(bb, n, 0.5));
+                        sqrt(fmax(lo, pow(10, PHASE_LOG_LO)) * hi), n, suma / n, quantile(ba, n, 0.5), sumb / n,
+                        quantile(bb, n, 0.5));
         }
         free(ba), free(bb);
         curve_claim cl = claim_of(s, rows);

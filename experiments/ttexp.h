@@ -18,7 +18,6 @@
 #include "core/model.h"
 #include "hessian/hessian.h"
 #include "optim/optim.h"
-#include "quad/quad.h"
 #include "tinytransformer/tt.h"
 #include <math.h>
 #include <pthread.h>
@@ -335,7 +334,7 @@ static inline double ttexp_block_lr_from_hessian(ttexp *e, const partition *p, i
         free(Hb);
     }
     memcpy(lr_b, lam, p->nblocks * sizeof(double));
-    double med = quantile_sorted_copy(lam, p->nblocks, 0.5);
+    double med = quantile(lam, p->nblocks, 0.5);
     for (int b = 0; b < p->nblocks; b++) lr_b[b] = 1 / fmax(lam[b], med);
     free(lam);
     free(H);

@@ -99,8 +99,6 @@ typedef struct {
     long n;               /* samples used */
 } quad_sweep_row;
 void quad_sweep_summary(quad_sweep_row *rows /* (nr) */, const quad_sweep_result *s);
-/* Quantile p ∈ [0,1] of v[n] (linear interpolation, numpy's default); sorts v. */
-double quantile_sorted_copy(const double *v, size_t n, double p);
 /* Spearman rank correlation of (x_i, y_i), i < n (average ranks for ties). */
 double spearman(const double *x, const double *y, int n);
 

@@ -119,25 +119,6 @@ void quad_sweep_free(quad_sweep_result *s)
     free(s);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double quantile_sorted_copy(const double *v, size_t n, double p)
-{
-    if (n == 0) return NAN;
-    double *c = xmalloc(n * sizeof(double));
-    memcpy(c, v, n * sizeof(double));
-    qsort(c, n, sizeof(double), cmp_double);
-    double pos = p * (n - 1);
-    size_t lo = (size_t)floor(pos), hi = lo + 1 < n ? lo + 1 : lo;
-    double q = c[lo] + (pos - lo) * (c[hi] - c[lo]);
-    free(c);
-    return q;
-}
-
 /* mean, median, quartiles of the finite entries of v[n] */
 static void stats(double *mean, double *median, double *q1, double *q3, const double *v, size_t n, long *used)
 {
@@ -150,9 +131,9 @@ static void stats(double *mean, double *median, double *q1, double *q3, const do
             sum += v[i];
         }
     *mean = m ? sum / m : NAN;
-    *median = quantile_sorted_copy(c, m, 0.5);
-    *q1 = quantile_sorted_copy(c, m, 0.25);
-    *q3 = quantile_sorted_copy(c, m, 0.75);
+    *median = quantile(c, m, 0.5);
+    *q1 = quantile(c, m, 0.25);
+    *q3 = quantile(c, m, 0.75);
     *used = (long)m;
     free(c);
 }
