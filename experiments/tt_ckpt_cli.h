@@ -92,10 +92,9 @@ static inline tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     s.hess_batch = c->hess_batch;
     s.panel = c->panel;
     tt_ckpt_check(&s);
-    if (!c->text) {
-        tt_data *d = tt_data_markov(s.cfg.V, s.order, s.successors, s.data_seed); /* checks order, successors */
-        tt_data_free(d);
-    }
+    /* the data source now, so that a bad file or setting stops before any output */
+    tt_data *d = c->text ? tt_data_text(c->text, s.cfg.V, s.cfg.T) : tt_data_markov(s.cfg.V, s.order, s.successors, s.data_seed);
+    tt_data_free(d);
     return s;
 }
 
