@@ -153,9 +153,10 @@ static void write_claims(const char *out, const tt_ckpt *c, const tt_ckpt_setup 
     for (int k = 0; k < NB; k++) {
         const block_metrics *m = &rows[k].m;
         int v = verdict(m);
-        fprintf(fp, "%s: %s (%s, n %zu): kappa(H) %.4g (%d negative), kappa(DH) eigenvalues %.4g (%d negative), "
+        fprintf(fp, "%s: %s (%s, n %zu)%s: kappa(H) %.4g (%d negative), kappa(DH) eigenvalues %.4g (%d negative), "
                     "SVD %.4g; ratio %.3g (SVD %.3g); paper %.2f -> %.2f (ratio %.2f)\n",
-                v == 1 ? "PASS" : "FAIL", LABEL[k], rows[k].b.name, m->n, m->s.kappa, m->s.nneg, m->sd.kappa,
+                v == 1 ? "PASS" : "FAIL", LABEL[k], rows[k].b.name, m->n, v < 0 ? " undecidable, singular to round-off" : "",
+                m->s.kappa, m->s.nneg, m->sd.kappa,
                 m->sd.nneg, m->kappa_dh_svd, m->sd.kappa / m->s.kappa, m->kappa_dh_svd / m->s.kappa, PAPER_H[k],
                 PAPER_DH[k], PAPER_DH[k] / PAPER_H[k]);
     }
