@@ -157,7 +157,12 @@ static const char *cand_name(const tensor_info *ti, const tensor_check *c, int i
 {
     if (i < 0) snprintf(buf, len, "-");
     else if (c->nblocks[i] == 1) snprintf(buf, len, "whole");
-    else snprintf(buf, len, "%d %ss", c->nblocks[i], split_meaning(ti, c->split[i]));
+    else {
+        const char *w = split_meaning(ti, c->split[i]);
+        size_t n = strlen(w);
+        if (n && w[n - 1] == 'y') snprintf(buf, len, "%d %.*sies", c->nblocks[i], (int)n - 1, w);
+        else snprintf(buf, len, "%d %ss", c->nblocks[i], w);
+    }
     return buf;
 }
 
