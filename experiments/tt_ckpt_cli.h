@@ -40,13 +40,14 @@ static inline void ckpt_cli_init(ckpt_cli *c)
     c->order = 2;
     c->successors = 2;
     c->V = d.V, c->C = d.C, c->heads = d.heads, c->M = d.M, c->T = d.T, c->layers = d.layers, c->bias = d.bias;
+    c->steps = 1000;
     c->lr = 1e-3;
     c->frac = 0.01;
 }
 
 #define CKPT_CLI_OPTS(c)                                                                                         \
     {"scale", OPT_STRING, &(c)->scale, "quick (H on 256 sequences) or paper (H on 1,024); both train 1,000 steps"}, \
-    {"steps", OPT_LONG, &(c)->steps, "AdamW training steps (0: from --scale)"},                                 \
+    {"steps", OPT_LONG, &(c)->steps, "AdamW training steps"},                                                    \
     {"lr", OPT_DOUBLE, &(c)->lr, "AdamW peak learning rate (cosine decay to 10%, weight decay 0.1)"},           \
     {"batch", OPT_INT, &(c)->batch, "training sequences per step"},                                              \
     {"checkpoint", OPT_DOUBLE, &(c)->frac, "fraction of training at which H is taken (paper Fig. 6: 1%)"},      \
@@ -65,12 +66,11 @@ static inline void ckpt_cli_init(ckpt_cli *c)
     {"data-seed", OPT_LONG, &(c)->data_seed, "seed of the Markov chain"},                                        \
     {"seed", OPT_LONG, &(c)->seed, "seed of the initialisation and of the training batches"}
 
-/* The scale's defaults for the options left at 0, range checks, and the setup. */
+/* The scale's Hessian batch unless --hess-batch is given, range checks, and the setup. */
 static inline tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
 {
     int paper = strcmp(c->scale, "paper") == 0;
     if (!paper && strcmp(c->scale, "quick") != 0) die_user("--scale must be quick or paper (got '%s')", c->scale);
-    if (c->steps == 0) c->steps = 1000;
     if (c->hess_batch == 0) c->hess_batch = paper ? 1024 : 256;
     if (c->steps < 1) die_user("--steps must be >= 1 (got %ld)", c->steps);
     if (c->seed < 0) die_user("--seed must be >= 0 (got %ld)", c->seed);
