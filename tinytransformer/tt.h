@@ -135,6 +135,67 @@ tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, con
 /* Parameters from a .npy of P values (a checkpoint); user error on a wrong size. */
 void tt_load_params(model *m, const char *path);
 
+/* ---- the Hessian at a training checkpoint (tt_hessian_blocks.c) ---------------------
+ * What fig6, table_kappa and partition_check share: build the model and the token
+ * source, train with tt_train into train_dir (checkpoint at train.fracs[0]), read
+ * the checkpoint's parameters and v̂ back from their .npy files, set a fixed batch
+ * of hess_batch sequences (drawn from the source with hess_seed, independent of
+ * the training batches) and compute the full H there with the engine's symmetric
+ * path (tt_hess_cols_lower). Deterministic: the same setup gives the same H. */
+typedef struct {
+    tt_config cfg;             /* tt_defaults() */
+    int order, successors;     /* Markov source: 2 and 2 (the next token needs attention) */
+    unsigned long data_seed;   /* the Markov chain (1) */
+    const char *text;          /* a text file instead of the Markov source (NULL) */
+    tt_train_opts train;       /* tt_train_defaults(): AdamW, checkpoint fracs[0] = 0.01 */
+    int hess_batch;            /* sequences in the Hessian batch (256) */
+    unsigned long hess_seed;   /* its sampling seed (7) */
+    int panel;                 /* Hessian columns per panel (64) */
+} tt_ckpt_setup;
+typedef struct {
+    model *m;                  /* at the checkpoint's parameters, Hessian batch set */
+    tt_data *data;
+    double *H;                 /* (P,P) row-major */
+    double *vhat;              /* (P) AdamW's bias-corrected v̂ at the checkpoint */
+    int *tokens;               /* (hess_batch, T+1) the Hessian batch */
+    long step;                 /* the checkpoint step */
+    double loss0;              /* Hessian-batch loss at initialisation */
+    double loss;               /* Hessian-batch loss at the checkpoint */
+    double final_loss;         /* training-batch loss after all steps */
+    double train_seconds, hess_seconds;
+} tt_ckpt;
+tt_ckpt_setup tt_ckpt_defaults(void);
+/* User error naming the value when a setting is out of range. */
+void tt_ckpt_check(const tt_ckpt_setup *s);
+void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out);
+void tt_ckpt_free(tt_ckpt *c);
+
+/* ---- Principle 1: candidate partitions of one tensor (tt_hessian_blocks.c) -----------
+ * Model-agnostic (any core/model.h model: the tiny Transformer, the MLP). A
+ * tensor's candidate splits: whole; by head (query/key/value with heads > 1); by
+ * row (output neuron; token for embed/output; position for pos); by column (input
+ * neuron; matrices only); by entry (Adam's per-coordinate view). Their mass ratios
+ * are taken inside the tensor's diagonal block H_tt, so the blocks are given
+ * relative to the tensor's first parameter. */
+#define SPLIT_CANDIDATES_MAX SPLIT_COUNT
+/* The applicable splits of tensor t, coarse to fine by kind; returns how many. */
+int tensor_splits(const model *m, int t, split_kind *out /* (SPLIT_CANDIDATES_MAX) */);
+/* What one block of split s of tensor t is: "tensor", "head", "output neuron",
+ * "token", "position", "input neuron", "entry". */
+const char *split_meaning(const tensor_info *ti, split_kind s);
+/* The blocks of tensor t split by s, indices relative to the tensor's first entry. */
+partition *tensor_local_partition(const model *m, int t, split_kind s);
+/* Number of blocks split s makes of tensor t. */
+int split_nblocks(const tensor_info *ti, split_kind s);
+/* The split whose blocks of tensor t are exactly p's blocks of t; -1 if none is. */
+int partition_split_of(const partition *p, const model *m, int t);
+/* "Finest" = the most blocks: the index of the candidate with the most blocks
+ * among those whose mass ratio is >= share (ties: the larger mass ratio, then
+ * the earlier candidate); -1 if none reaches share. */
+int finest_above_share(int n, const int *nblocks, const double *mass, double share);
+/* H_tt: the diagonal block of tensor t ((size, size), malloc'ed). */
+double *tensor_hessian(const double *H, size_t P, const model *m, int t);
+
 /* ---- layer kernels (llm.c style: outputs first, sizes last) -------------------------
  * Base activations are (N,C) with N = B·T rows. R-quantities of k directions are
  * token-major (N,k,C): row n, direction d at [(n*k + d)*C]. R-parameters of

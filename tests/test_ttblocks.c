@@ -1,0 +1,253 @@
+/* Tests of tinytransformer/tt_hessian_blocks.c: candidate splits of a tensor and
+ * their mass ratios on hand-made Hessians, the "finest split above a share"
+ * rule, Algorithm 3's split recovered from its partition, the checkpoint
+ * Hessian (file round trip, determinism, against an independent in-memory
+ * run), and the key-head null direction that makes κ of key heads infinite. */
+#include "check.h"
+#include "hessian/hessian.h"
+#include "tinytransformer/tt.h"
+#include <stdlib.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+/* A model with only a tensor table: a query (4×3, 2 heads) then a bias (5). */
+static model fake_model(tensor_info *t)
+{
+    memset(t, 0, 2 * sizeof *t);
+    snprintf(t[0].name, sizeof t[0].name, "q");
+    t[0].role = ROLE_QUERY, t[0].offset = 0, t[0].rows = 4, t[0].cols = 3, t[0].heads = 2, t[0].layer = 0;
+    snprintf(t[1].name, sizeof t[1].name, "b");
+    t[1].role = ROLE_BIAS, t[1].offset = 12, t[1].rows = 5, t[1].cols = 1, t[1].heads = 1, t[1].layer = 0;
+    model m = {.kind = "fake", .P = 17, .ntensors = 2, .tensors = t};
+    return m;
+}
+
+static void test_mass_on_block_diagonal(void)
+{
+    tensor_info ti[2];
+    model m = fake_model(ti);
+    /* H (17×17): ones on the two head blocks of q (entries 0-5 and 6-11), and
+     * large cross terms q–b and b–b that must not enter H_qq's ratios. */
+    double H[17 * 17];
+    for (int i = 0; i < 17; i++)
+        for (int j = 0; j < 17; j++) H[i * 17 + j] = (i < 12 && j < 12) ? (i / 6 == j / 6) : 7.0;
+    double *Hqq = tensor_hessian(H, 17, &m, 0);
+    CHECK(Hqq[0] == 1 && Hqq[5] == 1 && Hqq[6] == 0 && Hqq[11 * 12 + 11] == 1, "H_qq extracted");
+    /* by hand: heads keep all 72 ones; rows (4 blocks of 3) keep 4·9 = 36; columns
+     * (3 blocks of 4 entries, 2 per head) keep 3·(2·2 + 2·2) = 24; entries keep the 12 diagonal ones */
+    const double want[SPLIT_COUNT] = {[SPLIT_WHOLE] = 1, [SPLIT_HEADS] = 1, [SPLIT_ROWS] = 0.5,
+                                      [SPLIT_COLS] = 24.0 / 72, [SPLIT_ENTRIES] = 12.0 / 72};
+    split_kind s[SPLIT_CANDIDATES_MAX];
+    int n = tensor_splits(&m, 0, s);
+    CHECK(n == 5 && s[0] == SPLIT_WHOLE && s[1] == SPLIT_HEADS && s[2] == SPLIT_ROWS && s[3] == SPLIT_COLS &&
+              s[4] == SPLIT_ENTRIES, "query candidates: whole, heads, rows, cols, entries (got %d)", n);
+    for (int i = 0; i < n; i++) {
+        partition *p = tensor_local_partition(&m, 0, s[i]);
+        CHECK(p->nblocks == split_nblocks(&ti[0], s[i]), "%s: %d blocks", split_name(s[i]), p->nblocks);
+        char what[64];
+        snprintf(what, sizeof what, "mass ratio by %s", split_name(s[i]));
+        CHECK_CLOSE(mass_ratio(Hqq, 12, p), want[s[i]], 1e-15, what);
+        partition_free(p);
+    }
+    /* the bias: local blocks start at 0 although the tensor starts at 12 */
+    n = tensor_splits(&m, 1, s);
+    CHECK(n == 2 && s[0] == SPLIT_WHOLE && s[1] == SPLIT_ENTRIES, "vector candidates: whole, entries (got %d)", n);
+    partition *p = tensor_local_partition(&m, 1, SPLIT_ENTRIES);
+    CHECK(p->nblocks == 5 && p->b[0].start == 0 && p->b[4].start == 4, "local blocks of the bias");
+    double *Hbb = tensor_hessian(H, 17, &m, 1);
+    CHECK_CLOSE(mass_ratio(Hbb, 5, p), 5.0 / 25, 1e-15, "bias entries keep the diagonal (constant block)");
+    partition_free(p);
+    free(Hqq);
+    free(Hbb);
+
+    CHECK(strcmp(split_meaning(&ti[0], SPLIT_ROWS), "output neuron") == 0, "query rows are output neurons");
+    CHECK(strcmp(split_meaning(&ti[0], SPLIT_COLS), "input neuron") == 0, "columns are input neurons");
+    ti[0].role = ROLE_EMBED;
+    CHECK(strcmp(split_meaning(&ti[0], SPLIT_ROWS), "token") == 0, "embed rows are tokens");
+    n = tensor_splits(&m, 0, s);
+    CHECK(n == 4 && s[1] == SPLIT_ROWS, "embed: no head split (got %d)", n);
+    ti[0].role = ROLE_KEY, ti[0].heads = 4;
+    n = tensor_splits(&m, 0, s);
+    CHECK(n == 4 && s[1] == SPLIT_ROWS, "as many heads as rows: heads = rows, not listed twice (got %d)", n);
+}
+
+static void test_finest_rule(void)
+{
+    /* whole, heads (4), rows (16), cols (16), entries (256) */
+    int nb[5] = {1, 4, 16, 16, 256};
+    double mass[5] = {1, 0.97, 0.49, 0.21, 0.1};
+    CHECK(finest_above_share(5, nb, mass, 0.9) == 1, "heads: the most blocks above 0.9");
+    CHECK(finest_above_share(5, nb, mass, 0.4) == 2, "rows above 0.4");
+    CHECK(finest_above_share(5, nb, mass, 0.05) == 4, "entries above 0.05");
+    CHECK(finest_above_share(5, nb, mass, 0.98) == 0, "only whole above 0.98");
+    double tie[5] = {1, 0.97, 0.91, 0.93, 0.1};
+    CHECK(finest_above_share(5, nb, tie, 0.9) == 3, "rows and cols tie at 16 blocks: the larger ratio (cols)");
+    double same[5] = {1, 0.97, 0.93, 0.93, 0.1};
+    CHECK(finest_above_share(5, nb, same, 0.9) == 2, "exact tie: the earlier candidate");
+    double none[2] = {0.5, NAN};
+    CHECK(finest_above_share(2, nb, none, 0.9) == -1, "none above the share; NAN never counts");
+}
+
+static void test_alg3_splits(void)
+{
+    tt_config c = tt_defaults();
+    model *m = tt_new(&c);
+    partition *a3 = partition_alg3(m, 0), *a3v = partition_alg3(m, 1), *cols = partition_uniform(m, SPLIT_COLS);
+    int ok = 1, okv = 1, okc = 1;
+    for (int t = 0; t < m->ntensors; t++) {
+        tensor_role r = m->tensors[t].role;
+        int want = r == ROLE_QUERY || r == ROLE_KEY ? SPLIT_HEADS
+                   : r == ROLE_EMBED || r == ROLE_OUTPUT || r == ROLE_VALUE || r == ROLE_ATTN_PROJ ||
+                           r == ROLE_MLP_FC || r == ROLE_MLP_PROJ
+                       ? SPLIT_ROWS
+                       : SPLIT_WHOLE;
+        ok &= partition_split_of(a3, m, t) == want;
+        okv &= partition_split_of(a3v, m, t) == (r == ROLE_VALUE ? SPLIT_WHOLE : want);
+        int got = partition_split_of(cols, m, t);
+        /* a vector's columns are the whole vector */
+        okc &= got == (m->tensors[t].cols == 1 ? SPLIT_WHOLE : SPLIT_COLS);
+    }
+    CHECK(ok, "Algorithm 3's split recovered for every tensor");
+    CHECK(okv, "Algorithm 3 with value whole");
+    CHECK(okc, "a by-column partition is recognised");
+    partition *odd = partition_new();
+    int q = model_find_tensor(m, "h0.attn.query");
+    partition_add(odd, m->tensors[q].offset, 100, 1, q, "first 100");
+    partition_add(odd, m->tensors[q].offset + 100, 156, 1, q, "rest");
+    CHECK(partition_split_of(odd, m, q) == -1, "an uneven split is none of the candidates");
+    partition_free(odd);
+    partition_free(a3), partition_free(a3v), partition_free(cols);
+    model_free(m);
+}
+
+static tt_ckpt_setup tiny_setup(double frac)
+{
+    tt_ckpt_setup s = tt_ckpt_defaults();
+    s.cfg = (tt_config){.V = 4, .C = 8, .heads = 2, .M = 8, .layers = 1, .T = 4, .bias = 1, .seed = 3};
+    s.train.steps = 20;
+    s.train.batch = 8;
+    s.train.lr = 1e-2;
+    s.train.fracs[0] = frac;
+    s.train.seed = 5;
+    s.hess_batch = 6;
+    s.panel = 16;
+    return s;
+}
+
+static void test_checkpoint_hessian(void)
+{
+    tt_ckpt_setup s = tiny_setup(0.5);
+    char *d1 = path_join(tmpdir, "ck1"), *d2 = path_join(tmpdir, "ck2"), *d3 = path_join(tmpdir, "ref");
+    tt_ckpt a, b;
+    tt_ckpt_hessian(&s, d1, &a);
+    tt_ckpt_hessian(&s, d2, &b);
+    size_t P = a.m->P;
+    CHECK(a.step == 10 && P == tt_param_count(&s.cfg), "checkpoint at step %ld of 20", a.step);
+    CHECK(memcmp(a.H, b.H, P * P * sizeof(double)) == 0 && memcmp(a.vhat, b.vhat, P * sizeof(double)) == 0,
+          "the same setup gives the same H and v-hat, bit for bit");
+    CHECK(a.loss < a.loss0, "loss on the Hessian batch fell from %.4f to %.4f", a.loss0, a.loss);
+
+    /* an independent run: train in memory for the same steps, keep the step-10 files */
+    tt_data *d = tt_data_markov(s.cfg.V, s.order, s.successors, s.data_seed);
+    model *m = tt_new(&s.cfg);
+    tt_train_opts o = s.train;
+    o.nfracs = 2, o.fracs[0] = 0.5, o.fracs[1] = 1.0;
+    tt_train(m, d, &o, d3);
+    char *pw = path_join(d3, "step000010_params.npy"), *pv = path_join(d3, "step000010_vhat.npy");
+    int nd;
+    size_t sh[4];
+    double *w10 = npy_read(pw, &nd, sh), *v10 = npy_read(pv, &nd, sh);
+    CHECK(memcmp(w10, a.m->params, P * sizeof(double)) == 0, "checkpoint parameters = the step-10 parameters");
+    CHECK(memcmp(v10, a.vhat, P * sizeof(double)) == 0, "checkpoint v-hat = the step-10 v-hat");
+    CHECK(memcmp(m->params, a.m->params, P * sizeof(double)) != 0, "the final parameters differ from step 10");
+    /* H at those parameters on the same batch by the generic hvp path */
+    memcpy(m->params, w10, P * sizeof(double));
+    tt_set_batch(m, a.tokens, s.hess_batch);
+    hessian_opts ho = hessian_defaults();
+    ho.use_hess_cols = 0;
+    ho.panel = 7;
+    double *H = hessian_full(m, &ho);
+    double diff = 0;
+    for (size_t i = 0; i < P * P; i++) diff = fmax(diff, fabs(H[i] - a.H[i]));
+    CHECK(diff <= 1e-12 * max_abs(P * P, H), "checkpoint H = hvp-path H: max diff %.2e of max %.2e", diff,
+          max_abs(P * P, H));
+    /* the Hessian batch is drawn from its own seed, the same whatever the training */
+    tt_ckpt_setup s2 = s;
+    s2.train.steps = 30;
+    char *d4 = path_join(tmpdir, "ck4");
+    tt_ckpt c;
+    tt_ckpt_hessian(&s2, d4, &c);
+    CHECK(memcmp(c.tokens, a.tokens, (size_t)s.hess_batch * (s.cfg.T + 1) * sizeof(int)) == 0 && c.step == 15,
+          "same Hessian batch for another training length; checkpoint step %ld", c.step);
+
+    s2 = s, s2.hess_batch = 0;
+    EXPECT_USER_ERROR(tt_ckpt_check(&s2), "Hessian batch");
+    s2 = s, s2.panel = 0;
+    EXPECT_USER_ERROR(tt_ckpt_check(&s2), "panel");
+    s2 = s, s2.train.fracs[0] = 0;
+    EXPECT_USER_ERROR(tt_ckpt_check(&s2), "checkpoint fraction");
+    s2 = s, s2.cfg.heads = 3;
+    EXPECT_USER_ERROR(tt_ckpt_check(&s2), "divide C");
+    s2 = s, s2.train.lr = -1;
+    EXPECT_USER_ERROR(tt_ckpt_check(&s2), "learning rate");
+
+    free(H), free(w10), free(v10), free(pw), free(pv);
+    free(d1), free(d2), free(d3), free(d4);
+    tt_data_free(d);
+    model_free(m);
+    tt_ckpt_free(&a), tt_ckpt_free(&b), tt_ckpt_free(&c);
+}
+
+/* The LayerNorm output x = g ⊙ x̂ + b has the fixed component (1/g)·x = Σ b/g
+ * (x̂ sums to 0), so ΔW_k = u (1/g)ᵀ shifts every key by the same vector, which
+ * softmax ignores: the loss is flat along it, H δ = 0 outside ln_1.weight (on
+ * which δ itself depends). This is why κ of a key head is infinite. */
+static void test_key_null_direction(void)
+{
+    tt_config cfg = {.V = 5, .C = 8, .heads = 2, .M = 8, .layers = 1, .T = 5, .bias = 1, .seed = 2};
+    model *m = tt_new(&cfg);
+    gsl_rng *r = rng_new(11);
+    for (size_t i = 0; i < m->P; i++) m->params[i] += rng_gaussian(r, 0.3);
+    int tok[4 * 6];
+    for (int i = 0; i < 24; i++) tok[i] = (int)rng_int(r, 5);
+    tt_set_batch(m, tok, 4);
+    int k = model_find_tensor(m, "h0.attn.key"), g = model_find_tensor(m, "h0.ln_1.weight");
+    double *v = xcalloc(m->P, sizeof(double)), *hv = xmalloc(m->P * sizeof(double));
+    double u[8] = {0.3, -1, 0.5, 2, 0, 0, 0, 0};   /* head 0 only */
+    for (int a = 0; a < 8; a++)
+        for (int c = 0; c < 8; c++) v[m->tensors[k].offset + a * 8 + c] = u[a] / m->params[m->tensors[g].offset + c];
+    m->hvp(m, v, hv, 1);
+    double inside = 0, outside = 0;
+    for (size_t i = 0; i < m->P; i++) {
+        int in_g = i >= m->tensors[g].offset && i < m->tensors[g].offset + 8;
+        if (in_g) inside = fmax(inside, fabs(hv[i]));
+        else outside = fmax(outside, fabs(hv[i]));
+    }
+    /* a generic direction in the key head for scale */
+    double *w = xcalloc(m->P, sizeof(double)), *hw = xmalloc(m->P * sizeof(double));
+    for (int i = 0; i < 32; i++) w[m->tensors[k].offset + i] = rng_gaussian(r, 1);
+    m->hvp(m, w, hw, 1);
+    double scale = max_abs(m->P, hw);
+    CHECK(outside <= 1e-12 * scale && inside > 1e-6 * scale,
+          "H (u (1/g)^T) = 0 outside ln_1.weight: %.2e (generic %.2e; inside ln_1.weight %.2e)", outside, scale, inside);
+    free(v), free(hv), free(w), free(hw);
+    rng_free(r);
+    model_free(m);
+}
+
+int main(void)
+{
+    core_quiet = 1;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_ttblocks.%d", (int)getpid());
+    ensure_dir(tmpdir);
+    test_mass_on_block_diagonal();
+    test_finest_rule();
+    test_alg3_splits();
+    test_checkpoint_hessian();
+    test_key_null_direction();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
+    return check_summary();
+}
