@@ -49,16 +49,6 @@ static double *timed(model *m, const char *name, int use_cols, int lower, int pa
     return H;
 }
 
-static double rel_diff(size_t n, const double *a, const double *b)
-{
-    double d = 0, mx = 0;
-    for (size_t i = 0; i < n; i++) {
-        d = fmax(d, fabs(a[i] - b[i]));
-        mx = fmax(mx, fabs(b[i]));
-    }
-    return mx > 0 ? d / mx : d;
-}
-
 /* The 1-minute load average: the benchmark machine may be shared. */
 static double loadavg(void)
 {
@@ -98,8 +88,8 @@ int main(int argc, char **argv)
     double *Hf = timed(m, "hess_cols, full columns", 1, 0, 256, &tf);
     double *Hg = timed(m, "R-op hvp on unit vectors", 0, 0, 256, &tg);
     printf("  symmetry of the full-column H: max|H-H'|/max|H| = %.2e\n", hessian_asymmetry(P, Hf));
-    printf("  agreement: symmetric vs full %.2e, hvp vs full %.2e (of max|H|)\n", rel_diff(P * P, Hs, Hf),
-           rel_diff(P * P, Hg, Hf));
+    printf("  agreement: symmetric vs full %.2e, hvp vs full %.2e (of max|H|)\n", rel_max_diff(P * P, Hs, Hf),
+           rel_max_diff(P * P, Hg, Hf));
     printf("  target <= 1 s: %s (%.3f s; %.3f s in the first run of the process, whose H pages are new to the VM); "
            "speed-up over generic R-op %.1fx\n", ts <= 1 ? "met" : "MISSED", ts, tc, tg / ts);
     printf("  allocating + first touch of 0.32 GB of fresh memory alone: %.3f s\n", first_touch_seconds(P * P));

@@ -142,5 +142,10 @@ double quantile(const double *v, size_t n, double p);
 /* Dense helpers kept here so every module shares them. */
 double frobenius_sq(size_t count, const double *a);
 double max_abs(size_t count, const double *a);
+/* Differences of two arrays: max|a−b|; max|a−b| / max|b|; ‖a−b‖₂ / ‖b‖₂
+ * (the relative ones are absolute when b = 0). */
+double max_abs_diff(size_t count, const double *a, const double *b);
+double rel_max_diff(size_t count, const double *a, const double *b);
+double rel_l2_diff(size_t count, const double *a, const double *b);
 
 #endif

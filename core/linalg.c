@@ -109,6 +109,26 @@ double max_abs(size_t count, const double *a)
     return m;
 }
 
+double max_abs_diff(size_t count, const double *a, const double *b)
+{
+    double m = 0;
+    for (size_t i = 0; i < count; i++) m = fmax(m, fabs(a[i] - b[i]));
+    return m;
+}
+
+double rel_max_diff(size_t count, const double *a, const double *b)
+{
+    double scale = max_abs(count, b), d = max_abs_diff(count, a, b);
+    return scale > 0 ? d / scale : d;
+}
+
+double rel_l2_diff(size_t count, const double *a, const double *b)
+{
+    double num = 0, den = frobenius_sq(count, b);
+    for (size_t i = 0; i < count; i++) num += (a[i] - b[i]) * (a[i] - b[i]);
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

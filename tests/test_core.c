@@ -232,6 +232,18 @@ static void test_spectra(void)
     CHECK_CLOSE(sp.absmin, 0.5, 1e-14, "indefinite absmin");
     EXPECT_USER_ERROR(kappa_spd(3, B), "not positive definite");
 
+    /* differences of arrays */
+    double da[3] = {1, -2, 3}, db[3] = {1, -1, 5};
+    CHECK(max_abs_diff(3, da, db) == 2, "max_abs_diff %g", max_abs_diff(3, da, db));
+    CHECK_CLOSE(rel_max_diff(3, da, db), 2.0 / 5, 1e-15, "rel_max_diff");
+    CHECK_CLOSE(rel_l2_diff(3, da, db), sqrt(5.0 / 27), 1e-15, "rel_l2_diff");
+    CHECK(rel_l2_diff(3, da, da) == 0 && rel_max_diff(3, da, da) == 0, "da vs itself");
+    double z[3] = {0, 0, 0};
+    CHECK(rel_max_diff(3, da, z) == 3, "relative to zero is absolute");
+    CHECK_CLOSE(quantile(da, 3, 0.5), 1, 0, "median of {1,-2,3}");
+    CHECK_CLOSE(quantile(da, 3, 0.25), -0.5, 1e-15, "quartile by linear interpolation");
+    CHECK(da[1] == -2, "quantile leaves its input unsorted");
+
     /* a non-symmetric case: [[1,1],[0,1]] has singular values φ and 1/φ */
     double J[4] = {1, 1, 0, 1}, phi = (1 + sqrt(5)) / 2;
     CHECK_CLOSE(kappa_svd(2, 2, J), phi * phi, 1e-14, "kappa_svd of a shear");

@@ -11,16 +11,6 @@
 
 static char tmpdir[256];
 
-static double rel_err(const double *a, const double *b, size_t n)
-{
-    double num = 0, den = 0;
-    for (size_t i = 0; i < n; i++) {
-        num += (a[i] - b[i]) * (a[i] - b[i]);
-        den += b[i] * b[i];
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
-
 /* A small MLP with random weights (a little larger than init so σ'' matters) on random data. */
 static model *small_mlp(mlp_act act, int bias, mlp_loss loss, int in, int width, int classes, int N,
                         unsigned long seed)
@@ -74,7 +64,7 @@ static void check_against_naive(model *m, const char *tag)
     snprintf(what, sizeof what, "%s loss BLAS vs naive", tag);
     CHECK_CLOSE(l, ln, 1e-13, what);
     CHECK_CLOSE(m->loss(m), mlp_loss_naive(m), 1e-13, what);
-    CHECK(rel_err(g, gn, P) < 1e-12, "%s grad BLAS vs naive rel %g", tag, rel_err(g, gn, P));
+    CHECK(rel_l2_diff(P, g, gn) < 1e-12, "%s grad BLAS vs naive rel %g", tag, rel_l2_diff(P, g, gn));
     int k = 3;
     double *V = xmalloc(k * P * sizeof(double)), *HV = xmalloc(k * P * sizeof(double));
     gsl_rng *r = rng_new(11);
@@ -83,8 +73,8 @@ static void check_against_naive(model *m, const char *tag)
     m->hvp(m, V, HV, k);
     for (int d = 0; d < k; d++) {
         mlp_hvp_naive(m, V + d * P, gn);
-        CHECK(rel_err(HV + d * P, gn, P) < 1e-12, "%s hvp BLAS vs naive, direction %d: rel %g", tag, d,
-              rel_err(HV + d * P, gn, P));
+        CHECK(rel_l2_diff(P, HV + d * P, gn) < 1e-12, "%s hvp BLAS vs naive, direction %d: rel %g", tag, d,
+              rel_l2_diff(P, HV + d * P, gn));
     }
     free(V);
     free(HV);
@@ -110,7 +100,7 @@ static void check_grad_fd(model *m, const char *tag)
     }
     for (int t = 0; t < m->ntensors; t++) {
         const tensor_info *ti = &m->tensors[t];
-        double e = rel_err(fd + ti->offset, g + ti->offset, tensor_size(ti));
+        double e = rel_l2_diff(tensor_size(ti), fd + ti->offset, g + ti->offset);
         CHECK(e < 1e-6, "%s grad vs central differences on %s: rel %g", tag, ti->name, e);
     }
     free(g);
@@ -141,7 +131,7 @@ static void check_hvp_fd(model *m, const char *tag)
         for (size_t j = 0; j < P; j++) fd[j] = (gp[j] - gm[j]) / (2 * h);
         for (int u = 0; u < m->ntensors; u++) {
             const tensor_info *ti = &m->tensors[u];
-            double e = rel_err(hv + ti->offset, fd + ti->offset, tensor_size(ti));
+            double e = rel_l2_diff(tensor_size(ti), hv + ti->offset, fd + ti->offset);
             /* ReLU/linear: a direction on fc1 alone has no curvature on fc1 (σ'' = 0), both sides ~0 */
             double scale = sqrt(frobenius_sq(tensor_size(ti), fd + ti->offset));
             CHECK(e < 1e-6 || scale < 1e-9, "%s HVP vs FD of grad: direction on %s, rows of %s: rel %g",

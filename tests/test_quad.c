@@ -6,13 +6,6 @@
 #include "quad/quad.h"
 #include <stdlib.h>
 
-static double max_abs_diff(const double *a, const double *b, size_t n)
-{
-    double m = 0;
-    for (size_t i = 0; i < n; i++) m = fmax(m, fabs(a[i] - b[i]));
-    return m;
-}
-
 /* max |QᵀQ - I| */
 static double orthogonality_error(const double *Q, int d)
 {
@@ -64,10 +57,10 @@ static void test_listing_equal(void)
         listing_generate_Hb(Hl, Ql, T, kappa, d);
         quad_rotation(Q, theta, R, d);
         quad_hessian_dense(H, Q, kappa, d);
-        CHECK(max_abs_diff(Q, Ql, dd) < 1e-14, "d=%d: Q differs from the listing by %.3g", d,
-              max_abs_diff(Q, Ql, dd));
-        CHECK(max_abs_diff(H, Hl, dd) < 1e-12 * kappa, "d=%d: H differs from the listing by %.3g", d,
-              max_abs_diff(H, Hl, dd));
+        CHECK(max_abs_diff(dd, Q, Ql) < 1e-14, "d=%d: Q differs from the listing by %.3g", d,
+              max_abs_diff(dd, Q, Ql));
+        CHECK(max_abs_diff(dd, H, Hl) < 1e-12 * kappa, "d=%d: H differs from the listing by %.3g", d,
+              max_abs_diff(dd, H, Hl));
         if (d >= 3) {
             /* the test can fail: the reversed order (Q = Q @ P) is a different matrix */
             double *Qr = xmalloc(dd * sizeof(double)), *P = xmalloc(dd * sizeof(double));
@@ -78,8 +71,8 @@ static void test_listing_equal(void)
                     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, d, d, d, 1.0, Qr, d, P, d, 0.0, Hl, d);
                     memcpy(Qr, Hl, dd * sizeof(double));
                 }
-            CHECK(max_abs_diff(Q, Qr, dd) > 1e-3, "d=%d: Q @ P order should differ (%.3g)", d,
-                  max_abs_diff(Q, Qr, dd));
+            CHECK(max_abs_diff(dd, Q, Qr) > 1e-3, "d=%d: Q @ P order should differ (%.3g)", d,
+                  max_abs_diff(dd, Q, Qr));
             free(Qr);
             free(P);
         }
@@ -114,8 +107,8 @@ static void test_rank_one_form(void)
         CHECK(e < 1e-14, "R=%g: q = Q e1 to %.3g", Rs[k], e);
         quad_hessian_dense(H, Q, kappa, d);
         quad_hessian_from_q(H1, q, kappa, d);
-        CHECK(max_abs_diff(H, H1, dd) < 1e-12 * kappa, "R=%g: H = I + (k-1)qq' to %.3g", Rs[k],
-              max_abs_diff(H, H1, dd));
+        CHECK(max_abs_diff(dd, H, H1) < 1e-12 * kappa, "R=%g: H = I + (k-1)qq' to %.3g", Rs[k],
+              max_abs_diff(dd, H, H1));
         sym_eigvals(d, H, w);
         double e1 = 0;
         for (int i = 0; i < d - 1; i++) e1 = fmax(e1, fabs(w[i] - 1));
@@ -306,7 +299,7 @@ static void test_block_quadratic(void)
             sorted[j] = sorted[j - 1], sorted[j - 1] = t;
         }
     sym_eigvals(N, H, w);
-    CHECK(max_abs_diff(w, sorted, N) < 1e-9, "eigenvalues of H are the drawn ones (%.3g)", max_abs_diff(w, sorted, N));
+    CHECK(max_abs_diff(N, w, sorted) < 1e-9, "eigenvalues of H are the drawn ones (%.3g)", max_abs_diff(N, w, sorted));
     free(H);
     rng_free(rng);
 }

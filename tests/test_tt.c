@@ -38,16 +38,6 @@ static double norm2(const double *x, size_t n) { return sqrt(frobenius_sq(n, x))
  * its gradient and its Hessian rows and columns are identically zero. */
 static int is_key_bias(const tensor_info *t) { return strstr(t->name, "attn.key.bias") != NULL; }
 
-static double rel_diff(const double *a, const double *b, size_t n)
-{
-    double num = 0, den = 0;
-    for (size_t i = 0; i < n; i++) {
-        num += (a[i] - b[i]) * (a[i] - b[i]);
-        den += b[i] * b[i];
-    }
-    return sqrt(num) / (sqrt(den) + 1e-300);
-}
-
 static void test_param_counts(void)
 {
     tt_config c = tt_defaults();
@@ -134,7 +124,7 @@ static void check_fd(int layers, int bias)
             key_bias = fmax(key_bias, norm2(g + ti->offset, tensor_size(ti)) / norm2(g, P));
             continue;
         }
-        double e = rel_diff(g + ti->offset, fd + ti->offset, tensor_size(ti));
+        double e = rel_l2_diff(tensor_size(ti), g + ti->offset, fd + ti->offset);
         if (e > worst_g[ti->role]) worst_g[ti->role] = e;
     }
 
@@ -162,7 +152,7 @@ static void check_fd(int layers, int bias)
         if (d < m->ntensors && is_key_bias(&m->tensors[d])) {
             key_bias = fmax(key_bias, norm2(hv, P) / norm2(HV + (size_t)(k - 1) * P, P));
         } else if (d < m->ntensors) { /* column block of tensor d: the whole H v */
-            double e = rel_diff(hv, fd, P);
+            double e = rel_l2_diff(P, hv, fd);
             tensor_role role = m->tensors[d].role;
             if (e > worst_col[role]) worst_col[role] = e;
         } else { /* dense direction: each tensor's rows of H v */
@@ -172,7 +162,7 @@ static void check_fd(int layers, int bias)
                     key_bias = fmax(key_bias, norm2(hv + ti->offset, tensor_size(ti)) / norm2(hv, P));
                     continue;
                 }
-                double e = rel_diff(hv + ti->offset, fd + ti->offset, tensor_size(ti));
+                double e = rel_l2_diff(tensor_size(ti), hv + ti->offset, fd + ti->offset);
                 if (e > worst_row[ti->role]) worst_row[ti->role] = e;
             }
         }
@@ -218,13 +208,6 @@ static double asym(const double *H, size_t P)
     return worst / max_abs(P * P, H);
 }
 
-static double max_rel(const double *a, const double *b, size_t n)
-{
-    double worst = 0;
-    for (size_t i = 0; i < n; i++) worst = fmax(worst, fabs(a[i] - b[i]));
-    return worst / max_abs(n, b);
-}
-
 static void test_symmetry_and_panels(void)
 {
     for (int layers = 1; layers <= 2; layers++) {
@@ -242,8 +225,8 @@ static void test_symmetry_and_panels(void)
                 o.panel = pw;
                 o.lower = tt_hess_cols_lower;
                 double *Hl = hessian_full(m, &o);
-                CHECK(max_rel(Hl, H, P * P) <= 1e-12, "%d layers, %d threads, panel %d: lower path vs hvp panels %.3g",
-                      layers, threads, pw, max_rel(Hl, H, P * P));
+                CHECK(rel_max_diff(P * P, Hl, H) <= 1e-12, "%d layers, %d threads, panel %d: lower path vs hvp panels %.3g",
+                      layers, threads, pw, rel_max_diff(P * P, Hl, H));
                 free(Hl);
             }
             size_t j0 = 0;
@@ -252,20 +235,20 @@ static void test_symmetry_and_panels(void)
                 m->hess_cols(m, j0, kk, Hc + j0 * P);
                 j0 += kk;
             }
-            CHECK(max_rel(Hc, H, P * P) <= 1e-12, "%d layers, %d threads: hess_cols vs hvp %.3g", layers, threads,
-                  max_rel(Hc, H, P * P));
+            CHECK(rel_max_diff(P * P, Hc, H) <= 1e-12, "%d layers, %d threads: hess_cols vs hvp %.3g", layers, threads,
+                  rel_max_diff(P * P, Hc, H));
         }
         tt_set_threads(m, 0);
         tt_set_hvp_blocking(m, 0, 0);
         free(Hc);
         if (layers == 1) {
             double *H1 = hessian_by_panels(m, 1), *H7 = hessian_by_panels(m, 7);
-            CHECK(max_rel(H1, H, P * P) <= 1e-12, "panel k=1 vs k=P: %.3g", max_rel(H1, H, P * P));
-            CHECK(max_rel(H7, H, P * P) <= 1e-12, "panel k=7 vs k=P: %.3g", max_rel(H7, H, P * P));
+            CHECK(rel_max_diff(P * P, H1, H) <= 1e-12, "panel k=1 vs k=P: %.3g", rel_max_diff(P * P, H1, H));
+            CHECK(rel_max_diff(P * P, H7, H) <= 1e-12, "panel k=7 vs k=P: %.3g", rel_max_diff(P * P, H7, H));
             /* internal blocking: 3 directions per R-pass, 1 sequence per chunk */
             tt_set_hvp_blocking(m, 3, 1);
             double *Hb = hessian_by_panels(m, (int)P);
-            CHECK(max_rel(Hb, H, P * P) <= 1e-12, "blocking (3,1) vs default: %.3g", max_rel(Hb, H, P * P));
+            CHECK(rel_max_diff(P * P, Hb, H) <= 1e-12, "blocking (3,1) vs default: %.3g", rel_max_diff(P * P, Hb, H));
             tt_set_hvp_blocking(m, 0, 0);
             free(H1), free(H7), free(Hb);
         }
@@ -402,16 +385,16 @@ static void test_naive_kernels(void)
         const double *ri = variant == 1 ? NULL : Rinp, *rw = variant == 2 ? NULL : RW, *rb = variant == 2 ? NULL : Rb;
         tt_linear_rop(o1, ri, inp, W, rw, rb, ld, scratch, N, IC, OC, k);
         tt_linear_rop_naive(o2, ri, inp, W, rw, rb, ld, N, IC, OC, k);
-        CHECK(max_rel(o1, o2, (size_t)N * k * OC) < 1e-13, "linear_rop variant %d: %.3g", variant,
-              max_rel(o1, o2, (size_t)N * k * OC));
+        CHECK(rel_max_diff((size_t)N * k * OC, o1, o2) < 1e-13, "linear_rop variant %d: %.3g", variant,
+              rel_max_diff((size_t)N * k * OC, o1, o2));
         double *a1 = xcalloc((size_t)N * k * IC, sizeof(double)), *a2 = xcalloc((size_t)N * k * IC, sizeof(double));
         double *g1 = xcalloc(k * ld, sizeof(double)), *g2 = xcalloc(k * ld, sizeof(double));
         double *G1 = variant == 3 ? NULL : g1, *G2 = variant == 3 ? NULL : g2; /* R{dinp} and R{db} only */
         tt_linear_rop_backward(a1, G1, g1 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, scratch, N, IC, OC, k);
         tt_linear_rop_backward_naive(a2, G2, g2 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, N, IC, OC, k);
-        CHECK(max_rel(a1, a2, (size_t)N * k * IC) < 1e-13, "linear_rop_backward Rdinp variant %d", variant);
-        CHECK(max_rel(g1, g2, k * ld) < 1e-13, "linear_rop_backward RdW, Rdb variant %d: %.3g", variant,
-              max_rel(g1, g2, k * ld));
+        CHECK(rel_max_diff((size_t)N * k * IC, a1, a2) < 1e-13, "linear_rop_backward Rdinp variant %d", variant);
+        CHECK(rel_max_diff(k * ld, g1, g2) < 1e-13, "linear_rop_backward RdW, Rdb variant %d: %.3g", variant,
+              rel_max_diff(k * ld, g1, g2));
         free(a1), free(a2), free(g1), free(g2);
     }
     /* forward/backward against loops */
