@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     ttexp_job *ga = ttexp_grid(&setup, &sc, &adamw, 1e-3, 1e-1, nlr, threads, &ba);
     ttexp_method bgd = ttexp_method_of("blockwise GD", OPTIM_BLOCK_GD, alg3, 0);
     bgd.cfg.block_lr = lr_b;
-    ttexp_job *gg = ttexp_grid(&setup, &sc, &bgd, 2e-2, 2, nlr, threads, &bg);
+    ttexp_job *gg = ttexp_grid(&setup, &sc, &bgd, 2e-3, 2, nlr, threads, &bg);
     runs += 2 * nlr;
     ttexp_write_grid(f, "adamw", ga, nlr, ba);
     ttexp_write_grid(f, "blockgd_initial", gg, nlr, bg);

@@ -17,7 +17,7 @@ static const char *LABELS[NMETHODS] = {"GD", "blockwise GD", "AdamW", "Adam-mini
 static const char *COLUMNS[NMETHODS] = {"gd", "blockgd", "adamw", "adam_mini", "adam_mini_default"};
 static const optim_kind KINDS[NMETHODS] = {OPTIM_GD, OPTIM_BLOCK_GD, OPTIM_ADAMW, OPTIM_ADAM_MINI, OPTIM_ADAM_MINI};
 /* learning-rate grid per method */
-static const double LR_LO[NMETHODS] = {1e-2, 2e-2, 1e-3, 1e-3, 1e-3}, LR_HI[NMETHODS] = {10, 2, 1e-1, 1e-1, 1e-1};
+static const double LR_LO[NMETHODS] = {1e-2, 2e-3, 1e-3, 1e-3, 1e-3}, LR_HI[NMETHODS] = {10, 2, 1e-1, 1e-1, 1e-1};
 
 int main(int argc, char **argv)
 {

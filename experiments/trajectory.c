@@ -15,7 +15,7 @@ enum { T_ADAMW, T_MINI, T_ADAMW2, T_BLOCKGD, T_GD, NT };
 static const char *LABELS[NT] = {"AdamW", "Adam-mini", "AdamW (other batches)", "blockwise GD", "GD"};
 static const char *COLUMNS[NT] = {"adamw", "adam_mini", "adamw_other_batches", "blockgd", "gd"};
 static const optim_kind KINDS[NT] = {OPTIM_ADAMW, OPTIM_ADAM_MINI, OPTIM_ADAMW, OPTIM_BLOCK_GD, OPTIM_GD};
-static const double LR_LO[NT] = {1e-3, 1e-3, 1e-3, 2e-2, 1e-2}, LR_HI[NT] = {1e-1, 1e-1, 1e-1, 2, 10};
+static const double LR_LO[NT] = {1e-3, 1e-3, 1e-3, 2e-3, 1e-2}, LR_HI[NT] = {1e-1, 1e-1, 1e-1, 2, 10};
 
 static double dist(const double *a, const double *b, size_t n)
 {
