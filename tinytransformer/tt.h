@@ -255,4 +255,48 @@ void tt_gelu_rop(double *Rout, const double *Rinp, const double *inp, int N, int
 void tt_gelu_rop_backward(double *Rdinp, const double *Rdout, const double *dout, const double *inp,
                           const double *Rinp, int N, int M, int k);
 
+void tt_gelu_derivs(double *d1 /*G'(x)*/, double *d2 /*G''(x)*/, const double *inp, size_t n);
+
+/* Row-major dgemm C = alpha op(A) op(B) + beta C (ta, tb: 1 = transposed) that
+ * adds its flops to tt_dgemm_flops. */
+void tt_dgemm(int ta, int tb, int M, int N, int K, double alpha, const double *A, int lda, const double *B, int ldb,
+              double beta, double *C, int ldc);
+
+/* ---- the fast R-pass kernels (tt_fm.c): directions innermost --------------------------
+ * The same R-operators as above in a direction-minor layout: an R-quantity of
+ * width C over N tokens is (C,N,k), feature c, token n, direction d at
+ * [(c*N + n)*k + d], so the elementwise and attention loops run over the k
+ * directions (vectorised) and a linear layer is W·R{X} over all N·k columns.
+ * R-parameters and R-gradients are direction-minor as well: entry p of a
+ * tensor, direction d at [p*k + d]. hvp, hess_cols and tt_hess_cols_lower run
+ * on these; the token-major kernels above are their test references.
+ * acc: 0 overwrites the R-output, 1 adds to it. Gradient outputs (g*) always add. */
+typedef struct {
+    const double *v;  /* dense R{θ} of the tensor, (size,k) direction-minor; NULL: zero */
+    int d0, d1;       /* and/or unit directions d0..d1-1: direction d is e_(e0 + d - d0) of the tensor */
+    long e0;
+} tt_rpar;
+int tt_rpar_live(const tt_rpar *r);
+void tt_fm_linear_rop(double *Rout, int acc, const double *Rinp, const double *inp, const double *W, tt_rpar rW,
+                      tt_rpar rb, int N, int IC, int OC, int k);
+void tt_fm_linear_rop_backward(double *Rdinp, int acc, double *gW, double *gb, const double *Rdout,
+                               const double *dout, const double *inp, const double *Rinp, const double *W,
+                               tt_rpar rW, int N, int IC, int OC, int k);
+void tt_fm_layernorm_rop(double *Rout, double *Rxh, double *Rr /*(N,k)*/, const double *Rinp, const double *xh,
+                         const double *rstd, const double *g, tt_rpar rg, tt_rpar rb, int N, int C, int k);
+void tt_fm_layernorm_rop_backward(double *Rdinp, int acc, double *gg, double *gb, const double *Rdout,
+                                  const double *dout, const double *xh, const double *rstd, const double *Rxh,
+                                  const double *Rr, const double *g, tt_rpar rg, int N, int C, int k);
+/* Ratt here is (B,H,T,T,k). */
+void tt_fm_attention_rop(double *Ry, double *Ratt, const double *Rq, const double *Rkey, const double *Rv,
+                         const double *q, const double *key, const double *v, const double *att,
+                         int B, int T, int C, int H, int k);
+void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv, const double *Rdy, const double *dy,
+                                  const double *q, const double *key, const double *v, const double *att,
+                                  const double *dpc, const double *Rq, const double *Rkey, const double *Rv,
+                                  const double *Ratt, int B, int T, int C, int H, int k);
+void tt_fm_gelu_rop(double *Rout, const double *Rinp, const double *g1, int N, int M, int k);
+void tt_fm_gelu_rop_backward(double *Rdinp, const double *Rdout, const double *g1, const double *g2d,
+                             const double *Rinp, int N, int M, int k);
+
 #endif

@@ -30,6 +30,12 @@ static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, do
     cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+void tt_dgemm(int ta, int tb, int M, int N, int K, double alpha, const double *A, int lda, const double *B, int ldb,
+              double beta, double *C, int ldc)
+{
+    gemm(ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 /* ---- linear: out = inp Wᵀ + b ------------------------------------------------------ */
 
 void tt_linear_forward(double *out /*(N,OC)*/, const double *inp /*(N,IC)*/, const double *W /*(OC,IC)*/,
@@ -534,6 +540,14 @@ static double gelu_d2(double x) { return phi(x) * (2 - x * x); }
 void tt_gelu_forward(double *out, const double *inp, size_t n)
 {
     for (size_t i = 0; i < n; i++) out[i] = tt_gelu(inp[i]);
+}
+
+void tt_gelu_derivs(double *d1, double *d2, const double *inp, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        d1[i] = gelu_d1(inp[i]);
+        d2[i] = gelu_d2(inp[i]);
+    }
 }
 
 /* dinp = G'(x) dout (overwritten). */
