@@ -265,18 +265,22 @@ void tt_dgemm(int ta, int tb, int M, int N, int K, double alpha, const double *A
 /* ---- the fast R-pass kernels (tt_fm.c): directions innermost --------------------------
  * The same R-operators as above in a direction-minor layout: an R-quantity of
  * width C over N tokens is (C,N,k), feature c, token n, direction d at
- * [(c*N + n)*k + d], so the elementwise and attention loops run over the k
+ * [c*ld + n*k + d] with ld = tt_fm_ld(N, k) >= N·k (rows padded), so the elementwise and attention loops run over the k
  * directions (vectorised) and a linear layer is W·R{X} over all N·k columns.
  * R-parameters and R-gradients are direction-minor as well: entry p of a
  * tensor, direction d at [p*k + d]. hvp, hess_cols and tt_hess_cols_lower run
  * on these; the token-major kernels above are their test references.
- * acc: 0 overwrites the R-output, 1 adds to it. Gradient outputs (g*) always add. */
+ * acc: 0 overwrites the R-output, 1 adds to it. Gradient outputs (g*) always add.
+ * k must be a multiple of TT_KBLOCK (the R-pass pads its sub-panels with zero
+ * directions): the kernels work on blocks of TT_KBLOCK directions in registers. */
+#define TT_KBLOCK 8
 typedef struct {
     const double *v;  /* dense R{θ} of the tensor, (size,k) direction-minor; NULL: zero */
     int d0, d1;       /* and/or unit directions d0..d1-1: direction d is e_(e0 + d - d0) of the tensor */
     long e0;
 } tt_rpar;
 int tt_rpar_live(const tt_rpar *r);
+size_t tt_fm_ld(int N, int k);
 void tt_fm_linear_rop(double *Rout, int acc, const double *Rinp, const double *inp, const double *W, tt_rpar rW,
                       tt_rpar rb, int N, int IC, int OC, int k);
 void tt_fm_linear_rop_backward(double *Rdinp, int acc, double *gW, double *gb, const double *Rdout,

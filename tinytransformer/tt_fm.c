@@ -2,7 +2,7 @@
  * directions innermost ("direction-minor").
  *
  * Layout: an R-quantity of feature width C over a chunk of N tokens is (C,N,k):
- * feature c, token n, direction d at [(c*N + n)*k + d]. Every elementwise,
+ * feature c, token n, direction d at [c*ld + n*k + d], ld = tt_fm_ld(N, k). Every elementwise,
  * LayerNorm and attention loop then runs over the k contiguous directions with
  * the base quantities (which do not depend on the direction) broadcast, which
  * GCC vectorises whatever C and the head size are; a linear layer is W·R{X}
@@ -24,18 +24,28 @@
 #define HOT
 #endif
 
-/* y += a x over the k directions. */
-static inline void axpy(double *restrict y, double a, const double *restrict x, int k)
-{
-    for (int d = 0; d < k; d++) y[d] += a * x[d];
-}
+/* Directions go in blocks of TT_KBLOCK = 8 held in one vector (GCC vector
+ * extension: one AVX-512 register, two AVX2 or four SSE2 ones, whichever
+ * target_clones picked), so a sum over features or keys stays in registers. */
+typedef double vd __attribute__((vector_size(TT_KBLOCK * sizeof(double))));
+typedef double vd_mem __attribute__((vector_size(TT_KBLOCK * sizeof(double)), aligned(sizeof(double)), may_alias));
+#define vload(p) (*(const vd_mem *)(p))
+#define vstore(p, v) (*(vd_mem *)(p) = (v))
+#define vadd(p, v) (*(vd_mem *)(p) += (v))
 
-static inline void zero(double *x, int k) { memset(x, 0, (size_t)k * sizeof(double)); }
+static void check_k(int k)
+{
+    if (k < TT_KBLOCK || k % TT_KBLOCK) DIE("direction count %d is not a positive multiple of %d", k, TT_KBLOCK);
+}
 
 /* The unit directions of an R-parameter: direction d in d0..d1-1 is e_(e0 + d - d0). */
 static inline long unit_index(const tt_rpar *r, int d) { return r->e0 + (d - r->d0); }
 
 int tt_rpar_live(const tt_rpar *r) { return r->v != NULL || r->d1 > r->d0; }
+
+/* One cache line more than N·k: rows N·k·8 bytes apart (a multiple of 4 KB for
+ * the usual chunks) would all fall into the same L1 set. */
+size_t tt_fm_ld(int N, int k) { return (size_t)N * k + TT_KBLOCK; }
 
 /* ---- linear: out = inp Wᵀ + b ----------------------------------------------------------------- */
 
@@ -44,15 +54,15 @@ HOT void tt_fm_linear_rop(double *Rout /*(OC,N,k)*/, int acc, const double *Rinp
                           const double *inp /*(N,IC)*/, const double *W /*(OC,IC)*/, tt_rpar rW, tt_rpar rb,
                           int N, int IC, int OC, int k)
 {
-    size_t RN = (size_t)N * k;
+    check_k(k);
+    size_t RN = tt_fm_ld(N, k);
     if (Rinp)
-        tt_dgemm(0, 0, OC, (int)RN, IC, 1.0, W, IC, Rinp, (int)RN, acc ? 1.0 : 0.0, Rout, (int)RN);
+        tt_dgemm(0, 0, OC, N * k, IC, 1.0, W, IC, Rinp, (int)RN, acc ? 1.0 : 0.0, Rout, (int)RN);
     else if (!acc)
         memset(Rout, 0, OC * RN * sizeof(double));
     if (rW.v) /* out row o: (N,k) += inp (N,IC) · R{W}[o,:,:] (IC,k) */
         for (int o = 0; o < OC; o++)
-            tt_dgemm(0, 0, N, k, IC, 1.0, inp, IC, rW.v + (size_t)o * IC * k, k, 1.0,
-                    Rout + o * RN, k);
+            tt_dgemm(0, 0, N, k, IC, 1.0, inp, IC, rW.v + (size_t)o * IC * k, k, 1.0, Rout + o * RN, k);
     for (int d = rW.d0; d < rW.d1; d++) { /* e_(o,i): R{out}[o,n] += inp[n,i] */
         long e = unit_index(&rW, d);
         double *r = Rout + (e / IC) * RN + d;
@@ -61,10 +71,9 @@ HOT void tt_fm_linear_rop(double *Rout /*(OC,N,k)*/, int acc, const double *Rinp
     }
     if (rb.v)
         for (int o = 0; o < OC; o++)
-            for (int n = 0; n < N; n++) {
-                double *restrict r = Rout + o * RN + (size_t)n * k;
-                const double *restrict b = rb.v + (size_t)o * k;
-                for (int d = 0; d < k; d++) r[d] += b[d];
+            for (int d = 0; d < k; d += TT_KBLOCK) {
+                vd b = vload(rb.v + (size_t)o * k + d);
+                for (int n = 0; n < N; n++) vadd(Rout + o * RN + (size_t)n * k + d, b);
             }
     for (int d = rb.d0; d < rb.d1; d++) {
         double *r = Rout + unit_index(&rb, d) * RN + d;
@@ -82,14 +91,13 @@ HOT void tt_fm_linear_rop_backward(double *Rdinp /*(IC,N,k)*/, int acc, double *
                                    const double *Rinp /*(IC,N,k) or NULL*/, const double *W /*(OC,IC)*/,
                                    tt_rpar rW, int N, int IC, int OC, int k)
 {
-    size_t RN = (size_t)N * k;
+    check_k(k);
+    size_t RN = tt_fm_ld(N, k);
     if (Rdinp) {
-        tt_dgemm(1, 0, IC, (int)RN, OC, 1.0, W, IC, Rdout, (int)RN, acc ? 1.0 : 0.0, Rdinp,
-                (int)RN);
+        tt_dgemm(1, 0, IC, N * k, OC, 1.0, W, IC, Rdout, (int)RN, acc ? 1.0 : 0.0, Rdinp, (int)RN);
         if (rW.v) /* R{dinp} row i: (N,k) += dout (N,OC) · R{W}[:,i,:] (OC,k) */
             for (int i = 0; i < IC; i++)
-                tt_dgemm(0, 0, N, k, OC, 1.0, dout, OC, rW.v + (size_t)i * k, IC * k, 1.0,
-                        Rdinp + i * RN, k);
+                tt_dgemm(0, 0, N, k, OC, 1.0, dout, OC, rW.v + (size_t)i * k, IC * k, 1.0, Rdinp + i * RN, k);
         for (int d = rW.d0; d < rW.d1; d++) { /* e_(o,i): R{dinp}[i,n] += dout[n,o] */
             long e = unit_index(&rW, d);
             double *r = Rdinp + (e % IC) * RN + d;
@@ -100,22 +108,19 @@ HOT void tt_fm_linear_rop_backward(double *Rdinp /*(IC,N,k)*/, int acc, double *
     if (gW) {
         /* row o of R{dW}: (IC,k) += inpᵀ (IC,N) · R{dout}[o] (N,k) */
         for (int o = 0; o < OC; o++)
-            tt_dgemm(1, 0, IC, k, N, 1.0, inp, IC, Rdout + o * RN, k, 1.0, gW + (size_t)o * IC * k,
-                    k);
+            tt_dgemm(1, 0, IC, k, N, 1.0, inp, IC, Rdout + o * RN, k, 1.0, gW + (size_t)o * IC * k, k);
         /* column i of R{dW}: (OC,k) += doutᵀ (OC,N) · R{inp}[i] (N,k), rows IC·k apart */
         if (Rinp)
             for (int i = 0; i < IC; i++)
-                tt_dgemm(1, 0, OC, k, N, 1.0, dout, OC, Rinp + i * RN, k, 1.0, gW + (size_t)i * k,
-                        IC * k);
+                tt_dgemm(1, 0, OC, k, N, 1.0, dout, OC, Rinp + i * RN, k, 1.0, gW + (size_t)i * k, IC * k);
     }
     if (gb)
-        for (int o = 0; o < OC; o++) {
-            double *restrict g = gb + (size_t)o * k;
-            for (int n = 0; n < N; n++) {
-                const double *restrict r = Rdout + o * RN + (size_t)n * k;
-                for (int d = 0; d < k; d++) g[d] += r[d];
+        for (int o = 0; o < OC; o++)
+            for (int d = 0; d < k; d += TT_KBLOCK) {
+                vd sum = {0};
+                for (int n = 0; n < N; n++) sum += vload(Rdout + o * RN + (size_t)n * k + d);
+                vadd(gb + (size_t)o * k + d, sum);
             }
-        }
 }
 
 /* ---- LayerNorm: y = g ⊙ x̂ + b, x̂ = (x − μ) r ---------------------------------------------------
@@ -127,42 +132,36 @@ HOT void tt_fm_layernorm_rop(double *Rout /*(C,N,k)*/, double *Rxh /*(C,N,k)*/, 
                              const double *rstd /*(N)*/, const double *g /*(C)*/, tt_rpar rg, tt_rpar rb, int N,
                              int C, int k)
 {
-    size_t RN = (size_t)N * k;
-    double *m1 = xmalloc(2 * (size_t)k * sizeof(double)), *m2 = m1 + k;
+    check_k(k);
+    size_t RN = tt_fm_ld(N, k);
     for (int n = 0; n < N; n++) {
         const double *h = xh + (size_t)n * C;
         size_t nk = (size_t)n * k;
-        if (Rinp) {
-            double r = rstd[n];
-            zero(m1, k), zero(m2, k);
-            for (int c = 0; c < C; c++) {
-                const double *restrict x = Rinp + c * RN + nk;
-                double hc = h[c];
-                for (int d = 0; d < k; d++) {
-                    m1[d] += x[d];
-                    m2[d] += hc * x[d];
+        double r = rstd[n];
+        for (int d = 0; d < k; d += TT_KBLOCK) {
+            size_t at = nk + d;
+            vd m1 = {0}, m2 = {0};
+            if (Rinp) {
+                for (int c = 0; c < C; c++) {
+                    vd x = vload(Rinp + c * RN + at);
+                    m1 += x;
+                    m2 += h[c] * x;
                 }
-            }
-            for (int d = 0; d < k; d++) {
-                m1[d] /= C;
-                m2[d] /= C;
-                Rr[nk + d] = -r * r * m2[d];
+                m1 /= C;
+                m2 /= C;
+                vstore(Rr + at, -r * r * m2);
             }
             for (int c = 0; c < C; c++) {
-                const double *restrict x = Rinp + c * RN + nk;
-                double *restrict rh = Rxh + c * RN + nk, *restrict o = Rout + c * RN + nk, hc = h[c], gc = g[c];
-                for (int d = 0; d < k; d++) {
-                    rh[d] = r * (x[d] - m1[d] - hc * m2[d]);
-                    o[d] = gc * rh[d];
+                vd o = {0};
+                if (Rinp) {
+                    vd rh = r * (vload(Rinp + c * RN + at) - m1 - h[c] * m2);
+                    vstore(Rxh + c * RN + at, rh);
+                    o = g[c] * rh;
                 }
+                if (rg.v) o += h[c] * vload(rg.v + (size_t)c * k + d);
+                if (rb.v) o += vload(rb.v + (size_t)c * k + d);
+                vstore(Rout + c * RN + at, o);
             }
-        } else {
-            for (int c = 0; c < C; c++) zero(Rout + c * RN + nk, k);
-        }
-        for (int c = 0; c < C; c++) {
-            double *o = Rout + c * RN + nk;
-            if (rg.v) axpy(o, h[c], rg.v + (size_t)c * k, k);
-            if (rb.v) axpy(o, 1.0, rb.v + (size_t)c * k, k);
         }
         for (int d = rg.d0; d < rg.d1; d++) {
             long c = unit_index(&rg, d);
@@ -170,7 +169,6 @@ HOT void tt_fm_layernorm_rop(double *Rout /*(C,N,k)*/, double *Rxh /*(C,N,k)*/, 
         }
         for (int d = rb.d0; d < rb.d1; d++) Rout[unit_index(&rb, d) * RN + nk + d] += 1;
     }
-    free(m1);
 }
 
 /* With dx̂ = dy ⊙ g, a = mean dx̂, cc = mean(dx̂ ⊙ x̂), dx = r (dx̂ − a − x̂ cc):
@@ -186,22 +184,12 @@ HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, int acc, double
                                       const double *Rr /*(N,k) or NULL*/, const double *g /*(C)*/, tt_rpar rg,
                                       int N, int C, int k)
 {
-    size_t RN = (size_t)N * k;
-    double *rdxh = xmalloc(((size_t)C + 2) * k * sizeof(double)), *ra = rdxh + (size_t)C * k, *rc = ra + k;
-    double *dxh = xmalloc((size_t)C * sizeof(double));
+    check_k(k);
+    size_t RN = tt_fm_ld(N, k);
+    double *rdxh = xmalloc((size_t)C * TT_KBLOCK * sizeof(double)), *dxh = xmalloc((size_t)C * sizeof(double));
     for (int n = 0; n < N; n++) {
         const double *dy = dout + (size_t)n * C, *h = xh + (size_t)n * C;
         size_t nk = (size_t)n * k;
-        if (gg || gb)
-            for (int c = 0; c < C; c++) {
-                const double *restrict rdy = Rdout + c * RN + nk;
-                if (gg) {
-                    axpy(gg + (size_t)c * k, h[c], rdy, k);
-                    if (Rxh) axpy(gg + (size_t)c * k, dy[c], Rxh + c * RN + nk, k);
-                }
-                if (gb) axpy(gb + (size_t)c * k, 1.0, rdy, k);
-            }
-        if (!Rdinp) continue;
         double r = rstd[n], a = 0, cc = 0;
         for (int c = 0; c < C; c++) {
             dxh[c] = dy[c] * g[c];
@@ -210,34 +198,33 @@ HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, int acc, double
         }
         a /= C;
         cc /= C;
-        zero(ra, k), zero(rc, k);
-        for (int c = 0; c < C; c++) {
-            const double *restrict rdy = Rdout + c * RN + nk;
-            double *restrict q = rdxh + (size_t)c * k, gc = g[c], hc = h[c];
-            for (int d = 0; d < k; d++) q[d] = gc * rdy[d];
-            if (rg.v) axpy(q, dy[c], rg.v + (size_t)c * k, k);
-            if (rg.d1 > rg.d0 && c >= rg.e0 && c - rg.e0 < rg.d1 - rg.d0) q[rg.d0 + (c - rg.e0)] += dy[c];
-            for (int d = 0; d < k; d++) {
-                ra[d] += q[d];
-                rc[d] += hc * q[d];
+        for (int d = 0; d < k; d += TT_KBLOCK) {
+            size_t at = nk + d;
+            vd ra = {0}, rc = {0};
+            for (int c = 0; c < C; c++) {
+                vd rdy = vload(Rdout + c * RN + at), rh = {0};
+                if (Rxh) rh = vload(Rxh + c * RN + at);
+                if (gg) vadd(gg + (size_t)c * k + d, h[c] * rdy + dy[c] * rh);
+                if (gb) vadd(gb + (size_t)c * k + d, rdy);
+                if (!Rdinp) continue;
+                vd q = g[c] * rdy;
+                if (rg.v) q += dy[c] * vload(rg.v + (size_t)c * k + d);
+                int du = rg.d0 + (int)(c - rg.e0); /* the unit direction e_c of R{g}, if any */
+                if (du >= rg.d0 && du < rg.d1 && du >= d && du < d + TT_KBLOCK) q[du - d] += dy[c];
+                vstore(rdxh + (size_t)c * TT_KBLOCK, q);
+                ra += q;
+                rc += h[c] * q + dxh[c] * rh;
             }
-            if (Rxh) axpy(rc, dxh[c], Rxh + c * RN + nk, k);
-        }
-        for (int d = 0; d < k; d++) {
-            ra[d] /= C;
-            rc[d] /= C;
-        }
-        for (int c = 0; c < C; c++) {
-            double *restrict o = Rdinp + c * RN + nk;
-            const double *restrict q = rdxh + (size_t)c * k;
-            double hc = h[c], base = dxh[c] - a - hc * cc;
-            if (acc)
-                for (int d = 0; d < k; d++) o[d] += r * (q[d] - ra[d] - hc * rc[d]);
-            else
-                for (int d = 0; d < k; d++) o[d] = r * (q[d] - ra[d] - hc * rc[d]);
-            if (Rxh) {
-                const double *restrict rh = Rxh + c * RN + nk, *restrict rr = Rr + nk;
-                for (int d = 0; d < k; d++) o[d] += rr[d] * base - r * cc * rh[d];
+            if (!Rdinp) continue;
+            ra /= C;
+            rc /= C;
+            vd rr = {0};
+            if (Rr) rr = vload(Rr + at);
+            for (int c = 0; c < C; c++) {
+                vd o = r * (vload(rdxh + (size_t)c * TT_KBLOCK) - ra - h[c] * rc);
+                if (Rxh) o += (dxh[c] - a - h[c] * cc) * rr - r * cc * vload(Rxh + c * RN + at);
+                if (acc) o += vload(Rdinp + c * RN + at);
+                vstore(Rdinp + c * RN + at, o);
             }
         }
     }
@@ -252,10 +239,10 @@ HOT void tt_fm_attention_rop(double *Ry /*(C,N,k)*/, double *Ratt /*(B,H,T,T,k),
                              const double *q, const double *key, const double *v /*(N,C)*/,
                              const double *att /*(B,H,T,T)*/, int B, int T, int C, int H, int k)
 {
+    check_k(k);
     int hs = C / H;
     double s = 1.0 / sqrt(hs);
-    size_t RN = (size_t)B * T * k;
-    double *m = xmalloc((size_t)k * sizeof(double));
+    size_t RN = tt_fm_ld(B * T, k);
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++) {
             const double *P = att + ((size_t)b * H + h) * T * T;
@@ -263,39 +250,38 @@ HOT void tt_fm_attention_rop(double *Ry /*(C,N,k)*/, double *Ratt /*(B,H,T,T,k),
             int c0 = h * hs, c1 = c0 + hs;
             for (int t = 0; t < T; t++) {
                 size_t bt = (size_t)b * T + t;
-                if (RA) { /* R{S} = s (R{q}_t·k_u + q_t·R{k}_u), then R{P} = P (R{S} − Σ_u P R{S}) */
-                    zero(m, k);
-                    for (int u = 0; u <= t; u++) {
-                        size_t bu = (size_t)b * T + u;
-                        double *restrict rs = RA + ((size_t)t * T + u) * k;
-                        zero(rs, k);
-                        for (int c = c0; c < c1; c++) {
-                            if (Rq) axpy(rs, key[bu * C + c], Rq + c * RN + bt * k, k);
-                            if (Rkey) axpy(rs, q[bt * C + c], Rkey + c * RN + bu * k, k);
+                const double *Pt = P + (size_t)t * T;
+                for (int d = 0; d < k; d += TT_KBLOCK) {
+                    if (RA) { /* R{S} = s (R{q}_t·k_u + q_t·R{k}_u), then R{P} = P (R{S} − Σ_u P R{S}) */
+                        vd m = {0};
+                        for (int u = 0; u <= t; u++) {
+                            size_t bu = (size_t)b * T + u;
+                            vd rs = {0};
+                            for (int c = c0; c < c1; c++) {
+                                if (Rq) rs += key[bu * C + c] * vload(Rq + c * RN + bt * k + d);
+                                if (Rkey) rs += q[bt * C + c] * vload(Rkey + c * RN + bu * k + d);
+                            }
+                            rs *= s;
+                            vstore(RA + ((size_t)t * T + u) * k + d, rs);
+                            m += Pt[u] * rs;
                         }
-                        double p = P[(size_t)t * T + u];
-                        for (int d = 0; d < k; d++) {
-                            rs[d] *= s;
-                            m[d] += p * rs[d];
+                        for (int u = 0; u <= t; u++) {
+                            double *rs = RA + ((size_t)t * T + u) * k + d;
+                            vstore(rs, Pt[u] * (vload(rs) - m));
                         }
                     }
-                    for (int u = 0; u <= t; u++) {
-                        double *restrict rs = RA + ((size_t)t * T + u) * k, p = P[(size_t)t * T + u];
-                        for (int d = 0; d < k; d++) rs[d] = p * (rs[d] - m[d]);
-                    }
-                }
-                for (int c = c0; c < c1; c++) { /* R{y}_t = Σ_u R{P} v_u + P R{v}_u */
-                    double *restrict o = Ry + c * RN + bt * k;
-                    zero(o, k);
-                    for (int u = 0; u <= t; u++) {
-                        size_t bu = (size_t)b * T + u;
-                        if (RA) axpy(o, v[bu * C + c], RA + ((size_t)t * T + u) * k, k);
-                        if (Rv) axpy(o, P[(size_t)t * T + u], Rv + c * RN + bu * k, k);
+                    for (int c = c0; c < c1; c++) { /* R{y}_t = Σ_u R{P} v_u + P R{v}_u */
+                        vd o = {0};
+                        for (int u = 0; u <= t; u++) {
+                            size_t bu = (size_t)b * T + u;
+                            if (RA) o += v[bu * C + c] * vload(RA + ((size_t)t * T + u) * k + d);
+                            if (Rv) o += Pt[u] * vload(Rv + c * RN + bu * k + d);
+                        }
+                        vstore(Ry + c * RN + bt * k + d, o);
                     }
                 }
             }
         }
-    free(m);
 }
 
 /* R of the attention backward (formulas in tt_kernels.c). Rdq, Rdkey, Rdv are
@@ -307,10 +293,11 @@ HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*
                                       const double *Rkey, const double *Rv /*(C,N,k) or NULL*/,
                                       const double *Ratt /*(B,H,T,T,k) or NULL*/, int B, int T, int C, int H, int k)
 {
+    check_k(k);
     int hs = C / H;
     double s = 1.0 / sqrt(hs);
-    size_t RN = (size_t)B * T * k;
-    double *RdP = xmalloc(((size_t)T + 2) * k * sizeof(double)), *rrho = RdP + (size_t)T * k, *RdS = rrho + k;
+    size_t RN = tt_fm_ld(B * T, k);
+    double *RdP = xmalloc((size_t)T * TT_KBLOCK * sizeof(double)), *dP = xmalloc((size_t)T * sizeof(double));
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++) {
             const double *P = att + ((size_t)b * H + h) * T * T, *D = dpc + ((size_t)b * H + h) * T * T;
@@ -318,54 +305,58 @@ HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*
             int c0 = h * hs, c1 = c0 + hs;
             for (int t = 0; t < T; t++) {
                 size_t bt = (size_t)b * T + t;
-                /* only queries t' >= u write key/value row u, so row t starts here */
-                for (int c = c0; c < c1; c++) {
-                    if (Rdq) zero(Rdq + c * RN + bt * k, k);
-                    if (Rdkey) zero(Rdkey + c * RN + bt * k, k);
-                    if (Rdv) zero(Rdv + c * RN + bt * k, k);
+                const double *Pt = P + (size_t)t * T, *Dt = D + (size_t)t * T, *dyt = dy + bt * C, *qt = q + bt * C;
+                for (int u = 0; u <= t; u++) { /* dP = dy_t·v_u */
+                    dP[u] = 0;
+                    for (int c = c0; c < c1; c++) dP[u] += dyt[c] * v[((size_t)b * T + u) * C + c];
                 }
-                /* R{dP}[u] = R{dy}_t·v_u + dy_t·R{v}_u;  R{ρ} = Σ_u R{P} dP + P R{dP} */
-                zero(rrho, k);
-                for (int u = 0; u <= t; u++) {
-                    size_t bu = (size_t)b * T + u;
-                    double *restrict rdp = RdP + (size_t)u * k, dP = 0, p = P[(size_t)t * T + u];
-                    zero(rdp, k);
+                for (int d = 0; d < k; d += TT_KBLOCK) {
+                    /* only queries t' >= u write key/value row u, so row t starts here */
                     for (int c = c0; c < c1; c++) {
-                        dP += dy[bt * C + c] * v[bu * C + c];
-                        axpy(rdp, v[bu * C + c], Rdy + c * RN + bt * k, k);
-                        if (Rv) axpy(rdp, dy[bt * C + c], Rv + c * RN + bu * k, k);
+                        static const vd z = {0};
+                        if (Rdq) vstore(Rdq + c * RN + bt * k + d, z);
+                        if (Rdkey) vstore(Rdkey + c * RN + bt * k + d, z);
+                        if (Rdv) vstore(Rdv + c * RN + bt * k + d, z);
                     }
-                    axpy(rrho, p, rdp, k);
-                    if (RA) axpy(rrho, dP, RA + ((size_t)t * T + u) * k, k);
-                }
-                for (int u = 0; u <= t; u++) {
-                    size_t bu = (size_t)b * T + u;
-                    double p = P[(size_t)t * T + u], Dtu = D[(size_t)t * T + u], dS = s * p * Dtu;
-                    const double *restrict rdp = RdP + (size_t)u * k, *rp = RA ? RA + ((size_t)t * T + u) * k : NULL;
-                    /* R{dS} = s (R{P} dpc + P (R{dP} − R{ρ})) */
-                    for (int d = 0; d < k; d++) RdS[d] = s * p * (rdp[d] - rrho[d]);
-                    if (rp) axpy(RdS, s * Dtu, rp, k);
-                    for (int c = c0; c < c1; c++) {
-                        if (Rdq) {
-                            double *o = Rdq + c * RN + bt * k;
-                            axpy(o, key[bu * C + c], RdS, k);
-                            if (Rkey) axpy(o, dS, Rkey + c * RN + bu * k, k);
+                    /* R{dP}[u] = R{dy}_t·v_u + dy_t·R{v}_u;  R{ρ} = Σ_u R{P} dP + P R{dP} */
+                    vd rrho = {0};
+                    for (int u = 0; u <= t; u++) {
+                        size_t bu = (size_t)b * T + u;
+                        vd rdp = {0};
+                        for (int c = c0; c < c1; c++) {
+                            rdp += v[bu * C + c] * vload(Rdy + c * RN + bt * k + d);
+                            if (Rv) rdp += dyt[c] * vload(Rv + c * RN + bu * k + d);
                         }
-                        if (Rdkey) {
-                            double *o = Rdkey + c * RN + bu * k;
-                            axpy(o, q[bt * C + c], RdS, k);
-                            if (Rq) axpy(o, dS, Rq + c * RN + bt * k, k);
-                        }
-                        if (Rdv) {
-                            double *o = Rdv + c * RN + bu * k;
-                            if (rp) axpy(o, dy[bt * C + c], rp, k);
-                            axpy(o, p, Rdy + c * RN + bt * k, k);
+                        vstore(RdP + (size_t)u * TT_KBLOCK, rdp);
+                        rrho += Pt[u] * rdp;
+                        if (RA) rrho += dP[u] * vload(RA + ((size_t)t * T + u) * k + d);
+                    }
+                    for (int u = 0; u <= t; u++) {
+                        size_t bu = (size_t)b * T + u;
+                        double p = Pt[u], dS = s * p * Dt[u];
+                        vd rp = {0};
+                        if (RA) rp = vload(RA + ((size_t)t * T + u) * k + d);
+                        /* R{dS} = s (R{P} dpc + P (R{dP} − R{ρ})) */
+                        vd RdS = s * (Dt[u] * rp + p * (vload(RdP + (size_t)u * TT_KBLOCK) - rrho));
+                        for (int c = c0; c < c1; c++) {
+                            if (Rdq) {
+                                vd o = key[bu * C + c] * RdS;
+                                if (Rkey) o += dS * vload(Rkey + c * RN + bu * k + d);
+                                vadd(Rdq + c * RN + bt * k + d, o);
+                            }
+                            if (Rdkey) {
+                                vd o = qt[c] * RdS;
+                                if (Rq) o += dS * vload(Rq + c * RN + bt * k + d);
+                                vadd(Rdkey + c * RN + bu * k + d, o);
+                            }
+                            if (Rdv) vadd(Rdv + c * RN + bu * k + d, dyt[c] * rp + p * vload(Rdy + c * RN + bt * k + d));
                         }
                     }
                 }
             }
         }
     free(RdP);
+    free(dP);
 }
 
 /* ---- GELU: R{out} = G'(x) R{inp};  R{dinp} = G'(x) R{dout} + G''(x) dout R{inp} --------------------- */
@@ -373,13 +364,13 @@ HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*
 HOT void tt_fm_gelu_rop(double *Rout /*(M,N,k)*/, const double *Rinp /*(M,N,k)*/, const double *g1 /*(N,M): G'(x)*/,
                         int N, int M, int k)
 {
+    check_k(k);
+    size_t RN = tt_fm_ld(N, k);
     for (int m = 0; m < M; m++)
         for (int n = 0; n < N; n++) {
-            size_t row = ((size_t)m * N + n) * k;
+            size_t row = m * RN + (size_t)n * k;
             double a = g1[(size_t)n * M + m];
-            const double *restrict x = Rinp + row;
-            double *restrict o = Rout + row;
-            for (int d = 0; d < k; d++) o[d] = a * x[d];
+            for (int d = 0; d < k; d += TT_KBLOCK) vstore(Rout + row + d, a * vload(Rinp + row + d));
         }
 }
 
@@ -388,17 +379,16 @@ HOT void tt_fm_gelu_rop_backward(double *Rdinp /*(M,N,k)*/, const double *Rdout 
                                  const double *g1 /*(N,M)*/, const double *g2d /*(N,M)*/,
                                  const double *Rinp /*(M,N,k) or NULL*/, int N, int M, int k)
 {
+    check_k(k);
+    size_t RN = tt_fm_ld(N, k);
     for (int m = 0; m < M; m++)
         for (int n = 0; n < N; n++) {
-            size_t row = ((size_t)m * N + n) * k;
+            size_t row = m * RN + (size_t)n * k;
             double a = g1[(size_t)n * M + m], b = g2d[(size_t)n * M + m];
-            const double *restrict x = Rdout + row;
-            double *restrict o = Rdinp + row;
-            if (Rinp) {
-                const double *restrict y = Rinp + row;
-                for (int d = 0; d < k; d++) o[d] = a * x[d] + b * y[d];
-            } else {
-                for (int d = 0; d < k; d++) o[d] = a * x[d];
+            for (int d = 0; d < k; d += TT_KBLOCK) {
+                vd o = a * vload(Rdout + row + d);
+                if (Rinp) o += b * vload(Rinp + row + d);
+                vstore(Rdinp + row + d, o);
             }
         }
 }

@@ -192,7 +192,7 @@ static void embed_backward(double *dwte, double *dwpe, const double *dx /*(N,C)*
 /* R{x} = R{wte}[inp[n]] + R{wpe}[t], direction-minor (tt_fm.c): dense and/or unit directions. */
 static void embed_rop(double *Rx /*(C,N,k)*/, const int *inp, tt_rpar rwte, tt_rpar rwpe, int N, int T, int C, int k)
 {
-    size_t RN = (size_t)N * k;
+    size_t RN = tt_fm_ld(N, k);
     memset(Rx, 0, C * RN * sizeof(double));
     for (int c = 0; c < C; c++)
         for (int n = 0; n < N; n++) {
@@ -222,7 +222,7 @@ static void embed_rop(double *Rx /*(C,N,k)*/, const int *inp, tt_rpar rwte, tt_r
 static void embed_rop_backward(double *gwte /*(V*C,k)*/, double *gwpe /*(T*C,k)*/, const double *Rdx /*(C,N,k)*/,
                                const int *inp, int N, int T, int C, int k)
 {
-    size_t RN = (size_t)N * k;
+    size_t RN = tt_fm_ld(N, k);
     for (int c = 0; c < C; c++)
         for (int n = 0; n < N; n++) {
             const double *restrict r = Rdx + c * RN + (size_t)n * k;
@@ -266,7 +266,7 @@ static void crossentropy_backward(double *dlogits, const double *probs, const in
 static void crossentropy_rop(double *Rdlogits /*(V,N,k)*/, const double *Rlogits /*(V,N,k)*/, const double *probs,
                              double scale, int N, int V, int k)
 {
-    size_t RN = (size_t)N * k;
+    size_t RN = tt_fm_ld(N, k);
     double *mean = xmalloc((size_t)k * sizeof(double));
     for (int n = 0; n < N; n++) {
         const double *p = probs + (size_t)n * V;
@@ -452,6 +452,9 @@ static void free_rwork(tt_impl *im)
     im->nwork = 0;
 }
 
+/* Sub-panels of k directions run padded to a multiple of TT_KBLOCK (zero directions). */
+static int padded(int k) { return (k + TT_KBLOCK - 1) / TT_KBLOCK * TT_KBLOCK; }
+
 static rwork *rwork_new(const model *m, int kp, int bc)
 {
     const tt_impl *im = m->impl;
@@ -459,7 +462,8 @@ static rwork *rwork_new(const model *m, int kp, int bc)
     rwork *w = xcalloc(1, sizeof(rwork));
     w->kp = kp;
     w->bc = bc;
-    size_t R = (size_t)bc * c->T * kp, C = c->C, M = c->M, V = c->V, L = c->layers;
+    kp = padded(kp);
+    size_t R = tt_fm_ld(bc * c->T, kp), /* per feature */ C = c->C, M = c->M, V = c->V, L = c->layers;
     size_t A = (size_t)bc * c->heads * kp * c->T * c->T;
     size_t per_layer = 8 * R * C + 2 * R + 2 * R * M + A;
     size_t total = L * per_layer + R * C /*Rres*/ + 2 * R * C + R + 2 * R * V + 6 * R * C + 2 * R * M;
@@ -492,7 +496,7 @@ static rwork *rwork_new(const model *m, int kp, int bc)
 static void ensure_work(model *m, int n, int kp)
 {
     tt_impl *im = m->impl;
-    int bc = im->bc_set ? im->bc_set : ROWS_TARGET / (im->c.T * kp);
+    int bc = im->bc_set ? im->bc_set : ROWS_TARGET / (im->c.T * padded(kp));
     if (bc < 1) bc = 1;
     if (bc > im->B) bc = im->B;
     if (im->nwork >= n && im->work[0]->kp == kp && im->work[0]->bc == bc) return;
@@ -691,8 +695,8 @@ static int tensor_of(const model *m, size_t j)
 }
 
 /* Dense directions: the nonzero tensors of rows V (kk, row stride P), transposed
- * into w->Vt (direction-minor). */
-static void dense_rpars(const model *m, rwork *w, const double *V, int kk)
+ * into w->Vt (direction-minor, kw >= kk directions, the extra ones zero). */
+static void dense_rpars(const model *m, rwork *w, const double *V, int kk, int kw)
 {
     size_t P = m->P;
     for (int t = 0; t < m->ntensors; t++) {
@@ -707,9 +711,9 @@ static void dense_rpars(const model *m, rwork *w, const double *V, int kk)
                 }
         w->rp[t] = no_rpar;
         if (!live) continue;
-        double *vt = w->Vt + o * kk;
-        for (int d = 0; d < kk; d++)
-            for (size_t i = 0; i < n; i++) vt[i * kk + d] = V[d * P + o + i];
+        double *vt = w->Vt + o * kw;
+        for (int d = 0; d < kw; d++)
+            for (size_t i = 0; i < n; i++) vt[i * kw + d] = d < kk ? V[d * P + o + i] : 0;
         w->rp[t].v = vt;
     }
 }
@@ -732,24 +736,24 @@ static void run_subpanel(panel_job *J, rwork *w, int p0, int kk)
     tt_impl *im = m->impl;
     size_t P = m->P;
     double *HV = J->out + (size_t)p0 * P;
-    int stop = 0;
+    int stop = 0, kw = padded(kk);
     if (J->V) {
-        dense_rpars(m, w, J->V + (size_t)p0 * P, kk);
+        dense_rpars(m, w, J->V + (size_t)p0 * P, kk, kw);
     } else {
         unit_rpars(m, w, J->j0 + p0, kk);
         if (J->lower) stop = tensor_of(m, J->j0);
     }
     size_t from = m->tensors[stop].offset;
-    memset(w->G + from * kk, 0, (P - from) * kk * sizeof(double));
+    memset(w->G + from * kw, 0, (P - from) * kw * sizeof(double));
     for (int b0 = 0; b0 < im->B; b0 += w->bc) {
         int bc = im->B - b0 < w->bc ? im->B - b0 : w->bc;
-        rpass(m, w, kk, b0, bc, stop);
+        rpass(m, w, kw, b0, bc, stop);
     }
-    /* G (P,kk) direction-minor -> rows of HV, in blocks of 8 parameters */
+    /* G (P,kw) direction-minor -> rows of HV, in blocks of 8 parameters */
     for (size_t p = from; p < P; p += 8) {
         size_t pe = p + 8 < P ? p + 8 : P;
         for (int d = 0; d < kk; d++)
-            for (size_t i = p; i < pe; i++) HV[d * P + i] = w->G[i * kk + d];
+            for (size_t i = p; i < pe; i++) HV[d * P + i] = w->G[i * kw + d];
     }
 }
 
