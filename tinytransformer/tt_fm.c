@@ -285,7 +285,9 @@ HOT void tt_fm_attention_rop(double *Ry /*(C,N,k)*/, double *Ratt /*(B,H,T,T,k),
 }
 
 /* R of the attention backward (formulas in tt_kernels.c). Rdq, Rdkey, Rdv are
- * overwritten; any of them may be NULL (not wanted). Rq, Rkey, Rv, Ratt NULL: zero. */
+ * overwritten; any of them may be NULL (not wanted). Rq, Rkey, Rv, Ratt NULL: zero.
+ * Per sequence, head and block of directions: R{dS}[t,u] first (T×T vectors),
+ * then each output row as one sum held in a register, written once. */
 HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*(C,N,k) or NULL each*/,
                                       const double *Rdy /*(C,N,k)*/, const double *dy /*(N,C)*/, const double *q,
                                       const double *key, const double *v /*(N,C)*/,
@@ -296,65 +298,83 @@ HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*
     check_k(k);
     int hs = C / H;
     double s = 1.0 / sqrt(hs);
-    size_t RN = tt_fm_ld(B * T, k);
-    double *RdP = xmalloc((size_t)T * TT_KBLOCK * sizeof(double)), *dP = xmalloc((size_t)T * sizeof(double));
+    size_t RN = tt_fm_ld(B * T, k), TT = (size_t)T * T;
+    double *RdS = xmalloc(TT * TT_KBLOCK * sizeof(double)), *RdP = xmalloc((size_t)T * TT_KBLOCK * sizeof(double));
+    double *dP = xmalloc(2 * TT * sizeof(double)), *dS = dP + TT;
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++) {
-            const double *P = att + ((size_t)b * H + h) * T * T, *D = dpc + ((size_t)b * H + h) * T * T;
-            const double *RA = Ratt ? Ratt + ((size_t)b * H + h) * T * T * k : NULL;
+            const double *P = att + ((size_t)b * H + h) * TT, *D = dpc + ((size_t)b * H + h) * TT;
+            const double *RA = Ratt ? Ratt + ((size_t)b * H + h) * TT * k : NULL;
             int c0 = h * hs, c1 = c0 + hs;
-            for (int t = 0; t < T; t++) {
-                size_t bt = (size_t)b * T + t;
-                const double *Pt = P + (size_t)t * T, *Dt = D + (size_t)t * T, *dyt = dy + bt * C, *qt = q + bt * C;
-                for (int u = 0; u <= t; u++) { /* dP = dy_t·v_u */
-                    dP[u] = 0;
-                    for (int c = c0; c < c1; c++) dP[u] += dyt[c] * v[((size_t)b * T + u) * C + c];
+            const double *qb = q + (size_t)b * T * C, *kb = key + (size_t)b * T * C, *vb = v + (size_t)b * T * C;
+            const double *dyb = dy + (size_t)b * T * C;
+            for (int t = 0; t < T; t++)
+                for (int u = 0; u <= t; u++) { /* dP = dy_t·v_u, dS = s P dpc */
+                    double a = 0;
+                    for (int c = c0; c < c1; c++) a += dyb[(size_t)t * C + c] * vb[(size_t)u * C + c];
+                    dP[(size_t)t * T + u] = a;
+                    dS[(size_t)t * T + u] = s * P[(size_t)t * T + u] * D[(size_t)t * T + u];
                 }
-                for (int d = 0; d < k; d += TT_KBLOCK) {
-                    /* only queries t' >= u write key/value row u, so row t starts here */
-                    for (int c = c0; c < c1; c++) {
-                        static const vd z = {0};
-                        if (Rdq) vstore(Rdq + c * RN + bt * k + d, z);
-                        if (Rdkey) vstore(Rdkey + c * RN + bt * k + d, z);
-                        if (Rdv) vstore(Rdv + c * RN + bt * k + d, z);
-                    }
+            for (int d = 0; d < k; d += TT_KBLOCK) {
+                size_t at = (size_t)b * T * k + d; /* token 0 of the sequence, this block */
+#define RROW(X, c, t) ((X) + (c) * RN + at + (size_t)(t) * k)
+#define RP_(t, u) (RA + ((size_t)(t) * T + (u)) * k + d)
+                for (int t = 0; t < T; t++) {
                     /* R{dP}[u] = R{dy}_t·v_u + dy_t·R{v}_u;  R{ρ} = Σ_u R{P} dP + P R{dP} */
                     vd rrho = {0};
                     for (int u = 0; u <= t; u++) {
-                        size_t bu = (size_t)b * T + u;
                         vd rdp = {0};
                         for (int c = c0; c < c1; c++) {
-                            rdp += v[bu * C + c] * vload(Rdy + c * RN + bt * k + d);
-                            if (Rv) rdp += dyt[c] * vload(Rv + c * RN + bu * k + d);
+                            rdp += vb[(size_t)u * C + c] * vload(RROW(Rdy, c, t));
+                            if (Rv) rdp += dyb[(size_t)t * C + c] * vload(RROW(Rv, c, u));
                         }
                         vstore(RdP + (size_t)u * TT_KBLOCK, rdp);
-                        rrho += Pt[u] * rdp;
-                        if (RA) rrho += dP[u] * vload(RA + ((size_t)t * T + u) * k + d);
+                        rrho += P[(size_t)t * T + u] * rdp;
+                        if (RA) rrho += dP[(size_t)t * T + u] * vload(RP_(t, u));
                     }
+                    /* R{dS} = s (R{P} dpc + P (R{dP} − R{ρ})) */
                     for (int u = 0; u <= t; u++) {
-                        size_t bu = (size_t)b * T + u;
-                        double p = Pt[u], dS = s * p * Dt[u];
-                        vd rp = {0};
-                        if (RA) rp = vload(RA + ((size_t)t * T + u) * k + d);
-                        /* R{dS} = s (R{P} dpc + P (R{dP} − R{ρ})) */
-                        vd RdS = s * (Dt[u] * rp + p * (vload(RdP + (size_t)u * TT_KBLOCK) - rrho));
-                        for (int c = c0; c < c1; c++) {
-                            if (Rdq) {
-                                vd o = key[bu * C + c] * RdS;
-                                if (Rkey) o += dS * vload(Rkey + c * RN + bu * k + d);
-                                vadd(Rdq + c * RN + bt * k + d, o);
-                            }
-                            if (Rdkey) {
-                                vd o = qt[c] * RdS;
-                                if (Rq) o += dS * vload(Rq + c * RN + bt * k + d);
-                                vadd(Rdkey + c * RN + bu * k + d, o);
-                            }
-                            if (Rdv) vadd(Rdv + c * RN + bu * k + d, dyt[c] * rp + p * vload(Rdy + c * RN + bt * k + d));
-                        }
+                        vd r = P[(size_t)t * T + u] * (vload(RdP + (size_t)u * TT_KBLOCK) - rrho);
+                        if (RA) r += D[(size_t)t * T + u] * vload(RP_(t, u));
+                        vstore(RdS + ((size_t)t * T + u) * TT_KBLOCK, s * r);
                     }
                 }
+                /* R{dq}_t = Σ_u R{dS} k_u + dS R{k}_u */
+                if (Rdq)
+                    for (int t = 0; t < T; t++)
+                        for (int c = c0; c < c1; c++) {
+                            vd o = {0};
+                            for (int u = 0; u <= t; u++) {
+                                o += kb[(size_t)u * C + c] * vload(RdS + ((size_t)t * T + u) * TT_KBLOCK);
+                                if (Rkey) o += dS[(size_t)t * T + u] * vload(RROW(Rkey, c, u));
+                            }
+                            vstore(RROW(Rdq, c, t), o);
+                        }
+                /* R{dk}_u = Σ_{t>=u} R{dS} q_t + dS R{q}_t;  R{dv}_u = Σ_{t>=u} R{P} dy_t + P R{dy}_t */
+                for (int u = 0; u < T; u++)
+                    for (int c = c0; c < c1; c++) {
+                        if (Rdkey) {
+                            vd o = {0};
+                            for (int t = u; t < T; t++) {
+                                o += qb[(size_t)t * C + c] * vload(RdS + ((size_t)t * T + u) * TT_KBLOCK);
+                                if (Rq) o += dS[(size_t)t * T + u] * vload(RROW(Rq, c, t));
+                            }
+                            vstore(RROW(Rdkey, c, u), o);
+                        }
+                        if (Rdv) {
+                            vd o = {0};
+                            for (int t = u; t < T; t++) {
+                                if (RA) o += dyb[(size_t)t * C + c] * vload(RP_(t, u));
+                                o += P[(size_t)t * T + u] * vload(RROW(Rdy, c, t));
+                            }
+                            vstore(RROW(Rdv, c, u), o);
+                        }
+                    }
+#undef RROW
+#undef RP_
             }
         }
+    free(RdS);
     free(RdP);
     free(dP);
 }
