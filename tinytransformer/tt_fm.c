@@ -186,6 +186,22 @@ HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, int acc, double
 {
     check_k(k);
     size_t RN = tt_fm_ld(N, k);
+    /* R{dg}, R{db}: sums over the tokens, one register per (feature, block) */
+    if (gg || gb)
+        for (int c = 0; c < C; c++)
+            for (int d = 0; d < k; d += TT_KBLOCK) {
+                vd sg = {0}, sb = {0};
+                for (int n = 0; n < N; n++) {
+                    size_t at = c * RN + (size_t)n * k + d;
+                    vd rdy = vload(Rdout + at);
+                    sg += xh[(size_t)n * C + c] * rdy;
+                    if (Rxh) sg += dout[(size_t)n * C + c] * vload(Rxh + at);
+                    sb += rdy;
+                }
+                if (gg) vadd(gg + (size_t)c * k + d, sg);
+                if (gb) vadd(gb + (size_t)c * k + d, sb);
+            }
+    if (!Rdinp) return;
     double *rdxh = xmalloc((size_t)C * TT_KBLOCK * sizeof(double)), *dxh = xmalloc((size_t)C * sizeof(double));
     for (int n = 0; n < N; n++) {
         const double *dy = dout + (size_t)n * C, *h = xh + (size_t)n * C;
@@ -204,9 +220,6 @@ HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, int acc, double
             for (int c = 0; c < C; c++) {
                 vd rdy = vload(Rdout + c * RN + at), rh = {0};
                 if (Rxh) rh = vload(Rxh + c * RN + at);
-                if (gg) vadd(gg + (size_t)c * k + d, h[c] * rdy + dy[c] * rh);
-                if (gb) vadd(gb + (size_t)c * k + d, rdy);
-                if (!Rdinp) continue;
                 vd q = g[c] * rdy;
                 if (rg.v) q += dy[c] * vload(rg.v + (size_t)c * k + d);
                 int du = rg.d0 + (int)(c - rg.e0); /* the unit direction e_c of R{g}, if any */
@@ -215,7 +228,6 @@ HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, int acc, double
                 ra += q;
                 rc += h[c] * q + dxh[c] * rh;
             }
-            if (!Rdinp) continue;
             ra /= C;
             rc /= C;
             vd rr = {0};
