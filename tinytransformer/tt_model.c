@@ -802,20 +802,20 @@ static void run_panels(model *m, const double *V, double *out, size_t j0, int k,
 {
     tt_impl *im = m->impl;
     if (k < 1) return;
-    base_pass(m);
     int kp = im->kp_max ? im->kp_max : KP_MAX;
     kp = k < kp ? k : kp;
     int nsub = (k + kp - 1) / kp, nt = thread_count(im);
     nt = nt < nsub ? nt : nsub;
+    /* one BLAS thread per worker: the R-pass dgemms are small, and BLAS's own
+     * threads would only spin (the base pass's dgemms are small too) */
+    int saved = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    base_pass(m);
     ensure_work(m, nt, kp);
     panel_job J = {.m = m, .V = V, .out = out, .j0 = j0, .k = k, .lower = lower, .next = 0};
     pthread_mutex_init(&J.lock, NULL);
     worker_arg args[64];
     for (int i = 0; i < nt; i++) args[i] = (worker_arg){&J, im->work[i]};
-    /* one BLAS thread per worker: the R-pass dgemms are small, and BLAS's own
-     * threads would only spin */
-    int saved = openblas_get_num_threads();
-    openblas_set_num_threads(1);
     pthread_t tid[64];
     for (int i = 1; i < nt; i++)
         if (pthread_create(&tid[i], NULL, panel_worker, &args[i])) DIE("cannot start a worker thread");
