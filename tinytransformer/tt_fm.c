@@ -186,20 +186,20 @@ HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, int acc, double
 {
     check_k(k);
     size_t RN = tt_fm_ld(N, k);
-    /* R{dg}, R{db}: sums over the tokens, one register per (feature, block) */
+    /* R{dg}, R{db}: sums over the tokens in registers (two chains each, for latency) */
     if (gg || gb)
         for (int c = 0; c < C; c++)
             for (int d = 0; d < k; d += TT_KBLOCK) {
-                vd sg = {0}, sb = {0};
+                vd sg[2] = {{0}, {0}}, sr[2] = {{0}, {0}}, sb[2] = {{0}, {0}};
                 for (int n = 0; n < N; n++) {
                     size_t at = c * RN + (size_t)n * k + d;
                     vd rdy = vload(Rdout + at);
-                    sg += xh[(size_t)n * C + c] * rdy;
-                    if (Rxh) sg += dout[(size_t)n * C + c] * vload(Rxh + at);
-                    sb += rdy;
+                    sg[n & 1] += xh[(size_t)n * C + c] * rdy;
+                    if (Rxh) sr[n & 1] += dout[(size_t)n * C + c] * vload(Rxh + at);
+                    sb[n & 1] += rdy;
                 }
-                if (gg) vadd(gg + (size_t)c * k + d, sg);
-                if (gb) vadd(gb + (size_t)c * k + d, sb);
+                if (gg) vadd(gg + (size_t)c * k + d, (sg[0] + sg[1]) + (sr[0] + sr[1]));
+                if (gb) vadd(gb + (size_t)c * k + d, sb[0] + sb[1]);
             }
     if (!Rdinp) return;
     double *rdxh = xmalloc((size_t)C * TT_KBLOCK * sizeof(double)), *dxh = xmalloc((size_t)C * sizeof(double));
