@@ -422,7 +422,7 @@ double tt_forward(model *m, double *logits, double *losses)
 /* ---- R workspace (one per worker thread) ---------------------------------------------------- */
 
 #define KP_MAX 32        /* directions per sub-panel */
-#define ROWS_TARGET 2048 /* chunk columns bc·T·kp aimed at (keeps the workspace cache-sized) */
+#define ROWS_TARGET 1024 /* chunk columns bc·T·kp aimed at (keeps the workspace cache-sized) */
 
 struct rwork {
     int kp, bc;              /* sub-panel width, sequences per chunk */
