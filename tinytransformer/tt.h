@@ -71,7 +71,9 @@ void tt_hess_cols_lower(model *m, size_t j0, int k, double *out);
  * depend on the thread count. */
 void tt_set_threads(model *m, int n);
 /* hvp blocking: at most kp directions per R-pass and bc sequences per chunk
- * (0 = automatic: kp 32, bc·T·kp ≈ 2048 rows). Results agree to round-off. */
+ * (0 = automatic: kp 32, bc·T·kp ≈ 1,024 (token, direction) columns). An R-pass
+ * runs its directions padded with zero ones to a multiple of TT_KBLOCK (8).
+ * Results agree to round-off. */
 void tt_set_hvp_blocking(model *m, int kp, int bc);
 /* Reinitialise params GPT-2 style from seed. */
 void tt_init_params(model *m, unsigned long seed);

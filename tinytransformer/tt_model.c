@@ -2,11 +2,15 @@
  * backward, and the exact Hessian-vector product on panels of directions.
  *
  * hvp: one base forward + backward over the batch (activations and their
- * gradients kept), then for each sub-panel of at most KP directions and each
- * chunk of sequences, the R-forward and R-backward passes (tt_kernels.c) with
- * token-major (N,k,C) R-quantities, accumulating R{∇θ} = H v into HV. Sequences
- * are independent given the parameters, so chunking over them only bounds the
- * workspace; the loss is the mean over all B·T positions (scale 1/(B·T)).
+ * gradients kept; reused while the parameters and batch stay the same), then
+ * for each sub-panel of at most KP directions and each chunk of sequences, the
+ * R-forward and R-backward passes (tt_fm.c) with direction-minor (C,N,k)
+ * R-quantities, accumulating R{∇θ} = H v direction-minor, transposed into HV at
+ * the end of the sub-panel. Sequences are independent given the parameters, so
+ * chunking over them only bounds the workspace; the loss is the mean over all
+ * B·T positions (scale 1/(B·T)). Hessian columns (hess_cols,
+ * tt_hess_cols_lower) pass their unit directions as index ranges, so the
+ * kernels copy a column where a dense direction would need a product.
  */
 #include "tt.h"
 #include <cblas.h>
@@ -463,7 +467,8 @@ static rwork *rwork_new(const model *m, int kp, int bc)
     w->kp = kp;
     w->bc = bc;
     kp = padded(kp);
-    size_t R = tt_fm_ld(bc * c->T, kp), /* per feature */ C = c->C, M = c->M, V = c->V, L = c->layers;
+    /* R: the row length of one feature of an R-quantity */
+    size_t R = tt_fm_ld(bc * c->T, kp), C = c->C, M = c->M, V = c->V, L = c->layers;
     size_t A = (size_t)bc * c->heads * kp * c->T * c->T;
     size_t per_layer = 8 * R * C + 2 * R + 2 * R * M + A;
     size_t total = L * per_layer + R * C /*Rres*/ + 2 * R * C + R + 2 * R * V + 6 * R * C + 2 * R * M;
