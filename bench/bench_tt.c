@@ -18,7 +18,12 @@
  * 2-layer H, more than some of the arithmetic; "assembly" fills an H that is
  * already mapped (the SPEC's assembly rate). The symmetric path is also timed
  * on one worker thread (CPU seconds).
- * Usage: bench_tt [--no-big]   (skip the 2-layer model) */
+ *
+ * --export DIR: also write, for bench/torch_hessian.py --tt DIR, the paper model
+ * at a non-trivial point (parameters perturbed so attention is far from
+ * uniform), its batch and its H: tt_model.csv (sizes and our seconds),
+ * tt_params.npy (P), tt_tokens.npy (B, T+1, as float64), tt_H.npy (P, P).
+ * Usage: bench_tt [--no-big] [--export DIR] */
 #include "bench/bench.h"
 #include "hessian/hessian.h"
 #include "tinytransformer/tt.h"
@@ -26,7 +31,8 @@
 #include <string.h>
 #include <time.h>
 
-static model *markov_model(tt_config c, int B, unsigned long seed)
+/* A model with a batch of B Markov sequences; the tokens (B, T+1) into *tokens if non-NULL. */
+static model *markov_model(tt_config c, int B, unsigned long seed, int **tokens)
 {
     model *m = tt_new(&c);
     tt_data *d = tt_data_markov(c.V, 1, 2, seed);
@@ -34,7 +40,8 @@ static model *markov_model(tt_config c, int B, unsigned long seed)
     int *tok = xmalloc((size_t)B * (c.T + 1) * sizeof(int));
     tt_data_batch(d, r, B, c.T, tok);
     tt_set_batch(m, tok, B);
-    free(tok);
+    if (tokens) *tokens = tok;
+    else free(tok);
     rng_free(r);
     tt_data_free(d);
     return m;
@@ -120,16 +127,66 @@ static double one_thread(model *m, int panel, double *H)
     return t;
 }
 
+/* The paper model at a non-trivial point, its batch and H for bench/torch_hessian.py. */
+static void export_tt(const char *dir)
+{
+    tt_config c = tt_defaults();
+    int B = 64, *tok;
+    model *m = markov_model(c, B, 1, &tok);
+    size_t P = m->P;
+    gsl_rng *r = rng_new(5);
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        for (size_t i = 0; i < tensor_size(ti); i++)
+            m->params[ti->offset + i] += rng_gaussian(r, ti->role == ROLE_NORM ? 0.2 : ti->role == ROLE_BIAS ? 0.1 : 0.3);
+    }
+    rng_free(r);
+    hessian_opts o = path_opts(0, 64, "export");
+    double t0 = wall_seconds();
+    double *H = hessian_full(m, &o);
+    double secs = wall_seconds() - t0;
+    ensure_dir(dir);
+    double *tk = xmalloc((size_t)B * (c.T + 1) * sizeof(double));
+    for (int i = 0; i < B * (c.T + 1); i++) tk[i] = tok[i];
+    size_t sp[1] = {P}, st[2] = {(size_t)B, (size_t)c.T + 1}, sh[2] = {P, P};
+    char *path = path_join(dir, "tt_params.npy");
+    npy_write(path, m->params, 1, sp);
+    free(path);
+    path = path_join(dir, "tt_tokens.npy");
+    npy_write(path, tk, 2, st);
+    free(path);
+    path = path_join(dir, "tt_H.npy");
+    npy_write(path, H, 2, sh);
+    free(path);
+    path = path_join(dir, "tt_model.csv");
+    outfile *f = csv_open(path, "V,C,heads,M,T,layers,bias,B,P,loss,threads,hessian_seconds");
+    csv_row(f, "%d,%d,%d,%d,%d,%d,%d,%d,%zu,%.17g,%d,%.6f", c.V, c.C, c.heads, c.M, c.T, c.layers, c.bias, B, P,
+            m->loss(m), openblas_get_num_threads(), secs);
+    csv_close(f);
+    free(path);
+    printf("exported the paper model at a perturbed point, its batch and H (%.3f s) to %s/tt_*\n", secs, dir);
+    free(tk);
+    free(tok);
+    free(H);
+    model_free(m);
+}
+
 int main(int argc, char **argv)
 {
-    int skip_big = argc > 1 && strcmp(argv[1], "--no-big") == 0;
+    int skip_big = 0;
+    const char *export_dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--no-big") == 0) skip_big = 1;
+        else if (strcmp(argv[i], "--export") == 0 && i + 1 < argc) export_dir = argv[++i];
+        else die_user("usage: bench_tt [--no-big] [--export DIR] (got '%s')", argv[i]);
+    }
     core_quiet = 1;
     double ref = dgemm_gflops(1000, 3);
     printf("dgemm reference (1000x1000x1000, same run): %.1f GFLOP/s\n", ref);
 
     tt_config c = tt_defaults();
     int B = 64;
-    model *m = markov_model(c, B, 1);
+    model *m = markov_model(c, B, 1, NULL);
     size_t P = m->P;
     printf("paper 1-layer Transformer: V %d, C %d, %d heads, M %d, T %d, biases; P = %zu; batch %d (%d predictions); "
            "H %.3f GB\n", c.V, c.C, c.heads, c.M, c.T, P, B, B * c.T, 8.0 * P * P / 1e9);
@@ -152,10 +209,11 @@ int main(int argc, char **argv)
     free(Hg);
     model_free(m);
     printf("  peak RSS so far %.2f GB\n", peak_rss_gb());
+    if (export_dir) export_tt(export_dir);
 
     if (skip_big) return 0;
     c.layers = 2, c.C = 32, c.M = 64;
-    m = markov_model(c, B, 2);
+    m = markov_model(c, B, 2, NULL);
     P = m->P;
     printf("2-layer Transformer: C %d, M %d, %d heads, T %d, biases; P = %zu; batch %d; H %.2f GB:\n", c.C, c.M,
            c.heads, c.T, P, B, 8.0 * P * P / 1e9);
