@@ -229,6 +229,8 @@ void tt_layernorm_forward(double *out, double *xh, double *rstd, const double *i
                           const double *b, int N, int C);
 void tt_layernorm_backward(double *dinp, double *dg, double *db, const double *dout, const double *xh,
                            const double *rstd, const double *g, int N, int C);
+/* One row of the LayerNorm backward: dx̂ = dy ⊙ g, a = mean dx̂, cc = mean(dx̂ ⊙ x̂). */
+void tt_layernorm_dxhat(double *dxh, double *a, double *cc, const double *dy, const double *g, const double *xh, int C);
 void tt_layernorm_rop(double *Rout, double *Rxh, double *Rr, const double *Rinp, const double *xh,
                       const double *rstd, const double *g, const double *Rg, const double *Rb, size_t ld,
                       int N, int C, int k);

@@ -206,14 +206,8 @@ HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, int acc, double
     for (int n = 0; n < N; n++) {
         const double *dy = dout + (size_t)n * C, *h = xh + (size_t)n * C;
         size_t nk = (size_t)n * k;
-        double r = rstd[n], a = 0, cc = 0;
-        for (int c = 0; c < C; c++) {
-            dxh[c] = dy[c] * g[c];
-            a += dxh[c];
-            cc += dxh[c] * h[c];
-        }
-        a /= C;
-        cc /= C;
+        double r = rstd[n], a, cc;
+        tt_layernorm_dxhat(dxh, &a, &cc, dy, g, h, C);
         for (int d = 0; d < k; d += TT_KBLOCK) {
             size_t at = nk + d;
             vd ra = {0}, rc = {0};
