@@ -49,6 +49,37 @@ static double *from_fm(const double *y, int N, int k, int C)
     return x;
 }
 
+/* token-major (N,k,C) <-> the kernels' token-major copies (N,C,k), rows tt_fm_ldt(C, k) apart */
+static size_t fmt_size(int N, int k, int C) { return (size_t)N * tt_fm_ldt(C, k); }
+
+static double *to_fmt(const double *x, int N, int k, int C)
+{
+    size_t lt = tt_fm_ldt(C, k);
+    double *y = xmalloc(fmt_size(N, k, C) * sizeof(double));
+    for (size_t i = 0; i < fmt_size(N, k, C); i++) y[i] = NAN;
+    for (int n = 0; n < N; n++)
+        for (int d = 0; d < k; d++)
+            for (int c = 0; c < C; c++) y[n * lt + (size_t)c * k + d] = x[((size_t)n * k + d) * C + c];
+    return y;
+}
+
+/* max |a_t - b_tm| / max|b| for a token-major copy a_t */
+static double diff_fmt(const double *a_t, const double *b_tm, int N, int k, int C)
+{
+    size_t lt = tt_fm_ldt(C, k);
+    double worst = 0, big = 0;
+    for (int n = 0; n < N; n++)
+        for (int d = 0; d < k; d++)
+            for (int c = 0; c < C; c++) {
+                double b = b_tm[((size_t)n * k + d) * C + c], a = a_t[n * lt + (size_t)c * k + d];
+                worst = a == a ? fmax(worst, fabs(a - b)) : INFINITY;
+                big = fmax(big, fabs(b));
+            }
+    return big > 0 ? worst / big : worst;
+}
+
+static double *new_fmt(int N, int k, int C) { return xmalloc(fmt_size(N, k, C) * sizeof(double)); }
+
 /* a direction-minor buffer of random values (padding NaN) */
 static double *rnd_fm(int N, int k, int C, gsl_rng *r)
 {
@@ -111,6 +142,7 @@ static void test_linear(gsl_rng *r)
     size_t ld = 40, RI = (size_t)N * k * IC, RO = (size_t)N * k * OC;
     double *inp = rnd((size_t)N * IC, r), *dout = rnd((size_t)N * OC, r), *W = rnd((size_t)OC * IC, r);
     double *Rinp = rnd(RI, r), *Rdout = rnd(RO, r), *Rinp_fm = to_fm(Rinp, N, k, IC), *Rdout_fm = to_fm(Rdout, N, k, OC);
+    double *Rinp_t = to_fmt(Rinp, N, k, IC), *Rdout_t = to_fmt(Rdout, N, k, OC);
     double *scratch = xmalloc(tt_linear_scratch(IC, OC, k) * sizeof(double));
     for (int kw = 0; kw < 3; kw++)
         for (int kb = 0; kb < 3; kb++)
@@ -133,9 +165,12 @@ static void test_linear(gsl_rng *r)
                     double *a_tm = xcalloc(RI, sizeof(double)), *a_fm = xmalloc(fm_size(N, k, IC) * sizeof(double));
                     double *g_tm = xcalloc((size_t)k * ld, sizeof(double));
                     double *gW = xcalloc((size_t)OC * IC * k, sizeof(double)), *gb = xcalloc((size_t)OC * k, sizeof(double));
+                    double *gWt = xcalloc((size_t)OC * IC * k, sizeof(double));
                     tt_linear_rop_backward(a_tm, g_tm, g_tm + OC * IC, Rdout, dout, inp, ri, W, kw ? dw.panel : NULL, ld,
                                            scratch, N, IC, OC, k);
-                    tt_fm_linear_rop_backward(a_fm, 0, gW, gb, Rdout_fm, dout, inp, ri_fm, W, dw.rp, N, IC, OC, k);
+                    tt_fm_linear_rop_backward(a_fm, 0, gW, gWt, gb, Rdout_fm, Rdout_t, dout, inp,
+                                              has_in ? Rinp_t : NULL, W, dw.rp, N, IC, OC, k);
+                    tt_fm_fold_transposed(gW, gWt, IC, OC, k);
                     CHECK(diff_fm(a_fm, a_tm, N, k, IC) < 1e-13, "linear rop backward R{dinp} W %d in %d: %.3g", kw,
                           has_in, diff_fm(a_fm, a_tm, N, k, IC));
                     CHECK(diff_grad(gW, g_tm, (size_t)OC * IC, ld, k) < 1e-13, "R{dW} W %d in %d: %.3g", kw, has_in,
@@ -145,15 +180,17 @@ static void test_linear(gsl_rng *r)
                     CHECK(diff_grad(gb, gbp, OC, ld, k) < 1e-13, "R{db} W %d in %d", kw, has_in);
                     /* R{dinp} only, accumulating onto what is there */
                     double *a2 = to_fm(a_tm, N, k, IC);
-                    tt_fm_linear_rop_backward(a2, 1, NULL, NULL, Rdout_fm, dout, inp, ri_fm, W, dw.rp, N, IC, OC, k);
+                    tt_fm_linear_rop_backward(a2, 1, NULL, NULL, NULL, Rdout_fm, NULL, dout, inp, NULL, W, dw.rp, N, IC,
+                                              OC, k);
                     for (size_t i = 0; i < RI; i++) a_tm[i] *= 2;
                     CHECK(diff_fm(a2, a_tm, N, k, IC) < 1e-13, "R{dinp} accumulating W %d in %d", kw, has_in);
-                    free(a_tm), free(a_fm), free(g_tm), free(gW), free(gb), free(gbp), free(a2);
+                    free(a_tm), free(a_fm), free(g_tm), free(gW), free(gWt), free(gb), free(gbp), free(a2);
                 }
                 free(o_tm), free(o_fm), free(o0), free(acc);
                 free_dirs(&dw), free_dirs(&db);
             }
     free(inp), free(dout), free(W), free(Rinp), free(Rdout), free(Rinp_fm), free(Rdout_fm), free(scratch);
+    free(Rinp_t), free(Rdout_t);
 }
 
 static void test_layernorm(gsl_rng *r)
@@ -175,9 +212,11 @@ static void test_layernorm(gsl_rng *r)
                 double *r_fm = xmalloc((size_t)N * k * sizeof(double));
                 tt_layernorm_rop(o_tm, h_tm, r_tm, has_in ? Rinp : NULL, xh, rstd, g, kg ? dg.panel : NULL,
                                  kb ? db.panel : NULL, ld, N, C, k);
-                tt_fm_layernorm_rop(o_fm, h_fm, r_fm, has_in ? Rinp_fm : NULL, xh, rstd, g, dg.rp, db.rp, N, C, k);
-                CHECK(diff_fm(o_fm, o_tm, N, k, C) < 1e-13, "layernorm rop g %d b %d in %d: %.3g", kg, kb, has_in,
-                      diff_fm(o_fm, o_tm, N, k, C));
+                double *o_t = new_fmt(N, k, C);
+                tt_fm_layernorm_rop(o_fm, o_t, h_fm, r_fm, has_in ? Rinp_fm : NULL, xh, rstd, g, dg.rp, db.rp, N, C, k);
+                CHECK(diff_fm(o_fm, o_tm, N, k, C) < 1e-13 && diff_fmt(o_t, o_tm, N, k, C) < 1e-13,
+                      "layernorm rop g %d b %d in %d: %.3g", kg, kb, has_in, diff_fm(o_fm, o_tm, N, k, C));
+                free(o_t);
                 if (has_in)
                     CHECK(diff_fm(h_fm, h_tm, N, k, C) < 1e-13 && rel_max_diff((size_t)N * k, r_fm, r_tm) < 1e-13,
                           "layernorm rop R{xh}, R{r} g %d b %d", kg, kb);
@@ -187,20 +226,22 @@ static void test_layernorm(gsl_rng *r)
                     double *gb = xcalloc((size_t)C * k, sizeof(double));
                     tt_layernorm_rop_backward(a_tm, g_tm, g_tm + C, Rdout, dout, xh, rstd, h_tm, r_tm, g,
                                               kg ? dg.panel : NULL, ld, N, C, k);
-                    tt_fm_layernorm_rop_backward(a_fm, 0, gg, gb, Rdout_fm, dout, xh, rstd, has_in ? h_fm : NULL,
+                    double *a_t = new_fmt(N, k, C);
+                    tt_fm_layernorm_rop_backward(a_fm, a_t, 0, gg, gb, Rdout_fm, dout, xh, rstd, has_in ? h_fm : NULL,
                                                  has_in ? r_fm : NULL, g, dg.rp, N, C, k);
-                    CHECK(diff_fm(a_fm, a_tm, N, k, C) < 1e-13, "layernorm rop backward R{dinp} g %d in %d: %.3g", kg,
-                          has_in, diff_fm(a_fm, a_tm, N, k, C));
+                    CHECK(diff_fm(a_fm, a_tm, N, k, C) < 1e-13 && diff_fmt(a_t, a_tm, N, k, C) < 1e-13,
+                          "layernorm rop backward R{dinp} g %d in %d: %.3g", kg, has_in, diff_fm(a_fm, a_tm, N, k, C));
                     double *gbp = xcalloc((size_t)k * ld, sizeof(double));
                     for (int d = 0; d < k; d++) memcpy(gbp + d * ld, g_tm + d * ld + C, C * sizeof(double));
                     CHECK(diff_grad(gg, g_tm, C, ld, k) < 1e-13 && diff_grad(gb, gbp, C, ld, k) < 1e-13,
                           "layernorm R{dg}, R{db} g %d in %d", kg, has_in);
                     double *a2 = to_fm(a_tm, N, k, C);
-                    tt_fm_layernorm_rop_backward(a2, 1, NULL, NULL, Rdout_fm, dout, xh, rstd, has_in ? h_fm : NULL,
+                    tt_fm_layernorm_rop_backward(a2, a_t, 1, NULL, NULL, Rdout_fm, dout, xh, rstd, has_in ? h_fm : NULL,
                                                  has_in ? r_fm : NULL, g, dg.rp, N, C, k);
                     for (size_t i = 0; i < RC; i++) a_tm[i] *= 2;
-                    CHECK(diff_fm(a2, a_tm, N, k, C) < 1e-13, "layernorm R{dinp} accumulating g %d in %d", kg, has_in);
-                    free(a_tm), free(g_tm), free(a_fm), free(gg), free(gb), free(gbp), free(a2);
+                    CHECK(diff_fm(a2, a_tm, N, k, C) < 1e-13 && diff_fmt(a_t, a_tm, N, k, C) < 1e-13,
+                          "layernorm R{dinp} accumulating g %d in %d", kg, has_in);
+                    free(a_t), free(a_tm), free(g_tm), free(a_fm), free(gg), free(gb), free(gbp), free(a2);
                 }
                 free(o_tm), free(h_tm), free(r_tm), free(o_fm), free(h_fm), free(r_fm);
                 free_dirs(&dg), free_dirs(&db);
@@ -228,8 +269,11 @@ static void test_attention(gsl_rng *r)
         tt_attention_rop(Ry, Ratt, rq ? rq : z[0], rk ? rk : z[1], rv ? rv : z[2], q, key, v, att, B, T, C, H, k);
         double *Ry_fm = xmalloc(fm_size(N, k, C) * sizeof(double)), *Ratt_fm = xmalloc(A * k * sizeof(double));
         int att_live = fq || fk;
-        tt_fm_attention_rop(Ry_fm, att_live ? Ratt_fm : NULL, fq, fk, fv, q, key, v, att, B, T, C, H, k);
-        CHECK(diff_fm(Ry_fm, Ry, N, k, C) < 1e-13, "attention rop R{y} mask %d: %.3g", mask, diff_fm(Ry_fm, Ry, N, k, C));
+        double *Ry_t = new_fmt(N, k, C);
+        tt_fm_attention_rop(Ry_fm, Ry_t, att_live ? Ratt_fm : NULL, fq, fk, fv, q, key, v, att, B, T, C, H, k);
+        CHECK(diff_fm(Ry_fm, Ry, N, k, C) < 1e-13 && diff_fmt(Ry_t, Ry, N, k, C) < 1e-13, "attention rop R{y} mask %d: %.3g",
+              mask, diff_fm(Ry_fm, Ry, N, k, C));
+        free(Ry_t);
         if (att_live) {
             double worst = 0; /* (B,T,T,k,H) vs (B,H,T,T,k), u <= t */
             for (int b = 0; b < B; b++)
@@ -241,20 +285,23 @@ static void test_attention(gsl_rng *r)
                                                          Ratt_fm[((((size_t)b * H + h) * T + t) * T + u) * k + d]));
             CHECK(worst < 1e-13 * max_abs(A * k, Ratt), "attention rop R{P} mask %d: %.3g", mask, worst);
         }
-        double *o[3], *of[3];
-        for (int i = 0; i < 3; i++) o[i] = xmalloc(RC * sizeof(double)), of[i] = xmalloc(fm_size(N, k, C) * sizeof(double));
+        double *o[3], *of[3], *ot[3];
+        for (int i = 0; i < 3; i++)
+            o[i] = xmalloc(RC * sizeof(double)), of[i] = xmalloc(fm_size(N, k, C) * sizeof(double)), ot[i] = new_fmt(N, k, C);
         tt_attention_rop_backward(o[0], o[1], o[2], R[3], dy, q, key, v, att, dpc, rq ? rq : z[0], rk ? rk : z[1],
                                   rv ? rv : z[2], Ratt, B, T, C, H, k);
         for (int want = 1; want < 8; want++) { /* which outputs are wanted */
             tt_fm_attention_rop_backward(want & 1 ? of[0] : NULL, want & 2 ? of[1] : NULL, want & 4 ? of[2] : NULL,
+                                         want & 1 ? ot[0] : NULL, want & 2 ? ot[1] : NULL, want & 4 ? ot[2] : NULL,
                                          Rf[3], dy, q, key, v, att, dpc, fq, fk, fv, att_live ? Ratt_fm : NULL, B, T, C,
                                          H, k);
             for (int i = 0; i < 3; i++)
                 if (want & (1 << i))
-                    CHECK(diff_fm(of[i], o[i], N, k, C) < 1e-13, "attention rop backward output %d mask %d want %d: %.3g",
-                          i, mask, want, diff_fm(of[i], o[i], N, k, C));
+                    CHECK(diff_fm(of[i], o[i], N, k, C) < 1e-13 && diff_fmt(ot[i], o[i], N, k, C) < 1e-13,
+                          "attention rop backward output %d mask %d want %d: %.3g", i, mask, want,
+                          diff_fm(of[i], o[i], N, k, C));
         }
-        for (int i = 0; i < 3; i++) free(z[i]), free(o[i]), free(of[i]);
+        for (int i = 0; i < 3; i++) free(z[i]), free(o[i]), free(of[i]), free(ot[i]);
         free(Ry), free(Ratt), free(Ry_fm), free(Ratt_fm);
     }
     for (int i = 0; i < 4; i++) free(R[i]), free(Rf[i]);
@@ -279,15 +326,17 @@ static void test_gelu(gsl_rng *r)
     double *o = xmalloc(RM * sizeof(double)), *of = xmalloc(fm_size(N, k, M) * sizeof(double));
     double *Rin_fm = to_fm(Rinp, N, k, M), *Rdo_fm = to_fm(Rdout, N, k, M);
     tt_gelu_rop(o, Rinp, x, N, M, k);
-    tt_fm_gelu_rop(of, Rin_fm, g1, N, M, k);
-    CHECK(diff_fm(of, o, N, k, M) < 1e-13, "gelu rop");
+    double *ot = new_fmt(N, k, M);
+    tt_fm_gelu_rop(of, ot, Rin_fm, g1, N, M, k);
+    CHECK(diff_fm(of, o, N, k, M) < 1e-13 && diff_fmt(ot, o, N, k, M) < 1e-13, "gelu rop");
     tt_gelu_rop_backward(o, Rdout, dout, x, Rinp, N, M, k);
-    tt_fm_gelu_rop_backward(of, Rdo_fm, g1, g2d, Rin_fm, N, M, k);
-    CHECK(diff_fm(of, o, N, k, M) < 1e-13, "gelu rop backward");
+    tt_fm_gelu_rop_backward(of, ot, Rdo_fm, g1, g2d, Rin_fm, N, M, k);
+    CHECK(diff_fm(of, o, N, k, M) < 1e-13 && diff_fmt(ot, o, N, k, M) < 1e-13, "gelu rop backward");
     double *zero = xcalloc(RM, sizeof(double));
     tt_gelu_rop_backward(o, Rdout, dout, x, zero, N, M, k);
-    tt_fm_gelu_rop_backward(of, Rdo_fm, g1, g2d, NULL, N, M, k);
+    tt_fm_gelu_rop_backward(of, NULL, Rdo_fm, g1, g2d, NULL, N, M, k);
     CHECK(diff_fm(of, o, N, k, M) < 1e-13, "gelu rop backward, zero R{inp}");
+    free(ot);
     free(x), free(dout), free(Rinp), free(Rdout), free(g1), free(g2d), free(o), free(of), free(Rin_fm), free(Rdo_fm);
     free(zero);
 }

@@ -43,9 +43,18 @@ static inline long unit_index(const tt_rpar *r, int d) { return r->e0 + (d - r->
 
 int tt_rpar_live(const tt_rpar *r) { return r->v != NULL || r->d1 > r->d0; }
 
+/* The lane of the unit direction e_c of a vector R-parameter in the block of
+ * directions d..d+TT_KBLOCK-1, or -1 if there is none. */
+static inline int unit_lane(const tt_rpar *r, long c, int d)
+{
+    long du = r->d0 + (c - r->e0);
+    return du >= r->d0 && du < r->d1 && du >= d && du < d + TT_KBLOCK ? (int)(du - d) : -1;
+}
+
 /* One cache line more than N·k: rows N·k·8 bytes apart (a multiple of 4 KB for
  * the usual chunks) would all fall into the same L1 set. */
 size_t tt_fm_ld(int N, int k) { return (size_t)N * k + TT_KBLOCK; }
+size_t tt_fm_ldt(int C, int k) { return (size_t)C * k + TT_KBLOCK; }
 
 /* ---- linear: out = inp Wᵀ + b ----------------------------------------------------------------- */
 
@@ -83,13 +92,17 @@ HOT void tt_fm_linear_rop(double *Rout /*(OC,N,k)*/, int acc, const double *Rinp
 
 /* R of dinp = dout W, dW = doutᵀ inp, db = Σ dout:
  *   R{dinp} (+)= Wᵀ R{dout} + R{W}ᵀ dout   (Rdinp NULL: not wanted)
- *   gW[o,i] += Σ_n R{dout}[o,n] inp[n,i] + dout[n,o] R{inp}[i,n]   (gW NULL: not wanted)
- *   gb[o] += Σ_n R{dout}[o,n]. */
+ *   gWt[i,o] += Σ_n inp[n,i] R{dout}[o,n]   (R{dW} transposed: (IC,OC,k); NULL: not wanted)
+ *   gW[o,i]  += Σ_n dout[n,o] R{inp}[i,n]
+ *   gb[o] += Σ_n R{dout}[o,n].
+ * R{dW} = gW + gWtᵀ: each half is one dgemm over the token-major copies
+ * (N,OC,k) of R{dout} and (N,IC,k) of R{inp} (rows tt_fm_ldt apart); the
+ * caller adds gWt into gW (transposed) once the sums are complete. */
 HOT void tt_fm_linear_rop_backward(double *Rdinp /*(IC,N,k)*/, int acc, double *gW /*(OC*IC,k)*/,
-                                   double *gb /*(OC,k)*/, const double *Rdout /*(OC,N,k)*/,
-                                   const double *dout /*(N,OC)*/, const double *inp /*(N,IC)*/,
-                                   const double *Rinp /*(IC,N,k) or NULL*/, const double *W /*(OC,IC)*/,
-                                   tt_rpar rW, int N, int IC, int OC, int k)
+                                   double *gWt /*(IC*OC,k)*/, double *gb /*(OC,k)*/, const double *Rdout /*(OC,N,k)*/,
+                                   const double *Rdout_t /*(N,OC,k)*/, const double *dout /*(N,OC)*/,
+                                   const double *inp /*(N,IC)*/, const double *Rinp_t /*(N,IC,k) or NULL*/,
+                                   const double *W /*(OC,IC)*/, tt_rpar rW, int N, int IC, int OC, int k)
 {
     check_k(k);
     size_t RN = tt_fm_ld(N, k);
@@ -105,35 +118,40 @@ HOT void tt_fm_linear_rop_backward(double *Rdinp /*(IC,N,k)*/, int acc, double *
             for (int n = 0; n < N; n++) r[(size_t)n * k] += g[(size_t)n * OC];
         }
     }
-    if (gW) {
-        /* row o of R{dW}: (IC,k) += inpᵀ (IC,N) · R{dout}[o] (N,k) */
-        for (int o = 0; o < OC; o++)
-            tt_dgemm(1, 0, IC, k, N, 1.0, inp, IC, Rdout + o * RN, k, 1.0, gW + (size_t)o * IC * k, k);
-        /* column i of R{dW}: (OC,k) += doutᵀ (OC,N) · R{inp}[i] (N,k), rows IC·k apart */
-        if (Rinp)
-            for (int i = 0; i < IC; i++)
-                tt_dgemm(1, 0, OC, k, N, 1.0, dout, OC, Rinp + i * RN, k, 1.0, gW + (size_t)i * k, IC * k);
-    }
+    /* (IC, OC·k) += inpᵀ (IC,N) · R{dout} (N, OC·k) */
+    if (gWt) tt_dgemm(1, 0, IC, OC * k, N, 1.0, inp, IC, Rdout_t, (int)tt_fm_ldt(OC, k), 1.0, gWt, OC * k);
+    /* (OC, IC·k) += doutᵀ (OC,N) · R{inp} (N, IC·k) */
+    if (gW && Rinp_t) tt_dgemm(1, 0, OC, IC * k, N, 1.0, dout, OC, Rinp_t, (int)tt_fm_ldt(IC, k), 1.0, gW, IC * k);
     if (gb)
         for (int o = 0; o < OC; o++)
             for (int d = 0; d < k; d += TT_KBLOCK) {
-                vd sum = {0};
-                for (int n = 0; n < N; n++) sum += vload(Rdout + o * RN + (size_t)n * k + d);
-                vadd(gb + (size_t)o * k + d, sum);
+                vd sum[2] = {{0}, {0}};
+                for (int n = 0; n < N; n++) sum[n & 1] += vload(Rdout + o * RN + (size_t)n * k + d);
+                vadd(gb + (size_t)o * k + d, sum[0] + sum[1]);
             }
+}
+
+/* gW[o,i] += gWt[i,o] over the k directions (the two halves of R{dW}). */
+void tt_fm_fold_transposed(double *gW /*(OC*IC,k)*/, const double *gWt /*(IC*OC,k)*/, int IC, int OC, int k)
+{
+    check_k(k);
+    for (int o = 0; o < OC; o++)
+        for (int i = 0; i < IC; i++)
+            for (int d = 0; d < k; d += TT_KBLOCK)
+                vadd(gW + ((size_t)o * IC + i) * k + d, vload(gWt + ((size_t)i * OC + o) * k + d));
 }
 
 /* ---- LayerNorm: y = g ⊙ x̂ + b, x̂ = (x − μ) r ---------------------------------------------------
  * R{x̂} = r (R{x} − mean R{x} − x̂ mean(x̂ ⊙ R{x})), R{r} = −r² mean(x̂ ⊙ R{x}),
  * R{y} = g ⊙ R{x̂} + R{g} ⊙ x̂ + R{b}. Rinp NULL (zero): Rxh and Rr are not
  * written (they are zero), only the parameter terms. */
-HOT void tt_fm_layernorm_rop(double *Rout /*(C,N,k)*/, double *Rxh /*(C,N,k)*/, double *Rr /*(N,k)*/,
-                             const double *Rinp /*(C,N,k) or NULL*/, const double *xh /*(N,C)*/,
+HOT void tt_fm_layernorm_rop(double *Rout /*(C,N,k)*/, double *Rout_t /*(N,C,k) or NULL*/, double *Rxh /*(C,N,k)*/,
+                             double *Rr /*(N,k)*/, const double *Rinp /*(C,N,k) or NULL*/, const double *xh /*(N,C)*/,
                              const double *rstd /*(N)*/, const double *g /*(C)*/, tt_rpar rg, tt_rpar rb, int N,
                              int C, int k)
 {
     check_k(k);
-    size_t RN = tt_fm_ld(N, k);
+    size_t RN = tt_fm_ld(N, k), LT = tt_fm_ldt(C, k);
     for (int n = 0; n < N; n++) {
         const double *h = xh + (size_t)n * C;
         size_t nk = (size_t)n * k;
@@ -160,14 +178,13 @@ HOT void tt_fm_layernorm_rop(double *Rout /*(C,N,k)*/, double *Rxh /*(C,N,k)*/, 
                 }
                 if (rg.v) o += h[c] * vload(rg.v + (size_t)c * k + d);
                 if (rb.v) o += vload(rb.v + (size_t)c * k + d);
+                int lg = unit_lane(&rg, c, d), lb = unit_lane(&rb, c, d);
+                if (lg >= 0) o[lg] += h[c];
+                if (lb >= 0) o[lb] += 1;
                 vstore(Rout + c * RN + at, o);
+                if (Rout_t) vstore(Rout_t + n * LT + (size_t)c * k + d, o);
             }
         }
-        for (int d = rg.d0; d < rg.d1; d++) {
-            long c = unit_index(&rg, d);
-            Rout[c * RN + nk + d] += h[c];
-        }
-        for (int d = rb.d0; d < rb.d1; d++) Rout[unit_index(&rb, d) * RN + nk + d] += 1;
     }
 }
 
@@ -177,7 +194,8 @@ HOT void tt_fm_layernorm_rop(double *Rout /*(C,N,k)*/, double *Rxh /*(C,N,k)*/, 
  *   R{a} = mean R{dx̂},  R{cc} = mean(R{dx̂} ⊙ x̂ + dx̂ ⊙ R{x̂})
  *   gg += Σ_n R{dy} ⊙ x̂ + dy ⊙ R{x̂};  gb += Σ_n R{dy}.
  * Rxh, Rr NULL: zero (the input was not perturbed). Any output may be NULL. */
-HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, int acc, double *gg /*(C,k)*/,
+HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, double *Rdinp_t /*(N,C,k) or NULL*/, int acc,
+                                      double *gg /*(C,k)*/,
                                       double *gb /*(C,k)*/, const double *Rdout /*(C,N,k)*/,
                                       const double *dout /*(N,C)*/, const double *xh /*(N,C)*/,
                                       const double *rstd /*(N)*/, const double *Rxh /*(C,N,k) or NULL*/,
@@ -216,8 +234,8 @@ HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, int acc, double
                 if (Rxh) rh = vload(Rxh + c * RN + at);
                 vd q = g[c] * rdy;
                 if (rg.v) q += dy[c] * vload(rg.v + (size_t)c * k + d);
-                int du = rg.d0 + (int)(c - rg.e0); /* the unit direction e_c of R{g}, if any */
-                if (du >= rg.d0 && du < rg.d1 && du >= d && du < d + TT_KBLOCK) q[du - d] += dy[c];
+                int lg = unit_lane(&rg, c, d);
+                if (lg >= 0) q[lg] += dy[c];
                 vstore(rdxh + (size_t)c * TT_KBLOCK, q);
                 ra += q;
                 rc += h[c] * q + dxh[c] * rh;
@@ -231,6 +249,7 @@ HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, int acc, double
                 if (Rxh) o += (dxh[c] - a - h[c] * cc) * rr - r * cc * vload(Rxh + c * RN + at);
                 if (acc) o += vload(Rdinp + c * RN + at);
                 vstore(Rdinp + c * RN + at, o);
+                if (Rdinp_t) vstore(Rdinp_t + n * tt_fm_ldt(C, k) + (size_t)c * k + d, o);
             }
         }
     }
@@ -240,7 +259,8 @@ HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, int acc, double
 
 /* ---- causal attention (see tt_kernels.c for the formulas) ----------------------------------------
  * Ratt (B,H,T,T,k) holds R{P}[t,u] of every direction, u <= t (the rest is not written). */
-HOT void tt_fm_attention_rop(double *Ry /*(C,N,k)*/, double *Ratt /*(B,H,T,T,k), NULL if Rq, Rkey are*/,
+HOT void tt_fm_attention_rop(double *Ry /*(C,N,k)*/, double *Ry_t /*(N,C,k) or NULL*/,
+                             double *Ratt /*(B,H,T,T,k), NULL if Rq, Rkey are*/,
                              const double *Rq, const double *Rkey, const double *Rv /*(C,N,k) or NULL each*/,
                              const double *q, const double *key, const double *v /*(N,C)*/,
                              const double *att /*(B,H,T,T)*/, int B, int T, int C, int H, int k)
@@ -284,6 +304,7 @@ HOT void tt_fm_attention_rop(double *Ry /*(C,N,k)*/, double *Ratt /*(B,H,T,T,k),
                             if (Rv) o += Pt[u] * vload(Rv + c * RN + bu * k + d);
                         }
                         vstore(Ry + c * RN + bt * k + d, o);
+                        if (Ry_t) vstore(Ry_t + bt * tt_fm_ldt(C, k) + (size_t)c * k + d, o);
                     }
                 }
             }
@@ -295,6 +316,7 @@ HOT void tt_fm_attention_rop(double *Ry /*(C,N,k)*/, double *Ratt /*(B,H,T,T,k),
  * Per sequence, head and block of directions: R{dS}[t,u] first (T×T vectors),
  * then each output row as one sum held in a register, written once. */
 HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*(C,N,k) or NULL each*/,
+                                      double *Rdq_t, double *Rdkey_t, double *Rdv_t /*(N,C,k) or NULL each*/,
                                       const double *Rdy /*(C,N,k)*/, const double *dy /*(N,C)*/, const double *q,
                                       const double *key, const double *v /*(N,C)*/,
                                       const double *att, const double *dpc /*(B,H,T,T)*/, const double *Rq,
@@ -304,7 +326,7 @@ HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*
     check_k(k);
     int hs = C / H;
     double s = 1.0 / sqrt(hs);
-    size_t RN = tt_fm_ld(B * T, k), TT = (size_t)T * T;
+    size_t RN = tt_fm_ld(B * T, k), LT = tt_fm_ldt(C, k), TT = (size_t)T * T;
     double *RdS = xmalloc(TT * TT_KBLOCK * sizeof(double)), *RdP = xmalloc((size_t)T * TT_KBLOCK * sizeof(double));
     double *dP = xmalloc(2 * TT * sizeof(double)), *dS = dP + TT;
     for (int b = 0; b < B; b++)
@@ -324,6 +346,7 @@ HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*
             for (int d = 0; d < k; d += TT_KBLOCK) {
                 size_t at = (size_t)b * T * k + d; /* token 0 of the sequence, this block */
 #define RROW(X, c, t) ((X) + (c) * RN + at + (size_t)(t) * k)
+#define TROW(X, c, t) ((X) + ((size_t)b * T + (t)) * LT + (size_t)(c) * k + d)
 #define RP_(t, u) (RA + ((size_t)(t) * T + (u)) * k + d)
                 for (int t = 0; t < T; t++) {
                     /* R{dP}[u] = R{dy}_t·v_u + dy_t·R{v}_u;  R{ρ} = Σ_u R{P} dP + P R{dP} */
@@ -355,6 +378,7 @@ HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*
                                 if (Rkey) o += dS[(size_t)t * T + u] * vload(RROW(Rkey, c, u));
                             }
                             vstore(RROW(Rdq, c, t), o);
+                            if (Rdq_t) vstore(TROW(Rdq_t, c, t), o);
                         }
                 /* R{dk}_u = Σ_{t>=u} R{dS} q_t + dS R{q}_t;  R{dv}_u = Σ_{t>=u} R{P} dy_t + P R{dy}_t */
                 for (int u = 0; u < T; u++)
@@ -366,6 +390,7 @@ HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*
                                 if (Rq) o += dS[(size_t)t * T + u] * vload(RROW(Rq, c, t));
                             }
                             vstore(RROW(Rdkey, c, u), o);
+                            if (Rdkey_t) vstore(TROW(Rdkey_t, c, u), o);
                         }
                         if (Rdv) {
                             vd o = {0};
@@ -374,9 +399,11 @@ HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*
                                 o += P[(size_t)t * T + u] * vload(RROW(Rdy, c, t));
                             }
                             vstore(RROW(Rdv, c, u), o);
+                            if (Rdv_t) vstore(TROW(Rdv_t, c, u), o);
                         }
                     }
 #undef RROW
+#undef TROW
 #undef RP_
             }
         }
@@ -387,21 +414,26 @@ HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*
 
 /* ---- GELU: R{out} = G'(x) R{inp};  R{dinp} = G'(x) R{dout} + G''(x) dout R{inp} --------------------- */
 
-HOT void tt_fm_gelu_rop(double *Rout /*(M,N,k)*/, const double *Rinp /*(M,N,k)*/, const double *g1 /*(N,M): G'(x)*/,
-                        int N, int M, int k)
+HOT void tt_fm_gelu_rop(double *Rout /*(M,N,k)*/, double *Rout_t /*(N,M,k) or NULL*/, const double *Rinp /*(M,N,k)*/,
+                        const double *g1 /*(N,M): G'(x)*/, int N, int M, int k)
 {
     check_k(k);
-    size_t RN = tt_fm_ld(N, k);
+    size_t RN = tt_fm_ld(N, k), LT = tt_fm_ldt(M, k);
     for (int m = 0; m < M; m++)
         for (int n = 0; n < N; n++) {
             size_t row = m * RN + (size_t)n * k;
             double a = g1[(size_t)n * M + m];
-            for (int d = 0; d < k; d += TT_KBLOCK) vstore(Rout + row + d, a * vload(Rinp + row + d));
+            for (int d = 0; d < k; d += TT_KBLOCK) {
+                vd o = a * vload(Rinp + row + d);
+                vstore(Rout + row + d, o);
+                if (Rout_t) vstore(Rout_t + n * LT + (size_t)m * k + d, o);
+            }
         }
 }
 
 /* g2d (N,M) = G''(x) ⊙ dout of the base backward. Rinp NULL: zero. Overwrites Rdinp. */
-HOT void tt_fm_gelu_rop_backward(double *Rdinp /*(M,N,k)*/, const double *Rdout /*(M,N,k)*/,
+HOT void tt_fm_gelu_rop_backward(double *Rdinp /*(M,N,k)*/, double *Rdinp_t /*(N,M,k) or NULL*/,
+                                 const double *Rdout /*(M,N,k)*/,
                                  const double *g1 /*(N,M)*/, const double *g2d /*(N,M)*/,
                                  const double *Rinp /*(M,N,k) or NULL*/, int N, int M, int k)
 {
@@ -415,6 +447,7 @@ HOT void tt_fm_gelu_rop_backward(double *Rdinp /*(M,N,k)*/, const double *Rdout 
                 vd o = a * vload(Rdout + row + d);
                 if (Rinp) o += b * vload(Rinp + row + d);
                 vstore(Rdinp + row + d, o);
+                if (Rdinp_t) vstore(Rdinp_t + n * tt_fm_ldt(M, k) + (size_t)m * k + d, o);
             }
         }
 }

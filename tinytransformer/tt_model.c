@@ -39,9 +39,11 @@ typedef struct {
  * quantity is identically zero in this pass (nothing upstream perturbed). */
 typedef struct {
     double *ln1, *ln1_xh, *ln1_r, *q, *key, *v, *att, *y, *ln2, *ln2_xh, *ln2_r, *f, *gl;
+    double *ln1_t, *y_t, *ln2_t, *gl_t; /* token-major copies (N,·,k) of the linear layers' inputs */
 } layer_racts;
 typedef struct {
     const double *ln1, *ln1_xh, *ln1_r, *q, *key, *v, *att, *y, *ln2, *ln2_xh, *ln2_r, *f, *gl;
+    const double *ln1_t, *y_t, *ln2_t, *gl_t;
 } layer_rlive;
 
 typedef struct rwork rwork;
@@ -267,10 +269,10 @@ static void crossentropy_backward(double *dlogits, const double *probs, const in
 }
 
 /* R{dlogits} = scale p ⊙ (R{z} − Σ_v p R{z}) (the softmax Jacobian; onehot is constant). */
-static void crossentropy_rop(double *Rdlogits /*(V,N,k)*/, const double *Rlogits /*(V,N,k)*/, const double *probs,
-                             double scale, int N, int V, int k)
+static void crossentropy_rop(double *Rdlogits /*(V,N,k)*/, double *Rdlogits_t /*(N,V,k)*/,
+                             const double *Rlogits /*(V,N,k)*/, const double *probs, double scale, int N, int V, int k)
 {
-    size_t RN = tt_fm_ld(N, k);
+    size_t RN = tt_fm_ld(N, k), LT = tt_fm_ldt(V, k);
     double *mean = xmalloc((size_t)k * sizeof(double));
     for (int n = 0; n < N; n++) {
         const double *p = probs + (size_t)n * V;
@@ -281,8 +283,9 @@ static void crossentropy_rop(double *Rdlogits /*(V,N,k)*/, const double *Rlogits
         }
         for (int v = 0; v < V; v++) {
             const double *restrict rz = Rlogits + v * RN + (size_t)n * k;
-            double *restrict o = Rdlogits + v * RN + (size_t)n * k, a = scale * p[v];
-            for (int d = 0; d < k; d++) o[d] = a * (rz[d] - mean[d]);
+            double *restrict o = Rdlogits + v * RN + (size_t)n * k, *restrict ot = Rdlogits_t + n * LT + (size_t)v * k;
+            double a = scale * p[v];
+            for (int d = 0; d < k; d++) ot[d] = o[d] = a * (rz[d] - mean[d]);
         }
     }
     free(mean);
@@ -433,10 +436,12 @@ struct rwork {
     double *buf;
     layer_racts *ra;         /* per layer: storage */
     layer_rlive *live;       /* per layer: what is nonzero in this pass (else NULL) */
-    const double *lnf, *lnf_xh, *lnf_r;
-    double *Rres, *Rlnf, *Rlnf_xh, *Rlnf_r, *Rlogits, *Rdlogits;
+    const double *lnf, *lnf_xh, *lnf_r, *lnf_t;
+    double *Rres, *Rlnf, *Rlnf_xh, *Rlnf_r, *Rlnf_t, *Rlogits, *Rdlogits;
     double *Rdres, *Rdln, *Rdgl, *Rdf, *Rdy, *Rdq, *Rdkey, *Rdv;
+    double *Rdlogits_t, *Rdres_t, *Rdf_t, *Rdq_t, *Rdkey_t, *Rdv_t; /* token-major copies of R{dout} */
     double *G;               /* (P,kp) R{∇θ} of the sub-panel, direction-minor */
+    double *Gt;              /* (P,kp) the transposed half of R{dW} of each weight matrix (IC,OC,kp) */
     double *Vt;              /* (P,kp) dense directions, direction-minor */
     tt_rpar *rp;             /* per tensor: its R-parameters in the current sub-panel */
 };
@@ -444,7 +449,7 @@ struct rwork {
 static void rwork_free(rwork *w)
 {
     if (!w) return;
-    free(w->buf), free(w->ra), free(w->live), free(w->G), free(w->Vt), free(w->rp);
+    free(w->buf), free(w->ra), free(w->live), free(w->G), free(w->Gt), free(w->Vt), free(w->rp);
     free(w);
 }
 
@@ -470,8 +475,12 @@ static rwork *rwork_new(const model *m, int kp, int bc)
     /* R: the row length of one feature of an R-quantity */
     size_t R = tt_fm_ld(bc * c->T, kp), C = c->C, M = c->M, V = c->V, L = c->layers;
     size_t A = (size_t)bc * c->heads * kp * c->T * c->T;
-    size_t per_layer = 8 * R * C + 2 * R + 2 * R * M + A;
-    size_t total = L * per_layer + R * C /*Rres*/ + 2 * R * C + R + 2 * R * V + 6 * R * C + 2 * R * M;
+    /* token-major copies: N rows of tt_fm_ldt(width, kp) */
+    size_t NT = (size_t)bc * c->T, TC = NT * tt_fm_ldt(c->C, kp), TM = NT * tt_fm_ldt(c->M, kp);
+    size_t TV = NT * tt_fm_ldt(c->V, kp);
+    size_t per_layer = 8 * R * C + 2 * R + 2 * R * M + A + 3 * TC + TM;
+    size_t total = L * per_layer + R * C /*Rres*/ + 2 * R * C + R + TC + 2 * R * V + 6 * R * C + 2 * R * M + TV +
+                   4 * TC + TM;
     w->buf = xmalloc(checked_mul(total, sizeof(double), "R workspace"));
     double *cur = w->buf;
     w->ra = xcalloc(L, sizeof(layer_racts));
@@ -483,15 +492,20 @@ static rwork *rwork_new(const model *m, int kp, int bc)
         r->att = carve(&cur, A), r->y = carve(&cur, R * C);
         r->ln2 = carve(&cur, R * C), r->ln2_xh = carve(&cur, R * C), r->ln2_r = carve(&cur, R);
         r->f = carve(&cur, R * M), r->gl = carve(&cur, R * M);
+        r->ln1_t = carve(&cur, TC), r->y_t = carve(&cur, TC), r->ln2_t = carve(&cur, TC), r->gl_t = carve(&cur, TM);
     }
     w->Rres = carve(&cur, R * C);
     w->Rlnf = carve(&cur, R * C), w->Rlnf_xh = carve(&cur, R * C), w->Rlnf_r = carve(&cur, R);
+    w->Rlnf_t = carve(&cur, TC);
     w->Rlogits = carve(&cur, R * V), w->Rdlogits = carve(&cur, R * V);
     w->Rdres = carve(&cur, R * C), w->Rdln = carve(&cur, R * C), w->Rdy = carve(&cur, R * C);
     w->Rdq = carve(&cur, R * C), w->Rdkey = carve(&cur, R * C), w->Rdv = carve(&cur, R * C);
     w->Rdgl = carve(&cur, R * M), w->Rdf = carve(&cur, R * M);
+    w->Rdlogits_t = carve(&cur, TV), w->Rdres_t = carve(&cur, TC), w->Rdf_t = carve(&cur, TM);
+    w->Rdq_t = carve(&cur, TC), w->Rdkey_t = carve(&cur, TC), w->Rdv_t = carve(&cur, TC);
     if ((size_t)(cur - w->buf) != total) DIE("R workspace layout: %zu of %zu", (size_t)(cur - w->buf), total);
     w->G = xmalloc(checked_mul(checked_mul((size_t)kp, m->P, "R-gradient panel"), sizeof(double), "R-gradient panel"));
+    w->Gt = xmalloc((size_t)kp * m->P * sizeof(double));
     w->Vt = xmalloc((size_t)kp * m->P * sizeof(double));
     w->rp = xcalloc((size_t)m->ntensors, sizeof(tt_rpar));
     return w;
@@ -542,16 +556,19 @@ static int residual_rop(const model *m, const rwork *w, double *Rres, int res_li
     return 1;
 }
 
-/* LayerNorm R-forward into out/xh/r; sets *Rout, *Rxh, *Rr to them or NULL (zero). */
-static void layernorm_rop(const model *m, const rwork *w, double *out, double *xh, double *r, const double **Rout,
-                          const double **Rxh, const double **Rr, const double *Rinp, const double *bxh,
-                          const double *brstd, int tg, int tb, int N, int C, int k)
+/* LayerNorm R-forward into out (and its token-major copy out_t), xh, r; sets
+ * *Rout, *Rout_t, *Rxh, *Rr to them or NULL (zero). */
+static void layernorm_rop(const model *m, const rwork *w, double *out, double *out_t, double *xh, double *r,
+                          const double **Rout, const double **Rout_t, const double **Rxh, const double **Rr,
+                          const double *Rinp, const double *bxh, const double *brstd, int tg, int tb, int N, int C,
+                          int k)
 {
     tt_rpar rg = w->rp[tg], rb = tb >= 0 ? w->rp[tb] : no_rpar;
-    *Rout = *Rxh = *Rr = NULL;
+    *Rout = *Rout_t = *Rxh = *Rr = NULL;
     if (!Rinp && !tt_rpar_live(&rg) && !tt_rpar_live(&rb)) return;
-    tt_fm_layernorm_rop(out, xh, r, Rinp, bxh, brstd, m->params + m->tensors[tg].offset, rg, rb, N, C, k);
+    tt_fm_layernorm_rop(out, out_t, xh, r, Rinp, bxh, brstd, m->params + m->tensors[tg].offset, rg, rb, N, C, k);
     *Rout = out;
+    *Rout_t = out_t;
     if (Rinp) *Rxh = xh, *Rr = r;
 }
 
@@ -569,6 +586,7 @@ static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
     const tt_rpar *rp = w->rp;
 #define RP(t) ((t) >= 0 ? rp[t] : no_rpar)
 #define RG(t) ((t) >= stop ? w->G + m->tensors[t].offset * (size_t)k : NULL) /* t = -1 (absent) gives NULL too */
+#define RGT(t) ((t) >= stop ? w->Gt + m->tensors[t].offset * (size_t)k : NULL)
 #define W_(t) cat(m, wt, t)
 #define BASE(p, width) ((p) + (size_t)n0 * (width))
 #define PAST(t) if (stop >= (t)) return /* nothing earlier than tensor t is wanted */
@@ -585,87 +603,96 @@ static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
         /* a layer wholly before stop with nothing perturbed upstream: its
          * R-activations are zero and the truncated R-backward never reads them */
         if (!res_live && stop > last_of(s[L_MP], s[L_MPB])) continue;
-        layernorm_rop(m, w, r->ln1, r->ln1_xh, r->ln1_r, &z->ln1, &z->ln1_xh,
-                      &z->ln1_r, res_live ? w->Rres : NULL, BASE(a->ln1_xh, C), BASE(a->ln1_r, 1),
-                      s[L_LN1W], s[L_LN1B], N, C, k);
+        layernorm_rop(m, w, r->ln1, r->ln1_t, r->ln1_xh, r->ln1_r, &z->ln1, &z->ln1_t, &z->ln1_xh, &z->ln1_r,
+                      res_live ? w->Rres : NULL, BASE(a->ln1_xh, C), BASE(a->ln1_r, 1), s[L_LN1W], s[L_LN1B], N, C,
+                      k);
         z->q = linear_rop(m, w, r->q, z->ln1, BASE(a->ln1, C), s[L_Q], s[L_QB], N, C, C, k);
         z->key = linear_rop(m, w, r->key, z->ln1, BASE(a->ln1, C), s[L_K], s[L_KB], N, C, C, k);
         z->v = linear_rop(m, w, r->v, z->ln1, BASE(a->ln1, C), s[L_V], s[L_VB], N, C, C, k);
         if (z->q || z->key || z->v) {
             z->att = z->q || z->key ? r->att : NULL;
             z->y = r->y;
-            tt_fm_attention_rop(r->y, z->att ? r->att : NULL, z->q, z->key, z->v, BASE(a->q, C), BASE(a->key, C), BASE(a->v, C),
-                                a->att + A0, bc, T, C, H, k);
+            z->y_t = r->y_t;
+            tt_fm_attention_rop(r->y, r->y_t, z->att ? r->att : NULL, z->q, z->key, z->v, BASE(a->q, C),
+                                BASE(a->key, C), BASE(a->v, C), a->att + A0, bc, T, C, H, k);
         }
         res_live = residual_rop(m, w, w->Rres, res_live, z->y, BASE(a->y, C), s[L_O], s[L_OB], N, C, C, k);
-        layernorm_rop(m, w, r->ln2, r->ln2_xh, r->ln2_r, &z->ln2, &z->ln2_xh,
-                      &z->ln2_r, res_live ? w->Rres : NULL, BASE(a->ln2_xh, C), BASE(a->ln2_r, 1),
-                      s[L_LN2W], s[L_LN2B], N, C, k);
+        layernorm_rop(m, w, r->ln2, r->ln2_t, r->ln2_xh, r->ln2_r, &z->ln2, &z->ln2_t, &z->ln2_xh, &z->ln2_r,
+                      res_live ? w->Rres : NULL, BASE(a->ln2_xh, C), BASE(a->ln2_r, 1), s[L_LN2W], s[L_LN2B], N, C,
+                      k);
         z->f = linear_rop(m, w, r->f, z->ln2, BASE(a->ln2, C), s[L_FC], s[L_FCB], N, C, M, k);
         if (z->f) {
             z->gl = r->gl;
-            tt_fm_gelu_rop(r->gl, z->f, BASE(a->g1, M), N, M, k);
+            z->gl_t = r->gl_t;
+            tt_fm_gelu_rop(r->gl, r->gl_t, z->f, BASE(a->g1, M), N, M, k);
         }
         res_live = residual_rop(m, w, w->Rres, res_live, z->gl, BASE(a->gl, M), s[L_MP], s[L_MPB], N, M, C, k);
     }
-    layernorm_rop(m, w, w->Rlnf, w->Rlnf_xh, w->Rlnf_r, &w->lnf, &w->lnf_xh, &w->lnf_r, res_live ? w->Rres : NULL,
-                  BASE(im->lnf_xh, C), BASE(im->lnf_r, 1), im->t_lnfw, im->t_lnfb, N, C, k);
+    layernorm_rop(m, w, w->Rlnf, w->Rlnf_t, w->Rlnf_xh, w->Rlnf_r, &w->lnf, &w->lnf_t, &w->lnf_xh, &w->lnf_r,
+                  res_live ? w->Rres : NULL, BASE(im->lnf_xh, C), BASE(im->lnf_r, 1), im->t_lnfw, im->t_lnfb, N, C, k);
     if (!linear_rop(m, w, w->Rlogits, w->lnf, BASE(im->lnf, C), im->t_lm, -1, N, C, Vv, k))
         return; /* nothing perturbed: H v = 0 */
-    crossentropy_rop(w->Rdlogits, w->Rlogits, BASE(im->probs, Vv), 1.0 / im->N, N, Vv, k);
+    crossentropy_rop(w->Rdlogits, w->Rdlogits_t, w->Rlogits, BASE(im->probs, Vv), 1.0 / im->N, N, Vv, k);
 
-    /* R-backward */
-    tt_fm_linear_rop_backward(stop < im->t_lm ? w->Rdln : NULL, 0, RG(im->t_lm), NULL, w->Rdlogits,
-                              BASE(im->dlogits, Vv), BASE(im->lnf, C), w->lnf, W_(im->t_lm), RP(im->t_lm), N, C, Vv, k);
+    /* R-backward. Each R{dout} is written with its token-major copy (the _t
+     * buffers) for the R{dW} dgemm of the layer that consumes it next. */
+    tt_fm_linear_rop_backward(stop < im->t_lm ? w->Rdln : NULL, 0, RG(im->t_lm), RGT(im->t_lm), NULL, w->Rdlogits,
+                              w->Rdlogits_t, BASE(im->dlogits, Vv), BASE(im->lnf, C), w->lnf_t, W_(im->t_lm),
+                              RP(im->t_lm), N, C, Vv, k);
     PAST(im->t_lm);
-    tt_fm_layernorm_rop_backward(stop < im->t_lnfw ? w->Rdres : NULL, 0, RG(im->t_lnfw), RG(im->t_lnfb), w->Rdln,
-                                 BASE(im->dlnf, C), BASE(im->lnf_xh, C), BASE(im->lnf_r, 1), w->lnf_xh, w->lnf_r,
-                                 W_(im->t_lnfw), RP(im->t_lnfw), N, C, k);
+    tt_fm_layernorm_rop_backward(stop < im->t_lnfw ? w->Rdres : NULL, w->Rdres_t, 0, RG(im->t_lnfw), RG(im->t_lnfb),
+                                 w->Rdln, BASE(im->dlnf, C), BASE(im->lnf_xh, C), BASE(im->lnf_r, 1), w->lnf_xh,
+                                 w->lnf_r, W_(im->t_lnfw), RP(im->t_lnfw), N, C, k);
     PAST(im->t_lnfw);
     for (int l = L - 1; l >= 0; l--) {
         const layer_acts *a = &im->la[l];
         const layer_rlive *z = &w->live[l];
         const int *s = im->slot[l];
         /* Rdres = R{d res[l+1]} feeds the MLP and passes on to x1 */
-        tt_fm_linear_rop_backward(stop < s[L_MP] ? w->Rdgl : NULL, 0, RG(s[L_MP]), RG(s[L_MPB]), w->Rdres,
-                                  BASE(im->dres[l + 1], C), BASE(a->gl, M), z->gl, W_(s[L_MP]), RP(s[L_MP]), N, M, C,
-                                  k);
+        tt_fm_linear_rop_backward(stop < s[L_MP] ? w->Rdgl : NULL, 0, RG(s[L_MP]), RGT(s[L_MP]), RG(s[L_MPB]),
+                                  w->Rdres, w->Rdres_t, BASE(im->dres[l + 1], C), BASE(a->gl, M), z->gl_t,
+                                  W_(s[L_MP]), RP(s[L_MP]), N, M, C, k);
         PAST(s[L_MP]);
-        tt_fm_gelu_rop_backward(w->Rdf, w->Rdgl, BASE(a->g1, M), BASE(a->g2d, M), z->f, N, M, k);
-        tt_fm_linear_rop_backward(stop < s[L_FC] ? w->Rdln : NULL, 0, RG(s[L_FC]), RG(s[L_FCB]), w->Rdf,
-                                  BASE(a->df, M), BASE(a->ln2, C), z->ln2, W_(s[L_FC]), RP(s[L_FC]), N, C, M, k);
+        tt_fm_gelu_rop_backward(w->Rdf, w->Rdf_t, w->Rdgl, BASE(a->g1, M), BASE(a->g2d, M), z->f, N, M, k);
+        tt_fm_linear_rop_backward(stop < s[L_FC] ? w->Rdln : NULL, 0, RG(s[L_FC]), RGT(s[L_FC]), RG(s[L_FCB]),
+                                  w->Rdf, w->Rdf_t, BASE(a->df, M), BASE(a->ln2, C), z->ln2_t, W_(s[L_FC]),
+                                  RP(s[L_FC]), N, C, M, k);
         PAST(s[L_FC]);
-        tt_fm_layernorm_rop_backward(stop < s[L_LN2W] ? w->Rdres : NULL, 1, RG(s[L_LN2W]), RG(s[L_LN2B]), w->Rdln,
-                                     BASE(a->dln2, C), BASE(a->ln2_xh, C), BASE(a->ln2_r, 1), z->ln2_xh, z->ln2_r,
-                                     W_(s[L_LN2W]), RP(s[L_LN2W]), N, C, k);
+        tt_fm_layernorm_rop_backward(stop < s[L_LN2W] ? w->Rdres : NULL, w->Rdres_t, 1, RG(s[L_LN2W]),
+                                     RG(s[L_LN2B]), w->Rdln, BASE(a->dln2, C), BASE(a->ln2_xh, C), BASE(a->ln2_r, 1),
+                                     z->ln2_xh, z->ln2_r, W_(s[L_LN2W]), RP(s[L_LN2W]), N, C, k);
         PAST(s[L_LN2W]);
         /* Rdres is now R{dx1} */
-        tt_fm_linear_rop_backward(stop < s[L_O] ? w->Rdy : NULL, 0, RG(s[L_O]), RG(s[L_OB]), w->Rdres,
-                                  BASE(a->dx1, C), BASE(a->y, C), z->y, W_(s[L_O]), RP(s[L_O]), N, C, C, k);
+        tt_fm_linear_rop_backward(stop < s[L_O] ? w->Rdy : NULL, 0, RG(s[L_O]), RGT(s[L_O]), RG(s[L_OB]), w->Rdres,
+                                  w->Rdres_t, BASE(a->dx1, C), BASE(a->y, C), z->y_t, W_(s[L_O]), RP(s[L_O]), N, C,
+                                  C, k);
         PAST(s[L_O]);
         /* R{dq} is wanted for R{dW_q}, R{db_q} or what lies before; likewise key, value */
         int want_q = stop <= last_of(s[L_Q], s[L_QB]), want_k = stop <= last_of(s[L_K], s[L_KB]);
-        tt_fm_attention_rop_backward(want_q ? w->Rdq : NULL, want_k ? w->Rdkey : NULL, w->Rdv, w->Rdy,
+        tt_fm_attention_rop_backward(want_q ? w->Rdq : NULL, want_k ? w->Rdkey : NULL, w->Rdv,
+                                     want_q ? w->Rdq_t : NULL, want_k ? w->Rdkey_t : NULL, w->Rdv_t, w->Rdy,
                                      BASE(a->dy, C), BASE(a->q, C), BASE(a->key, C), BASE(a->v, C), a->att + A0,
                                      a->dpc + A0, z->q, z->key, z->v, z->att, bc, T, C, H, k);
         double *Rdln = stop < s[L_Q] ? w->Rdln : NULL; /* then all three are wanted */
         if (want_q)
-            tt_fm_linear_rop_backward(Rdln, 0, RG(s[L_Q]), RG(s[L_QB]), w->Rdq, BASE(a->dq, C), BASE(a->ln1, C),
-                                      z->ln1, W_(s[L_Q]), RP(s[L_Q]), N, C, C, k);
+            tt_fm_linear_rop_backward(Rdln, 0, RG(s[L_Q]), RGT(s[L_Q]), RG(s[L_QB]), w->Rdq, w->Rdq_t,
+                                      BASE(a->dq, C), BASE(a->ln1, C), z->ln1_t, W_(s[L_Q]), RP(s[L_Q]), N, C, C, k);
         if (want_k)
-            tt_fm_linear_rop_backward(Rdln, 1, RG(s[L_K]), RG(s[L_KB]), w->Rdkey, BASE(a->dkey, C),
-                                      BASE(a->ln1, C), z->ln1, W_(s[L_K]), RP(s[L_K]), N, C, C, k);
-        tt_fm_linear_rop_backward(Rdln, 1, RG(s[L_V]), RG(s[L_VB]), w->Rdv, BASE(a->dv, C), BASE(a->ln1, C), z->ln1,
-                                  W_(s[L_V]), RP(s[L_V]), N, C, C, k);
+            tt_fm_linear_rop_backward(Rdln, 1, RG(s[L_K]), RGT(s[L_K]), RG(s[L_KB]), w->Rdkey, w->Rdkey_t,
+                                      BASE(a->dkey, C), BASE(a->ln1, C), z->ln1_t, W_(s[L_K]), RP(s[L_K]), N, C, C,
+                                      k);
+        tt_fm_linear_rop_backward(Rdln, 1, RG(s[L_V]), RGT(s[L_V]), RG(s[L_VB]), w->Rdv, w->Rdv_t, BASE(a->dv, C),
+                                  BASE(a->ln1, C), z->ln1_t, W_(s[L_V]), RP(s[L_V]), N, C, C, k);
         PAST(s[L_Q]);
-        tt_fm_layernorm_rop_backward(stop < s[L_LN1W] ? w->Rdres : NULL, 1, RG(s[L_LN1W]), RG(s[L_LN1B]), w->Rdln,
-                                     BASE(a->dln1, C), BASE(a->ln1_xh, C), BASE(a->ln1_r, 1), z->ln1_xh, z->ln1_r,
-                                     W_(s[L_LN1W]), RP(s[L_LN1W]), N, C, k);
+        tt_fm_layernorm_rop_backward(stop < s[L_LN1W] ? w->Rdres : NULL, w->Rdres_t, 1, RG(s[L_LN1W]),
+                                     RG(s[L_LN1B]), w->Rdln, BASE(a->dln1, C), BASE(a->ln1_xh, C), BASE(a->ln1_r, 1),
+                                     z->ln1_xh, z->ln1_r, W_(s[L_LN1W]), RP(s[L_LN1W]), N, C, k);
         PAST(s[L_LN1W]);
     }
     embed_rop_backward(RG(im->t_wte), RG(im->t_wpe), w->Rdres, inp, N, T, C, k);
 #undef RP
 #undef RG
+#undef RGT
 #undef W_
 #undef BASE
 #undef PAST
@@ -750,10 +777,20 @@ static void run_subpanel(panel_job *J, rwork *w, int p0, int kk)
     }
     size_t from = m->tensors[stop].offset;
     memset(w->G + from * kw, 0, (P - from) * kw * sizeof(double));
+    memset(w->Gt + from * kw, 0, (P - from) * kw * sizeof(double));
     for (int b0 = 0; b0 < im->B; b0 += w->bc) {
         int bc = im->B - b0 < w->bc ? im->B - b0 : w->bc;
         rpass(m, w, kw, b0, bc, stop);
     }
+    /* the weight matrices' R{dW}: add the transposed half */
+    static const int lin_slots[] = {L_Q, L_K, L_V, L_O, L_FC, L_MP};
+    for (int l = -1; l < im->c.layers; l++)
+        for (int i = 0; i < (l < 0 ? 1 : 6); i++) {
+            int t = l < 0 ? im->t_lm : im->slot[l][lin_slots[i]];
+            const tensor_info *ti = &m->tensors[t];
+            if (t >= stop)
+                tt_fm_fold_transposed(w->G + ti->offset * kw, w->Gt + ti->offset * kw, ti->cols, ti->rows, kw);
+        }
     /* G (P,kw) direction-minor -> rows of HV, in blocks of 8 parameters */
     for (size_t p = from; p < P; p += 8) {
         size_t pe = p + 8 < P ? p + 8 : P;
