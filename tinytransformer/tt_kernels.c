@@ -30,6 +30,12 @@ static void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, do
     cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+void tt_dgemm(int ta, int tb, int M, int N, int K, double alpha, const double *A, int lda, const double *B, int ldb,
+              double beta, double *C, int ldc)
+{
+    gemm(ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 /* ---- linear: out = inp Wᵀ + b ------------------------------------------------------ */
 
 void tt_linear_forward(double *out /*(N,OC)*/, const double *inp /*(N,IC)*/, const double *W /*(OC,IC)*/,
@@ -260,6 +266,18 @@ HOT void tt_layernorm_rop(double *Rout /*(N,k,C)*/, double *Rxh /*(N,k,C)*/, dou
     }
 }
 
+void tt_layernorm_dxhat(double *dxh, double *a, double *cc, const double *dy, const double *g, const double *xh, int C)
+{
+    double sa = 0, sc = 0;
+    for (int c = 0; c < C; c++) {
+        dxh[c] = dy[c] * g[c];
+        sa += dxh[c];
+        sc += dxh[c] * xh[c];
+    }
+    *a = sa / C;
+    *cc = sc / C;
+}
+
 /* With dx̂ = dy ⊙ g, a = mean(dx̂), c = mean(dx̂ ⊙ x̂), dx = r (dx̂ − a − x̂ c):
  *   R{dx̂} = R{dy} ⊙ g + dy ⊙ R{g}
  *   R{dx}  = R{r} (dx̂ − a − x̂ c) + r (R{dx̂} − R{a} − R{x̂} c − x̂ R{c}),
@@ -277,14 +295,8 @@ HOT void tt_layernorm_rop_backward(double *Rdinp /*(N,k,C) or NULL*/, double *Rd
     double *sg = Rdg ? xcalloc(kC, sizeof(double)) : NULL, *sb = Rdb ? xcalloc(kC, sizeof(double)) : NULL;
     for (int n = 0; n < N; n++) {
         const double *dy = dout + (size_t)n * C, *h = xh + (size_t)n * C;
-        double r = rstd[n], a = 0, cc = 0;
-        for (int c = 0; c < C; c++) {
-            dxh[c] = dy[c] * g[c];
-            a += dxh[c];
-            cc += dxh[c] * h[c];
-        }
-        a /= C;
-        cc /= C;
+        double r = rstd[n], a, cc;
+        tt_layernorm_dxhat(dxh, &a, &cc, dy, g, h, C);
         for (int d = 0; d < k; d++) {
             size_t row = ((size_t)n * k + d) * C;
             const double *rdy = Rdout + row, *rh = Rxh + row;
@@ -534,6 +546,14 @@ static double gelu_d2(double x) { return phi(x) * (2 - x * x); }
 void tt_gelu_forward(double *out, const double *inp, size_t n)
 {
     for (size_t i = 0; i < n; i++) out[i] = tt_gelu(inp[i]);
+}
+
+void tt_gelu_derivs(double *d1, double *d2, const double *inp, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        d1[i] = gelu_d1(inp[i]);
+        d2[i] = gelu_d2(inp[i]);
+    }
 }
 
 /* dinp = G'(x) dout (overwritten). */

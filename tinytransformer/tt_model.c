@@ -2,11 +2,15 @@
  * backward, and the exact Hessian-vector product on panels of directions.
  *
  * hvp: one base forward + backward over the batch (activations and their
- * gradients kept), then for each sub-panel of at most KP directions and each
- * chunk of sequences, the R-forward and R-backward passes (tt_kernels.c) with
- * token-major (N,k,C) R-quantities, accumulating R{∇θ} = H v into HV. Sequences
- * are independent given the parameters, so chunking over them only bounds the
- * workspace; the loss is the mean over all B·T positions (scale 1/(B·T)).
+ * gradients kept; reused while the parameters and batch stay the same), then
+ * for each sub-panel of at most KP directions and each chunk of sequences, the
+ * R-forward and R-backward passes (tt_fm.c) with direction-minor (C,N,k)
+ * R-quantities, accumulating R{∇θ} = H v direction-minor, transposed into HV at
+ * the end of the sub-panel. Sequences are independent given the parameters, so
+ * chunking over them only bounds the workspace; the loss is the mean over all
+ * B·T positions (scale 1/(B·T)). Hessian columns (hess_cols,
+ * tt_hess_cols_lower) pass their unit directions as index ranges, so the
+ * kernels copy a column where a dense direction would need a product.
  */
 #include "tt.h"
 #include <cblas.h>
@@ -26,13 +30,21 @@ enum {
 typedef struct {
     double *ln1, *ln1_xh, *ln1_r, *q, *key, *v, *att, *y, *x1, *ln2, *ln2_xh, *ln2_r, *f, *gl;
     double *dln1, *dq, *dkey, *dv, *dpc, *dy, *dx1, *dln2, *df, *dgl;
+    double *g1, *g2d;        /* GELU'(f) and GELU''(f) ⊙ dgl, for the R-pass */
 } layer_acts;
 
-/* R-quantities of one layer for one chunk of sequences and a sub-panel of directions. */
+/* R-quantities of one layer for one chunk of sequences and a sub-panel of
+ * directions, (width, N, k) direction-minor (tt_fm.c). In the buffers struct
+ * every pointer is storage; in the live struct a pointer is NULL when the
+ * quantity is identically zero in this pass (nothing upstream perturbed). */
 typedef struct {
     double *ln1, *ln1_xh, *ln1_r, *q, *key, *v, *att, *y, *ln2, *ln2_xh, *ln2_r, *f, *gl;
-    int ln1_live, q_live, key_live, v_live, y_live, ln2_live, f_live;
+    double *ln1_t, *y_t, *ln2_t, *gl_t; /* token-major copies (N,·,k) of the linear layers' inputs */
 } layer_racts;
+typedef struct {
+    const double *ln1, *ln1_xh, *ln1_r, *q, *key, *v, *att, *y, *ln2, *ln2_xh, *ln2_r, *f, *gl;
+    const double *ln1_t, *y_t, *ln2_t, *gl_t;
+} layer_rlive;
 
 typedef struct rwork rwork;
 
@@ -53,6 +65,8 @@ typedef struct {
     layer_acts *la;
     double *lnf, *lnf_xh, *lnf_r, *logits, *probs, *losses, *dlnf, *dlogits;
     double *gbuf;            /* parameter gradient of the base backward (P) */
+    double *base_params;     /* (P) the parameters the base activations belong to */
+    int base_ok;             /* base activations, their gradients and g1, g2d are those of base_params */
 
     /* R workspaces, one per worker thread */
     rwork **work;
@@ -181,30 +195,51 @@ static void embed_backward(double *dwte, double *dwpe, const double *dx /*(N,C)*
         }
 }
 
-/* R{x}[n,d] = R{wte}_d[inp[n]] + R{wpe}_d[t]; either may be NULL (zero). */
-static void embed_rop(double *Rx /*(N,k,C)*/, const int *inp, const double *Rwte, const double *Rwpe, size_t ld,
-                      int N, int T, int C, int k)
+/* R{x} = R{wte}[inp[n]] + R{wpe}[t], direction-minor (tt_fm.c): dense and/or unit directions. */
+static void embed_rop(double *Rx /*(C,N,k)*/, const int *inp, tt_rpar rwte, tt_rpar rwpe, int N, int T, int C, int k)
 {
-    for (int n = 0; n < N; n++)
-        for (int d = 0; d < k; d++) {
-            double *r = Rx + ((size_t)n * k + d) * C;
-            for (int c = 0; c < C; c++)
-                r[c] = (Rwte ? Rwte[d * ld + (size_t)inp[n] * C + c] : 0) + (Rwpe ? Rwpe[d * ld + (size_t)(n % T) * C + c] : 0);
+    size_t RN = tt_fm_ld(N, k);
+    memset(Rx, 0, C * RN * sizeof(double));
+    for (int c = 0; c < C; c++)
+        for (int n = 0; n < N; n++) {
+            double *restrict r = Rx + c * RN + (size_t)n * k;
+            if (rwte.v) {
+                const double *restrict x = rwte.v + ((size_t)inp[n] * C + c) * k;
+                for (int d = 0; d < k; d++) r[d] += x[d];
+            }
+            if (rwpe.v) {
+                const double *restrict x = rwpe.v + ((size_t)(n % T) * C + c) * k;
+                for (int d = 0; d < k; d++) r[d] += x[d];
+            }
         }
+    for (int d = rwte.d0; d < rwte.d1; d++) { /* e_(token, c) */
+        long e = rwte.e0 + (d - rwte.d0);
+        for (int n = 0; n < N; n++)
+            if (inp[n] == e / C) Rx[(e % C) * RN + (size_t)n * k + d] += 1;
+    }
+    for (int d = rwpe.d0; d < rwpe.d1; d++) { /* e_(position, c) */
+        long e = rwpe.e0 + (d - rwpe.d0);
+        for (int n = e / C; n < N; n += T) Rx[(e % C) * RN + (size_t)n * k + d] += 1;
+    }
 }
 
 /* The embedding is linear in its parameters and its input is discrete, so
  * R{dwte} and R{dwpe} only route R{dx}. Either output may be NULL (not wanted). */
-static void embed_rop_backward(double *Rdwte, double *Rdwpe, const double *Rdx /*(N,k,C)*/, const int *inp,
-                               size_t ld, int N, int T, int C, int k)
+static void embed_rop_backward(double *gwte /*(V*C,k)*/, double *gwpe /*(T*C,k)*/, const double *Rdx /*(C,N,k)*/,
+                               const int *inp, int N, int T, int C, int k)
 {
-    for (int n = 0; n < N; n++)
-        for (int d = 0; d < k; d++) {
-            const double *r = Rdx + ((size_t)n * k + d) * C;
-            if (Rdwte)
-                for (int c = 0; c < C; c++) Rdwte[d * ld + (size_t)inp[n] * C + c] += r[c];
-            if (Rdwpe)
-                for (int c = 0; c < C; c++) Rdwpe[d * ld + (size_t)(n % T) * C + c] += r[c];
+    size_t RN = tt_fm_ld(N, k);
+    for (int c = 0; c < C; c++)
+        for (int n = 0; n < N; n++) {
+            const double *restrict r = Rdx + c * RN + (size_t)n * k;
+            if (gwte) {
+                double *restrict g = gwte + ((size_t)inp[n] * C + c) * k;
+                for (int d = 0; d < k; d++) g[d] += r[d];
+            }
+            if (gwpe) {
+                double *restrict g = gwpe + ((size_t)(n % T) * C + c) * k;
+                for (int d = 0; d < k; d++) g[d] += r[d];
+            }
         }
 }
 
@@ -234,18 +269,26 @@ static void crossentropy_backward(double *dlogits, const double *probs, const in
 }
 
 /* R{dlogits} = scale p ⊙ (R{z} − Σ_v p R{z}) (the softmax Jacobian; onehot is constant). */
-static void crossentropy_rop(double *Rdlogits /*(N,k,V)*/, const double *Rlogits /*(N,k,V)*/, const double *probs,
-                             double scale, int N, int V, int k)
+static void crossentropy_rop(double *Rdlogits /*(V,N,k)*/, double *Rdlogits_t /*(N,V,k)*/,
+                             const double *Rlogits /*(V,N,k)*/, const double *probs, double scale, int N, int V, int k)
 {
+    size_t RN = tt_fm_ld(N, k), LT = tt_fm_ldt(V, k);
+    double *mean = xmalloc((size_t)k * sizeof(double));
     for (int n = 0; n < N; n++) {
         const double *p = probs + (size_t)n * V;
-        for (int d = 0; d < k; d++) {
-            const double *rz = Rlogits + ((size_t)n * k + d) * V;
-            double *o = Rdlogits + ((size_t)n * k + d) * V, m = 0;
-            for (int v = 0; v < V; v++) m += p[v] * rz[v];
-            for (int v = 0; v < V; v++) o[v] = scale * p[v] * (rz[v] - m);
+        memset(mean, 0, (size_t)k * sizeof(double));
+        for (int v = 0; v < V; v++) {
+            const double *restrict rz = Rlogits + v * RN + (size_t)n * k;
+            for (int d = 0; d < k; d++) mean[d] += p[v] * rz[d];
+        }
+        for (int v = 0; v < V; v++) {
+            const double *restrict rz = Rlogits + v * RN + (size_t)n * k;
+            double *restrict o = Rdlogits + v * RN + (size_t)n * k, *restrict ot = Rdlogits_t + n * LT + (size_t)v * k;
+            double a = scale * p[v];
+            for (int d = 0; d < k; d++) ot[d] = o[d] = a * (rz[d] - mean[d]);
         }
     }
+    free(mean);
 }
 
 /* ---- base forward and backward --------------------------------------------------------- */
@@ -262,7 +305,7 @@ static void alloc_acts(tt_impl *im)
     const tt_config *c = &im->c;
     size_t N = im->N, C = c->C, M = c->M, V = c->V, L = c->layers;
     size_t A = (size_t)im->B * c->heads * c->T * c->T;
-    size_t per_layer = 16 * N * C + 2 * N + 4 * N * M + 2 * A;
+    size_t per_layer = 16 * N * C + 2 * N + 6 * N * M + 2 * A;
     size_t total = (L + 1) * N * C * 2 + L * per_layer + 3 * N * C + N + 3 * N * V + N;
     im->abuf = xmalloc(checked_mul(total, sizeof(double), "activations"));
     double *cur = im->abuf;
@@ -284,6 +327,7 @@ static void alloc_acts(tt_impl *im)
         a->dv = carve(&cur, N * C), a->dpc = carve(&cur, A), a->dy = carve(&cur, N * C);
         a->dx1 = carve(&cur, N * C), a->dln2 = carve(&cur, N * C), a->df = carve(&cur, N * M);
         a->dgl = carve(&cur, N * M);
+        a->g1 = carve(&cur, N * M), a->g2d = carve(&cur, N * M);
     }
     im->lnf = carve(&cur, N * C), im->lnf_xh = carve(&cur, N * C), im->lnf_r = carve(&cur, N);
     im->dlnf = carve(&cur, N * C);
@@ -297,6 +341,7 @@ static double forward(model *m)
     tt_impl *im = m->impl;
     const tt_config *c = &im->c;
     if (!im->B) die_user("tinytransformer: no batch set (call tt_set_batch first)");
+    im->base_ok = 0; /* the activations are about to be those of the current params */
     int N = im->N, C = c->C, M = c->M, T = c->T, H = c->heads;
     const double *w = m->params;
     embed_forward(im->res[0], im->inp, cat(m, w, im->t_wte), cat(m, w, im->t_wpe), N, T, C);
@@ -384,22 +429,27 @@ double tt_forward(model *m, double *logits, double *losses)
 /* ---- R workspace (one per worker thread) ---------------------------------------------------- */
 
 #define KP_MAX 32        /* directions per sub-panel */
-#define ROWS_TARGET 2048 /* chunk rows bc·T·kp aimed at (keeps the workspace cache-sized) */
+#define ROWS_TARGET 1024 /* chunk columns bc·T·kp aimed at (keeps the workspace cache-sized) */
 
 struct rwork {
     int kp, bc;              /* sub-panel width, sequences per chunk */
     double *buf;
-    layer_racts *ra;
-    double *Rres, *Rtmp, *Rlnf, *Rlnf_xh, *Rlnf_r, *Rlogits, *Rdlogits;
-    double *Rdres, *Rdln, *Rdgl, *Rdf, *Rdy, *Rdq, *Rdkey, *Rdv, *scratch;
-    double *E;               /* (kp,P) unit-direction panel, kept zero between uses */
-    char *tlive;             /* per tensor: nonzero in the current sub-panel */
+    layer_racts *ra;         /* per layer: storage */
+    layer_rlive *live;       /* per layer: what is nonzero in this pass (else NULL) */
+    const double *lnf, *lnf_xh, *lnf_r, *lnf_t;
+    double *Rres, *Rlnf, *Rlnf_xh, *Rlnf_r, *Rlnf_t, *Rlogits, *Rdlogits;
+    double *Rdres, *Rdln, *Rdgl, *Rdf, *Rdy, *Rdq, *Rdkey, *Rdv;
+    double *Rdlogits_t, *Rdres_t, *Rdf_t, *Rdq_t, *Rdkey_t, *Rdv_t; /* token-major copies of R{dout} */
+    double *G;               /* (P,kp) R{∇θ} of the sub-panel, direction-minor */
+    double *Gt;              /* (P,kp) the transposed half of R{dW} of each weight matrix (IC,OC,kp) */
+    double *Vt;              /* (P,kp) dense directions, direction-minor */
+    tt_rpar *rp;             /* per tensor: its R-parameters in the current sub-panel */
 };
 
 static void rwork_free(rwork *w)
 {
     if (!w) return;
-    free(w->buf), free(w->ra), free(w->E), free(w->tlive);
+    free(w->buf), free(w->ra), free(w->live), free(w->G), free(w->Gt), free(w->Vt), free(w->rp);
     free(w);
 }
 
@@ -411,6 +461,9 @@ static void free_rwork(tt_impl *im)
     im->nwork = 0;
 }
 
+/* Sub-panels of k directions run padded to a multiple of TT_KBLOCK (zero directions). */
+static int padded(int k) { return (k + TT_KBLOCK - 1) / TT_KBLOCK * TT_KBLOCK; }
+
 static rwork *rwork_new(const model *m, int kp, int bc)
 {
     const tt_impl *im = m->impl;
@@ -418,22 +471,20 @@ static rwork *rwork_new(const model *m, int kp, int bc)
     rwork *w = xcalloc(1, sizeof(rwork));
     w->kp = kp;
     w->bc = bc;
-    size_t R = (size_t)bc * c->T * kp, C = c->C, M = c->M, V = c->V, L = c->layers;
+    kp = padded(kp);
+    /* R: the row length of one feature of an R-quantity */
+    size_t R = tt_fm_ld(bc * c->T, kp), C = c->C, M = c->M, V = c->V, L = c->layers;
     size_t A = (size_t)bc * c->heads * kp * c->T * c->T;
-    size_t per_layer = 8 * R * C + 2 * R + 2 * R * M + A;
-    size_t big = C > M ? C : M;
-    big = big > V ? big : V;
-    size_t lin = 0;
-    int dims[4][2] = {{c->C, c->C}, {c->C, c->M}, {c->M, c->C}, {c->C, c->V}};
-    for (int i = 0; i < 4; i++) {
-        size_t s = tt_linear_scratch(dims[i][0], dims[i][1], kp);
-        lin = s > lin ? s : lin;
-    }
-    size_t total = L * per_layer + R * C /*Rres*/ + R * big /*Rtmp*/ + 2 * R * C + R + 2 * R * V
-                   + 6 * R * C + 2 * R * M + lin;
+    /* token-major copies: N rows of tt_fm_ldt(width, kp) */
+    size_t NT = (size_t)bc * c->T, TC = NT * tt_fm_ldt(c->C, kp), TM = NT * tt_fm_ldt(c->M, kp);
+    size_t TV = NT * tt_fm_ldt(c->V, kp);
+    size_t per_layer = 8 * R * C + 2 * R + 2 * R * M + A + 3 * TC + TM;
+    size_t total = L * per_layer + R * C /*Rres*/ + 2 * R * C + R + TC + 2 * R * V + 6 * R * C + 2 * R * M + TV +
+                   4 * TC + TM;
     w->buf = xmalloc(checked_mul(total, sizeof(double), "R workspace"));
     double *cur = w->buf;
     w->ra = xcalloc(L, sizeof(layer_racts));
+    w->live = xcalloc(L, sizeof(layer_rlive));
     for (size_t l = 0; l < L; l++) {
         layer_racts *r = &w->ra[l];
         r->ln1 = carve(&cur, R * C), r->ln1_xh = carve(&cur, R * C), r->ln1_r = carve(&cur, R);
@@ -441,17 +492,22 @@ static rwork *rwork_new(const model *m, int kp, int bc)
         r->att = carve(&cur, A), r->y = carve(&cur, R * C);
         r->ln2 = carve(&cur, R * C), r->ln2_xh = carve(&cur, R * C), r->ln2_r = carve(&cur, R);
         r->f = carve(&cur, R * M), r->gl = carve(&cur, R * M);
+        r->ln1_t = carve(&cur, TC), r->y_t = carve(&cur, TC), r->ln2_t = carve(&cur, TC), r->gl_t = carve(&cur, TM);
     }
-    w->Rres = carve(&cur, R * C), w->Rtmp = carve(&cur, R * big);
+    w->Rres = carve(&cur, R * C);
     w->Rlnf = carve(&cur, R * C), w->Rlnf_xh = carve(&cur, R * C), w->Rlnf_r = carve(&cur, R);
+    w->Rlnf_t = carve(&cur, TC);
     w->Rlogits = carve(&cur, R * V), w->Rdlogits = carve(&cur, R * V);
     w->Rdres = carve(&cur, R * C), w->Rdln = carve(&cur, R * C), w->Rdy = carve(&cur, R * C);
     w->Rdq = carve(&cur, R * C), w->Rdkey = carve(&cur, R * C), w->Rdv = carve(&cur, R * C);
     w->Rdgl = carve(&cur, R * M), w->Rdf = carve(&cur, R * M);
-    w->scratch = carve(&cur, lin);
+    w->Rdlogits_t = carve(&cur, TV), w->Rdres_t = carve(&cur, TC), w->Rdf_t = carve(&cur, TM);
+    w->Rdq_t = carve(&cur, TC), w->Rdkey_t = carve(&cur, TC), w->Rdv_t = carve(&cur, TC);
     if ((size_t)(cur - w->buf) != total) DIE("R workspace layout: %zu of %zu", (size_t)(cur - w->buf), total);
-    w->E = xcalloc(checked_mul((size_t)kp, m->P, "unit panel"), sizeof(double));
-    w->tlive = xcalloc((size_t)m->ntensors, 1);
+    w->G = xmalloc(checked_mul(checked_mul((size_t)kp, m->P, "R-gradient panel"), sizeof(double), "R-gradient panel"));
+    w->Gt = xmalloc((size_t)kp * m->P * sizeof(double));
+    w->Vt = xmalloc((size_t)kp * m->P * sizeof(double));
+    w->rp = xcalloc((size_t)m->ntensors, sizeof(tt_rpar));
     return w;
 }
 
@@ -459,7 +515,7 @@ static rwork *rwork_new(const model *m, int kp, int bc)
 static void ensure_work(model *m, int n, int kp)
 {
     tt_impl *im = m->impl;
-    int bc = im->bc_set ? im->bc_set : ROWS_TARGET / (im->c.T * kp);
+    int bc = im->bc_set ? im->bc_set : ROWS_TARGET / (im->c.T * padded(kp));
     if (bc < 1) bc = 1;
     if (bc > im->B) bc = im->B;
     if (im->nwork >= n && im->work[0]->kp == kp && im->work[0]->bc == bc) return;
@@ -470,155 +526,173 @@ static void ensure_work(model *m, int n, int kp)
 }
 
 /* ---- the R-pass over one chunk of sequences ----------------------------------------------
- * V, HV: the sub-panel (k directions, row stride P). Chunk: sequences b0..b0+bc-1.
- * An R-activation that is identically zero (no live direction upstream) is
- * passed as NULL to the linear kernels, which then skip their dgemm.
- * stop: R{∇θ} is wanted only for tensors >= stop (tensor index), so the
- * R-backward ends once it has passed them (tt_hess_cols_lower). */
+ * k directions (w->rp: their R-parameters per tensor), chunk: sequences
+ * b0..b0+bc-1; R{∇θ} accumulates into w->G (direction-minor). An R-activation
+ * that is identically zero (nothing upstream perturbed) stays NULL and the
+ * kernels skip its terms. stop: R{∇θ} is wanted only for tensors >= stop
+ * (tensor index), so the R-backward ends once it has passed them
+ * (tt_hess_cols_lower). */
 
-static void add_into(double *y, const double *x, size_t n)
+static const tt_rpar no_rpar;
+
+/* R{out} of a linear layer from R{inp} (NULL: zero) and the layer's R-parameters;
+ * NULL when all are zero. */
+static double *linear_rop(const model *m, const rwork *w, double *Rout, const double *Rinp, const double *inp,
+                          int tW, int tb, int N, int IC, int OC, int k)
 {
-    for (size_t i = 0; i < n; i++) y[i] += x[i];
+    tt_rpar rW = w->rp[tW], rb = tb >= 0 ? w->rp[tb] : no_rpar;
+    if (!Rinp && !tt_rpar_live(&rW) && !tt_rpar_live(&rb)) return NULL;
+    tt_fm_linear_rop(Rout, 0, Rinp, inp, m->params + m->tensors[tW].offset, rW, rb, N, IC, OC, k);
+    return Rout;
 }
 
-/* R-parameters of tensor t in the panel; NULL if absent or zero in every direction. */
-static const double *rparam(const model *m, const rwork *w, const double *V, int t)
+/* The residual stream Rres += R{linear}; returns whether Rres is now nonzero. */
+static int residual_rop(const model *m, const rwork *w, double *Rres, int res_live, const double *Rinp,
+                        const double *inp, int tW, int tb, int N, int IC, int OC, int k)
 {
-    return t >= 0 && w->tlive[t] ? V + m->tensors[t].offset : NULL;
+    tt_rpar rW = w->rp[tW], rb = tb >= 0 ? w->rp[tb] : no_rpar;
+    if (!Rinp && !tt_rpar_live(&rW) && !tt_rpar_live(&rb)) return res_live;
+    tt_fm_linear_rop(Rres, res_live, Rinp, inp, m->params + m->tensors[tW].offset, rW, rb, N, IC, OC, k);
+    return 1;
 }
 
-static void rpass(model *m, rwork *w, const double *V, double *HV, int k, int b0, int bc, int stop)
+/* LayerNorm R-forward into out (and its token-major copy out_t), xh, r; sets
+ * *Rout, *Rout_t, *Rxh, *Rr to them or NULL (zero). */
+static void layernorm_rop(const model *m, const rwork *w, double *out, double *out_t, double *xh, double *r,
+                          const double **Rout, const double **Rout_t, const double **Rxh, const double **Rr,
+                          const double *Rinp, const double *bxh, const double *brstd, int tg, int tb, int N, int C,
+                          int k)
+{
+    tt_rpar rg = w->rp[tg], rb = tb >= 0 ? w->rp[tb] : no_rpar;
+    *Rout = *Rout_t = *Rxh = *Rr = NULL;
+    if (!Rinp && !tt_rpar_live(&rg) && !tt_rpar_live(&rb)) return;
+    tt_fm_layernorm_rop(out, out_t, xh, r, Rinp, bxh, brstd, m->params + m->tensors[tg].offset, rg, rb, N, C, k);
+    *Rout = out;
+    *Rout_t = out_t;
+    if (Rinp) *Rxh = xh, *Rr = r;
+}
+
+static int last_of(int t, int tbias) { return tbias >= 0 ? tbias : t; }
+
+static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
 {
     tt_impl *im = m->impl;
     const tt_config *c = &im->c;
     int T = c->T, C = c->C, M = c->M, H = c->heads, L = c->layers, Vv = c->V;
     int n0 = b0 * T, N = bc * T;
-    size_t ld = m->P, RC = (size_t)N * k * C, RM = (size_t)N * k * M;
     size_t A0 = (size_t)b0 * H * T * T;
     const double *wt = m->params;
-    double *sc = w->scratch;
     const int *inp = im->inp + n0;
-#define RP(t) rparam(m, w, V, t)
-#define RG(t) ((t) >= stop ? HV + m->tensors[t].offset : NULL) /* t = -1 (absent) gives NULL too */
+    const tt_rpar *rp = w->rp;
+#define RP(t) ((t) >= 0 ? rp[t] : no_rpar)
+#define RG(t) ((t) >= stop ? w->G + m->tensors[t].offset * (size_t)k : NULL) /* t = -1 (absent) gives NULL too */
+#define RGT(t) ((t) >= stop ? w->Gt + m->tensors[t].offset * (size_t)k : NULL)
 #define W_(t) cat(m, wt, t)
 #define BASE(p, width) ((p) + (size_t)n0 * (width))
-#define PAST(t) if (stop >= (t)) goto done /* nothing earlier than tensor t is wanted */
+#define PAST(t) if (stop >= (t)) return /* nothing earlier than tensor t is wanted */
 
     /* R-forward */
-    const double *Rwte = RP(im->t_wte), *Rwpe = RP(im->t_wpe);
-    int res_live = Rwte || Rwpe;
-    if (res_live) embed_rop(w->Rres, inp, Rwte, Rwpe, ld, N, T, C, k);
-    else memset(w->Rres, 0, RC * sizeof(double));
+    int res_live = tt_rpar_live(&rp[im->t_wte]) || tt_rpar_live(&rp[im->t_wpe]);
+    if (res_live) embed_rop(w->Rres, inp, rp[im->t_wte], rp[im->t_wpe], N, T, C, k);
     for (int l = 0; l < L; l++) {
         const layer_acts *a = &im->la[l];
-        layer_racts *r = &w->ra[l];
+        const layer_racts *r = &w->ra[l];
+        layer_rlive *z = &w->live[l];
         const int *s = im->slot[l];
+        memset(z, 0, sizeof *z);
         /* a layer wholly before stop with nothing perturbed upstream: its
          * R-activations are zero and the truncated R-backward never reads them */
-        if (!res_live && stop > (s[L_MPB] >= 0 ? s[L_MPB] : s[L_MP])) continue;
-        tt_layernorm_rop(r->ln1, r->ln1_xh, r->ln1_r, res_live ? w->Rres : NULL, BASE(a->ln1_xh, C),
-                         BASE(a->ln1_r, 1), W_(s[L_LN1W]), RP(s[L_LN1W]), RP(s[L_LN1B]), ld, N, C, k);
-        r->ln1_live = res_live || RP(s[L_LN1W]) || RP(s[L_LN1B]);
-        const double *Rln1 = r->ln1_live ? r->ln1 : NULL;
-        tt_linear_rop(r->q, Rln1, BASE(a->ln1, C), W_(s[L_Q]), RP(s[L_Q]), RP(s[L_QB]), ld, sc, N, C, C, k);
-        tt_linear_rop(r->key, Rln1, BASE(a->ln1, C), W_(s[L_K]), RP(s[L_K]), RP(s[L_KB]), ld, sc, N, C, C, k);
-        tt_linear_rop(r->v, Rln1, BASE(a->ln1, C), W_(s[L_V]), RP(s[L_V]), RP(s[L_VB]), ld, sc, N, C, C, k);
-        r->q_live = r->ln1_live || RP(s[L_Q]) || RP(s[L_QB]);
-        r->key_live = r->ln1_live || RP(s[L_K]) || RP(s[L_KB]);
-        r->v_live = r->ln1_live || RP(s[L_V]) || RP(s[L_VB]);
-        r->y_live = r->q_live || r->key_live || r->v_live;
-        if (r->y_live)
-            tt_attention_rop(r->y, r->att, r->q, r->key, r->v, BASE(a->q, C), BASE(a->key, C), BASE(a->v, C),
-                             a->att + A0, bc, T, C, H, k);
-        else if (stop < s[L_O]) /* the R-backward will read R{P} */
-            memset(r->att, 0, (size_t)bc * H * k * T * T * sizeof(double));
-        tt_linear_rop(w->Rtmp, r->y_live ? r->y : NULL, BASE(a->y, C), W_(s[L_O]), RP(s[L_O]), RP(s[L_OB]), ld, sc,
-                      N, C, C, k);
-        add_into(w->Rres, w->Rtmp, RC);
-        res_live = res_live || r->y_live || RP(s[L_O]) || RP(s[L_OB]);
-        tt_layernorm_rop(r->ln2, r->ln2_xh, r->ln2_r, res_live ? w->Rres : NULL, BASE(a->ln2_xh, C),
-                         BASE(a->ln2_r, 1), W_(s[L_LN2W]), RP(s[L_LN2W]), RP(s[L_LN2B]), ld, N, C, k);
-        r->ln2_live = res_live || RP(s[L_LN2W]) || RP(s[L_LN2B]);
-        tt_linear_rop(r->f, r->ln2_live ? r->ln2 : NULL, BASE(a->ln2, C), W_(s[L_FC]), RP(s[L_FC]), RP(s[L_FCB]),
-                      ld, sc, N, C, M, k);
-        r->f_live = r->ln2_live || RP(s[L_FC]) || RP(s[L_FCB]);
-        tt_gelu_rop(r->gl, r->f, BASE(a->f, M), N, M, k);
-        tt_linear_rop(w->Rtmp, r->f_live ? r->gl : NULL, BASE(a->gl, M), W_(s[L_MP]), RP(s[L_MP]), RP(s[L_MPB]),
-                      ld, sc, N, M, C, k);
-        add_into(w->Rres, w->Rtmp, RC);
-        res_live = res_live || r->f_live || RP(s[L_MP]) || RP(s[L_MPB]);
+        if (!res_live && stop > last_of(s[L_MP], s[L_MPB])) continue;
+        layernorm_rop(m, w, r->ln1, r->ln1_t, r->ln1_xh, r->ln1_r, &z->ln1, &z->ln1_t, &z->ln1_xh, &z->ln1_r,
+                      res_live ? w->Rres : NULL, BASE(a->ln1_xh, C), BASE(a->ln1_r, 1), s[L_LN1W], s[L_LN1B], N, C,
+                      k);
+        z->q = linear_rop(m, w, r->q, z->ln1, BASE(a->ln1, C), s[L_Q], s[L_QB], N, C, C, k);
+        z->key = linear_rop(m, w, r->key, z->ln1, BASE(a->ln1, C), s[L_K], s[L_KB], N, C, C, k);
+        z->v = linear_rop(m, w, r->v, z->ln1, BASE(a->ln1, C), s[L_V], s[L_VB], N, C, C, k);
+        if (z->q || z->key || z->v) {
+            z->att = z->q || z->key ? r->att : NULL;
+            z->y = r->y;
+            z->y_t = r->y_t;
+            tt_fm_attention_rop(r->y, r->y_t, z->att ? r->att : NULL, z->q, z->key, z->v, BASE(a->q, C),
+                                BASE(a->key, C), BASE(a->v, C), a->att + A0, bc, T, C, H, k);
+        }
+        res_live = residual_rop(m, w, w->Rres, res_live, z->y, BASE(a->y, C), s[L_O], s[L_OB], N, C, C, k);
+        layernorm_rop(m, w, r->ln2, r->ln2_t, r->ln2_xh, r->ln2_r, &z->ln2, &z->ln2_t, &z->ln2_xh, &z->ln2_r,
+                      res_live ? w->Rres : NULL, BASE(a->ln2_xh, C), BASE(a->ln2_r, 1), s[L_LN2W], s[L_LN2B], N, C,
+                      k);
+        z->f = linear_rop(m, w, r->f, z->ln2, BASE(a->ln2, C), s[L_FC], s[L_FCB], N, C, M, k);
+        if (z->f) {
+            z->gl = r->gl;
+            z->gl_t = r->gl_t;
+            tt_fm_gelu_rop(r->gl, r->gl_t, z->f, BASE(a->g1, M), N, M, k);
+        }
+        res_live = residual_rop(m, w, w->Rres, res_live, z->gl, BASE(a->gl, M), s[L_MP], s[L_MPB], N, M, C, k);
     }
-    tt_layernorm_rop(w->Rlnf, w->Rlnf_xh, w->Rlnf_r, res_live ? w->Rres : NULL, BASE(im->lnf_xh, C),
-                     BASE(im->lnf_r, 1), W_(im->t_lnfw), RP(im->t_lnfw), RP(im->t_lnfb), ld, N, C, k);
-    int lnf_live = res_live || RP(im->t_lnfw) || RP(im->t_lnfb);
-    tt_linear_rop(w->Rlogits, lnf_live ? w->Rlnf : NULL, BASE(im->lnf, C), W_(im->t_lm), RP(im->t_lm), NULL, ld,
-                  sc, N, C, Vv, k);
-    crossentropy_rop(w->Rdlogits, w->Rlogits, BASE(im->probs, Vv), 1.0 / im->N, N, Vv, k);
+    layernorm_rop(m, w, w->Rlnf, w->Rlnf_t, w->Rlnf_xh, w->Rlnf_r, &w->lnf, &w->lnf_t, &w->lnf_xh, &w->lnf_r,
+                  res_live ? w->Rres : NULL, BASE(im->lnf_xh, C), BASE(im->lnf_r, 1), im->t_lnfw, im->t_lnfb, N, C, k);
+    if (!linear_rop(m, w, w->Rlogits, w->lnf, BASE(im->lnf, C), im->t_lm, -1, N, C, Vv, k))
+        return; /* nothing perturbed: H v = 0 */
+    crossentropy_rop(w->Rdlogits, w->Rdlogits_t, w->Rlogits, BASE(im->probs, Vv), 1.0 / im->N, N, Vv, k);
 
-    /* R-backward */
-    int more = stop < im->t_lm;
-    if (more) memset(w->Rdln, 0, RC * sizeof(double));
-    tt_linear_rop_backward(more ? w->Rdln : NULL, RG(im->t_lm), NULL, w->Rdlogits, BASE(im->dlogits, Vv),
-                           BASE(im->lnf, C), lnf_live ? w->Rlnf : NULL, W_(im->t_lm), RP(im->t_lm), ld, sc, N, C, Vv, k);
+    /* R-backward. Each R{dout} is written with its token-major copy (the _t
+     * buffers) for the R{dW} dgemm of the layer that consumes it next. */
+    tt_fm_linear_rop_backward(stop < im->t_lm ? w->Rdln : NULL, 0, RG(im->t_lm), RGT(im->t_lm), NULL, w->Rdlogits,
+                              w->Rdlogits_t, BASE(im->dlogits, Vv), BASE(im->lnf, C), w->lnf_t, W_(im->t_lm),
+                              RP(im->t_lm), N, C, Vv, k);
     PAST(im->t_lm);
-    more = stop < im->t_lnfw;
-    if (more) memset(w->Rdres, 0, RC * sizeof(double));
-    tt_layernorm_rop_backward(more ? w->Rdres : NULL, RG(im->t_lnfw), RG(im->t_lnfb), w->Rdln, BASE(im->dlnf, C),
-                              BASE(im->lnf_xh, C), BASE(im->lnf_r, 1), w->Rlnf_xh, w->Rlnf_r, W_(im->t_lnfw),
-                              RP(im->t_lnfw), ld, N, C, k);
+    tt_fm_layernorm_rop_backward(stop < im->t_lnfw ? w->Rdres : NULL, w->Rdres_t, 0, RG(im->t_lnfw), RG(im->t_lnfb),
+                                 w->Rdln, BASE(im->dlnf, C), BASE(im->lnf_xh, C), BASE(im->lnf_r, 1), w->lnf_xh,
+                                 w->lnf_r, W_(im->t_lnfw), RP(im->t_lnfw), N, C, k);
     PAST(im->t_lnfw);
     for (int l = L - 1; l >= 0; l--) {
         const layer_acts *a = &im->la[l];
-        layer_racts *r = &w->ra[l];
+        const layer_rlive *z = &w->live[l];
         const int *s = im->slot[l];
         /* Rdres = R{d res[l+1]} feeds the MLP and passes on to x1 */
-        more = stop < s[L_MP];
-        if (more) memset(w->Rdgl, 0, RM * sizeof(double));
-        tt_linear_rop_backward(more ? w->Rdgl : NULL, RG(s[L_MP]), RG(s[L_MPB]), w->Rdres, BASE(im->dres[l + 1], C),
-                               BASE(a->gl, M), r->f_live ? r->gl : NULL, W_(s[L_MP]), RP(s[L_MP]), ld, sc, N, M, C, k);
+        tt_fm_linear_rop_backward(stop < s[L_MP] ? w->Rdgl : NULL, 0, RG(s[L_MP]), RGT(s[L_MP]), RG(s[L_MPB]),
+                                  w->Rdres, w->Rdres_t, BASE(im->dres[l + 1], C), BASE(a->gl, M), z->gl_t,
+                                  W_(s[L_MP]), RP(s[L_MP]), N, M, C, k);
         PAST(s[L_MP]);
-        tt_gelu_rop_backward(w->Rdf, w->Rdgl, BASE(a->dgl, M), BASE(a->f, M), r->f, N, M, k);
-        more = stop < s[L_FC];
-        if (more) memset(w->Rdln, 0, RC * sizeof(double));
-        tt_linear_rop_backward(more ? w->Rdln : NULL, RG(s[L_FC]), RG(s[L_FCB]), w->Rdf, BASE(a->df, M),
-                               BASE(a->ln2, C), r->ln2_live ? r->ln2 : NULL, W_(s[L_FC]), RP(s[L_FC]), ld, sc, N, C,
-                               M, k);
+        tt_fm_gelu_rop_backward(w->Rdf, w->Rdf_t, w->Rdgl, BASE(a->g1, M), BASE(a->g2d, M), z->f, N, M, k);
+        tt_fm_linear_rop_backward(stop < s[L_FC] ? w->Rdln : NULL, 0, RG(s[L_FC]), RGT(s[L_FC]), RG(s[L_FCB]),
+                                  w->Rdf, w->Rdf_t, BASE(a->df, M), BASE(a->ln2, C), z->ln2_t, W_(s[L_FC]),
+                                  RP(s[L_FC]), N, C, M, k);
         PAST(s[L_FC]);
-        more = stop < s[L_LN2W];
-        tt_layernorm_rop_backward(more ? w->Rdres : NULL, RG(s[L_LN2W]), RG(s[L_LN2B]), w->Rdln, BASE(a->dln2, C),
-                                  BASE(a->ln2_xh, C), BASE(a->ln2_r, 1), r->ln2_xh, r->ln2_r, W_(s[L_LN2W]),
-                                  RP(s[L_LN2W]), ld, N, C, k);
+        tt_fm_layernorm_rop_backward(stop < s[L_LN2W] ? w->Rdres : NULL, w->Rdres_t, 1, RG(s[L_LN2W]),
+                                     RG(s[L_LN2B]), w->Rdln, BASE(a->dln2, C), BASE(a->ln2_xh, C), BASE(a->ln2_r, 1),
+                                     z->ln2_xh, z->ln2_r, W_(s[L_LN2W]), RP(s[L_LN2W]), N, C, k);
         PAST(s[L_LN2W]);
         /* Rdres is now R{dx1} */
-        more = stop < s[L_O];
-        if (more) memset(w->Rdy, 0, RC * sizeof(double));
-        tt_linear_rop_backward(more ? w->Rdy : NULL, RG(s[L_O]), RG(s[L_OB]), w->Rdres, BASE(a->dx1, C),
-                               BASE(a->y, C), r->y_live ? r->y : NULL, W_(s[L_O]), RP(s[L_O]), ld, sc, N, C, C, k);
+        tt_fm_linear_rop_backward(stop < s[L_O] ? w->Rdy : NULL, 0, RG(s[L_O]), RGT(s[L_O]), RG(s[L_OB]), w->Rdres,
+                                  w->Rdres_t, BASE(a->dx1, C), BASE(a->y, C), z->y_t, W_(s[L_O]), RP(s[L_O]), N, C,
+                                  C, k);
         PAST(s[L_O]);
-        tt_attention_rop_backward(w->Rdq, w->Rdkey, w->Rdv, w->Rdy, BASE(a->dy, C), BASE(a->q, C),
-                                  BASE(a->key, C), BASE(a->v, C), a->att + A0, a->dpc + A0, r->q, r->key, r->v,
-                                  r->att, bc, T, C, H, k);
-        more = stop < s[L_Q];
-        if (more) memset(w->Rdln, 0, RC * sizeof(double));
-        double *Rdln = more ? w->Rdln : NULL;
-        const double *Rln1 = r->ln1_live ? r->ln1 : NULL;
-        tt_linear_rop_backward(Rdln, RG(s[L_Q]), RG(s[L_QB]), w->Rdq, BASE(a->dq, C), BASE(a->ln1, C), Rln1,
-                               W_(s[L_Q]), RP(s[L_Q]), ld, sc, N, C, C, k);
-        tt_linear_rop_backward(Rdln, RG(s[L_K]), RG(s[L_KB]), w->Rdkey, BASE(a->dkey, C), BASE(a->ln1, C), Rln1,
-                               W_(s[L_K]), RP(s[L_K]), ld, sc, N, C, C, k);
-        tt_linear_rop_backward(Rdln, RG(s[L_V]), RG(s[L_VB]), w->Rdv, BASE(a->dv, C), BASE(a->ln1, C), Rln1,
-                               W_(s[L_V]), RP(s[L_V]), ld, sc, N, C, C, k);
+        /* R{dq} is wanted for R{dW_q}, R{db_q} or what lies before; likewise key, value */
+        int want_q = stop <= last_of(s[L_Q], s[L_QB]), want_k = stop <= last_of(s[L_K], s[L_KB]);
+        tt_fm_attention_rop_backward(want_q ? w->Rdq : NULL, want_k ? w->Rdkey : NULL, w->Rdv,
+                                     want_q ? w->Rdq_t : NULL, want_k ? w->Rdkey_t : NULL, w->Rdv_t, w->Rdy,
+                                     BASE(a->dy, C), BASE(a->q, C), BASE(a->key, C), BASE(a->v, C), a->att + A0,
+                                     a->dpc + A0, z->q, z->key, z->v, z->att, bc, T, C, H, k);
+        double *Rdln = stop < s[L_Q] ? w->Rdln : NULL; /* then all three are wanted */
+        if (want_q)
+            tt_fm_linear_rop_backward(Rdln, 0, RG(s[L_Q]), RGT(s[L_Q]), RG(s[L_QB]), w->Rdq, w->Rdq_t,
+                                      BASE(a->dq, C), BASE(a->ln1, C), z->ln1_t, W_(s[L_Q]), RP(s[L_Q]), N, C, C, k);
+        if (want_k)
+            tt_fm_linear_rop_backward(Rdln, 1, RG(s[L_K]), RGT(s[L_K]), RG(s[L_KB]), w->Rdkey, w->Rdkey_t,
+                                      BASE(a->dkey, C), BASE(a->ln1, C), z->ln1_t, W_(s[L_K]), RP(s[L_K]), N, C, C,
+                                      k);
+        tt_fm_linear_rop_backward(Rdln, 1, RG(s[L_V]), RGT(s[L_V]), RG(s[L_VB]), w->Rdv, w->Rdv_t, BASE(a->dv, C),
+                                  BASE(a->ln1, C), z->ln1_t, W_(s[L_V]), RP(s[L_V]), N, C, C, k);
         PAST(s[L_Q]);
-        more = stop < s[L_LN1W];
-        tt_layernorm_rop_backward(more ? w->Rdres : NULL, RG(s[L_LN1W]), RG(s[L_LN1B]), w->Rdln, BASE(a->dln1, C),
-                                  BASE(a->ln1_xh, C), BASE(a->ln1_r, 1), r->ln1_xh, r->ln1_r, W_(s[L_LN1W]),
-                                  RP(s[L_LN1W]), ld, N, C, k);
+        tt_fm_layernorm_rop_backward(stop < s[L_LN1W] ? w->Rdres : NULL, w->Rdres_t, 1, RG(s[L_LN1W]),
+                                     RG(s[L_LN1B]), w->Rdln, BASE(a->dln1, C), BASE(a->ln1_xh, C), BASE(a->ln1_r, 1),
+                                     z->ln1_xh, z->ln1_r, W_(s[L_LN1W]), RP(s[L_LN1W]), N, C, k);
         PAST(s[L_LN1W]);
     }
-    embed_rop_backward(RG(im->t_wte), RG(im->t_wpe), w->Rdres, inp, ld, N, T, C, k);
-done:;
+    embed_rop_backward(RG(im->t_wte), RG(im->t_wpe), w->Rdres, inp, N, T, C, k);
 #undef RP
 #undef RG
+#undef RGT
 #undef W_
 #undef BASE
 #undef PAST
@@ -652,44 +726,77 @@ static int tensor_of(const model *m, size_t j)
     return t;
 }
 
+/* Dense directions: the nonzero tensors of rows V (kk, row stride P), transposed
+ * into w->Vt (direction-minor, kw >= kk directions, the extra ones zero). */
+static void dense_rpars(const model *m, rwork *w, const double *V, int kk, int kw)
+{
+    size_t P = m->P;
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        size_t n = tensor_size(ti), o = ti->offset;
+        int live = 0;
+        for (int d = 0; d < kk && !live; d++)
+            for (size_t i = 0; i < n; i++)
+                if (V[d * P + o + i] != 0) {
+                    live = 1;
+                    break;
+                }
+        w->rp[t] = no_rpar;
+        if (!live) continue;
+        double *vt = w->Vt + o * kw;
+        for (int d = 0; d < kw; d++)
+            for (size_t i = 0; i < n; i++) vt[i * kw + d] = d < kk ? V[d * P + o + i] : 0;
+        w->rp[t].v = vt;
+    }
+}
+
+/* Unit directions e_j..e_{j+kk-1}: for each tensor, the range of them inside it. */
+static void unit_rpars(const model *m, rwork *w, size_t j, int kk)
+{
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        long lo = (long)ti->offset - (long)j, hi = lo + (long)tensor_size(ti);
+        w->rp[t] = no_rpar;
+        int d0 = lo > 0 ? (int)lo : 0, d1 = hi < kk ? (int)hi : kk;
+        if (d0 < d1) w->rp[t] = (tt_rpar){.d0 = d0, .d1 = d1, .e0 = (long)j + d0 - (long)ti->offset};
+    }
+}
+
 static void run_subpanel(panel_job *J, rwork *w, int p0, int kk)
 {
     model *m = J->m;
     tt_impl *im = m->impl;
     size_t P = m->P;
     double *HV = J->out + (size_t)p0 * P;
-    const double *V;
-    int stop = 0;
+    int stop = 0, kw = padded(kk);
     if (J->V) {
-        V = J->V + (size_t)p0 * P;
-        for (int t = 0; t < m->ntensors; t++) {
-            const tensor_info *ti = &m->tensors[t];
-            w->tlive[t] = 0;
-            for (int d = 0; d < kk && !w->tlive[t]; d++) {
-                const double *x = V + d * P + ti->offset;
-                for (size_t i = 0; i < tensor_size(ti); i++)
-                    if (x[i] != 0) {
-                        w->tlive[t] = 1;
-                        break;
-                    }
-            }
-        }
+        dense_rpars(m, w, J->V + (size_t)p0 * P, kk, kw);
     } else {
-        size_t j = J->j0 + p0;
-        for (int d = 0; d < kk; d++) w->E[d * P + j + d] = 1;
-        V = w->E;
-        int t0 = tensor_of(m, j), t1 = tensor_of(m, j + kk - 1);
-        for (int t = 0; t < m->ntensors; t++) w->tlive[t] = t >= t0 && t <= t1;
+        unit_rpars(m, w, J->j0 + p0, kk);
         if (J->lower) stop = tensor_of(m, J->j0);
     }
     size_t from = m->tensors[stop].offset;
-    for (int d = 0; d < kk; d++) memset(HV + d * P + from, 0, (P - from) * sizeof(double));
+    memset(w->G + from * kw, 0, (P - from) * kw * sizeof(double));
+    memset(w->Gt + from * kw, 0, (P - from) * kw * sizeof(double));
     for (int b0 = 0; b0 < im->B; b0 += w->bc) {
         int bc = im->B - b0 < w->bc ? im->B - b0 : w->bc;
-        rpass(m, w, V, HV, kk, b0, bc, stop);
+        rpass(m, w, kw, b0, bc, stop);
     }
-    if (!J->V)
-        for (int d = 0; d < kk; d++) w->E[d * P + J->j0 + p0 + d] = 0;
+    /* the weight matrices' R{dW}: add the transposed half */
+    static const int lin_slots[] = {L_Q, L_K, L_V, L_O, L_FC, L_MP};
+    for (int l = -1; l < im->c.layers; l++)
+        for (int i = 0; i < (l < 0 ? 1 : 6); i++) {
+            int t = l < 0 ? im->t_lm : im->slot[l][lin_slots[i]];
+            const tensor_info *ti = &m->tensors[t];
+            if (t >= stop)
+                tt_fm_fold_transposed(w->G + ti->offset * kw, w->Gt + ti->offset * kw, ti->cols, ti->rows, kw);
+        }
+    /* G (P,kw) direction-minor -> rows of HV, in blocks of 8 parameters */
+    for (size_t p = from; p < P; p += 8) {
+        size_t pe = p + 8 < P ? p + 8 : P;
+        for (int d = 0; d < kk; d++)
+            for (size_t i = p; i < pe; i++) HV[d * P + i] = w->G[i * kw + d];
+    }
 }
 
 static void *panel_worker(void *arg)
@@ -713,26 +820,44 @@ static int thread_count(const tt_impl *im)
     return n < 1 ? 1 : n > 64 ? 64 : n;
 }
 
+/* The base forward + backward the R-pass linearises around, and GELU's
+ * derivatives there; kept while the parameters and the batch stay the same
+ * (the engine calls hess_cols once per panel of the same H). */
+static void base_pass(model *m)
+{
+    tt_impl *im = m->impl;
+    if (im->base_ok && memcmp(im->base_params, m->params, m->P * sizeof(double)) == 0) return;
+    forward(m);
+    backward(m, im->gbuf);
+    size_t NM = (size_t)im->N * im->c.M;
+    for (int l = 0; l < im->c.layers; l++) {
+        layer_acts *a = &im->la[l];
+        tt_gelu_derivs(a->g1, a->g2d, a->f, NM);
+        for (size_t i = 0; i < NM; i++) a->g2d[i] *= a->dgl[i];
+    }
+    memcpy(im->base_params, m->params, m->P * sizeof(double));
+    im->base_ok = 1;
+}
+
 /* Base forward + backward, then the k directions of the job over the workers. */
 static void run_panels(model *m, const double *V, double *out, size_t j0, int k, int lower)
 {
     tt_impl *im = m->impl;
     if (k < 1) return;
-    forward(m);
-    backward(m, im->gbuf);
     int kp = im->kp_max ? im->kp_max : KP_MAX;
     kp = k < kp ? k : kp;
     int nsub = (k + kp - 1) / kp, nt = thread_count(im);
     nt = nt < nsub ? nt : nsub;
+    /* one BLAS thread per worker: the R-pass dgemms are small, and BLAS's own
+     * threads would only spin (the base pass's dgemms are small too) */
+    int saved = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    base_pass(m);
     ensure_work(m, nt, kp);
     panel_job J = {.m = m, .V = V, .out = out, .j0 = j0, .k = k, .lower = lower, .next = 0};
     pthread_mutex_init(&J.lock, NULL);
     worker_arg args[64];
     for (int i = 0; i < nt; i++) args[i] = (worker_arg){&J, im->work[i]};
-    /* one BLAS thread per worker: the R-pass dgemms are small, and BLAS's own
-     * threads would only spin */
-    int saved = openblas_get_num_threads();
-    openblas_set_num_threads(1);
     pthread_t tid[64];
     for (int i = 1; i < nt; i++)
         if (pthread_create(&tid[i], NULL, panel_worker, &args[i])) DIE("cannot start a worker thread");
@@ -780,6 +905,7 @@ static void tt_destroy(model *m)
     free_batch(im);
     free(im->slot);
     free(im->gbuf);
+    free(im->base_params);
     free(im);
     free(m->tensors);
     free(m->params);
@@ -799,6 +925,7 @@ model *tt_new(const tt_config *c)
     model_check_tensors(m);
     m->params = xmalloc(m->P * sizeof(double));
     im->gbuf = xmalloc(m->P * sizeof(double));
+    im->base_params = xmalloc(m->P * sizeof(double));
     m->loss = tt_loss_fn;
     m->grad = tt_grad_fn;
     m->hvp = tt_hvp_fn;
@@ -836,6 +963,7 @@ void tt_set_batch(model *m, const int *tokens, int B)
         alloc_acts(im);
     }
     memcpy(im->tokens, tokens, n * sizeof(int));
+    im->base_ok = 0;
     for (int b = 0; b < B; b++)
         for (int t = 0; t < c->T; t++) {
             im->inp[b * c->T + t] = tokens[(size_t)b * (c->T + 1) + t];
