@@ -79,10 +79,11 @@ int main(int argc, char **argv)
     ttexp_job *ga = ttexp_grid(&setup, &sc, &adamw, 1e-3, 1e-1, nlr, threads, &ba);
     ttexp_method bgd = ttexp_method_of("blockwise GD", OPTIM_BLOCK_GD, alg3, 0);
     bgd.cfg.block_lr = lr_b;
-    ttexp_job *gg = ttexp_grid(&setup, &sc, &bgd, 2e-3, 2, nlr, threads, &bg);
-    runs += 2 * nlr;
+    int ng = ttexp_blockgd_points(nlr);
+    ttexp_job *gg = ttexp_grid(&setup, &sc, &bgd, 2e-3, 2, ng, threads, &bg);
+    runs += nlr + ng;
     ttexp_write_grid(f, "adamw", ga, nlr, ba);
-    ttexp_write_grid(f, "blockgd_initial", gg, nlr, bg);
+    ttexp_write_grid(f, "blockgd_initial", gg, ng, bg);
     csv_close(f);
     free(path);
     double c = gg[bg].method.lr, current = gg[bg].rec.score;
@@ -156,7 +157,7 @@ int main(int argc, char **argv)
                 "%.0f s\n", steps, ngroups, per_block ? "Algorithm 3 blocks" : "tensors", passes, runs,
             wall_seconds() - t0);
     fprintf(cl, "  AdamW (lr %.4g%s): held-out loss %.4f\n", ga[ba].method.lr, ttexp_edge_note(ba, nlr), La);
-    fprintf(cl, "  blockwise GD, Hessian rule (c = %.4g%s): %.4f\n", c, ttexp_edge_note(bg, nlr), L0);
+    fprintf(cl, "  blockwise GD, Hessian rule (c = %.4g%s): %.4f\n", c, ttexp_edge_note(bg, ng), L0);
     fprintf(cl, "  blockwise GD, searched: %.4f (floor %.4f)\n", Ls, ttexp_optimal_loss(&e));
     double d, se;
     ttexp_paired_diff(&e, final.rec.final_params, ga[ba].rec.final_params, &d, &se);
@@ -173,7 +174,7 @@ int main(int argc, char **argv)
 
     ttexp_record_free(&final.rec);
     ttexp_jobs_free(ga, nlr);
-    ttexp_jobs_free(gg, nlr);
+    ttexp_jobs_free(gg, ng);
     free(lr_b);
     free(group);
     partition_free(alg3);

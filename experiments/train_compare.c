@@ -56,7 +56,7 @@ int main(int argc, char **argv)
     ttexp_job *grids[NMETHODS];
     const ttexp_record *best[NMETHODS];
     double L[NMETHODS], best_lr[NMETHODS];
-    int best_at[NMETHODS];
+    int best_at[NMETHODS], npts[NMETHODS];
     char *path = path_join(out, "grid.csv");
     outfile *f = csv_open(path, TTEXP_GRID_HEADER);
     for (int k = 0; k < NMETHODS; k++) {
@@ -65,8 +65,9 @@ int main(int argc, char **argv)
         if (k == M_BLOCKGD) mt.cfg.block_lr = block_lr;
         mt.blocks = k == M_BLOCKGD || k == M_MINI3 ? alg3 : k == M_MINI2 ? alg2 : NULL;
         int b;
-        grids[k] = ttexp_grid(&setup, &sc, &mt, LR_LO[k], LR_HI[k], nlr, threads, &b);
-        ttexp_write_grid(f, COLUMNS[k], grids[k], nlr, b);
+        npts[k] = k == M_BLOCKGD ? ttexp_blockgd_points(nlr) : nlr;
+        grids[k] = ttexp_grid(&setup, &sc, &mt, LR_LO[k], LR_HI[k], npts[k], threads, &b);
+        ttexp_write_grid(f, COLUMNS[k], grids[k], npts[k], b);
         best[k] = &grids[k][b].rec;
         L[k] = best[k]->final_eval;
         best_lr[k] = grids[k][b].method.lr;
@@ -103,7 +104,7 @@ int main(int argc, char **argv)
             init_loss, optimal);
     for (int k = 0; k < NMETHODS; k++)
         fprintf(c, "  %-30s best lr %-10.4g final loss %.4f%s\n", LABELS[k], best_lr[k], L[k],
-                ttexp_edge_note(best_at[k], nlr));
+                ttexp_edge_note(best_at[k], npts[k]));
     fprintf(c, "rule: differences are paired over the %d held-out positions, +- one standard error; 'not worse' "
                "means difference <= 2 SE, 'beats' means difference < -2 SE\n", setup.eval_B * setup.cfg.T);
     fprintf(c, "%s: Adam-mini performs on par with AdamW (not worse): Adam-mini - AdamW = %+.4f +- %.4f\n",
@@ -120,7 +121,7 @@ int main(int argc, char **argv)
     free(path);
     run_write_info(out, (unsigned long)seed);
 
-    for (int k = 0; k < NMETHODS; k++) ttexp_jobs_free(grids[k], nlr);
+    for (int k = 0; k < NMETHODS; k++) ttexp_jobs_free(grids[k], npts[k]);
     free(block_lr);
     partition_free(alg3);
     partition_free(alg2);

@@ -66,11 +66,12 @@ int main(int argc, char **argv)
         if (KINDS[k] == OPTIM_BLOCK_GD) mt.cfg.block_lr = block_lr;
         if (KINDS[k] == OPTIM_BLOCK_GD || KINDS[k] == OPTIM_ADAM_MINI) mt.blocks = alg3;
         int b;
-        ttexp_job *g = ttexp_grid(&setup, &sc, &mt, LR_LO[k], LR_HI[k], nlr, threads, &b);
-        ttexp_write_grid(f, COLUMNS[k], g, nlr, b);
+        int n = KINDS[k] == OPTIM_BLOCK_GD ? ttexp_blockgd_points(nlr) : nlr;
+        ttexp_job *g = ttexp_grid(&setup, &sc, &mt, LR_LO[k], LR_HI[k], n, threads, &b);
+        ttexp_write_grid(f, COLUMNS[k], g, n, b);
         runs[k].method = g[b].method;
         ttexp_record_alloc(&runs[k].rec, &sc, P, 1);
-        ttexp_jobs_free(g, nlr);
+        ttexp_jobs_free(g, n);
     }
     csv_close(f);
     free(path);

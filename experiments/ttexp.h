@@ -300,6 +300,10 @@ static inline void ttexp_jobs_free(ttexp_job *jobs, int n)
     free(jobs);
 }
 
+/* Points of blockwise GD's grid over its Hessian-rule factor c ∈ [2e-3, 2]:
+ * three decades, so two more than the other methods' two-decade grids. */
+static inline int ttexp_blockgd_points(int nlr) { return nlr + 2; }
+
 /* Log grid lo·(hi/lo)^(k/(n−1)), k < n (n = 1: lo). */
 static inline void ttexp_log_grid(double *out, double lo, double hi, int n)
 {
