@@ -4,45 +4,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 hessian_opts hessian_defaults(void)
 {
     hessian_opts o = {128, 1, NULL, "hessian"};
     return o;
-}
-
-double mem_available_bytes(void)
-{
-    FILE *fp = fopen("/proc/meminfo", "r");
-    if (!fp) return -1;
-    char line[256];
-    double kb = -1;
-    while (fgets(line, sizeof line, fp))
-        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
-    fclose(fp);
-    return kb < 0 ? -1 : kb * 1024;
-}
-
-void memory_check(const char *what, double bytes)
-{
-    double avail = mem_available_bytes();
-    if (!core_quiet) {
-        if (avail >= 0) fprintf(stderr, "%s: needs %.3f GB; MemAvailable %.3f GB\n", what, bytes / 1e9, avail / 1e9);
-        else fprintf(stderr, "%s: needs %.3f GB (MemAvailable unknown)\n", what, bytes / 1e9);
-    }
-    if (avail >= 0 && bytes > avail)
-        die_user("%s needs %.3f GB but only %.3f GB of memory is available (compute column ranges "
-                 "in separate runs, or use a smaller model or batch)", what, bytes / 1e9, avail / 1e9);
-}
-
-double *huge_alloc(size_t count, const char *what)
-{
-    size_t bytes = checked_mul(count, sizeof(double), what);
-    void *p = NULL;
-    if (posix_memalign(&p, (size_t)1 << 21, bytes ? bytes : 1) != 0) DIE("out of memory allocating %s", what);
-    madvise(p, bytes, MADV_HUGEPAGE);
-    return p;
 }
 
 static int panel_width(const hessian_opts *o) { return o && o->panel > 0 ? o->panel : 128; }

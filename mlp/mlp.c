@@ -2,7 +2,6 @@
  * samples and k directions with cblas_dgemm; the hess_cols fast path; naive
  * per-sample reference kernels for the tests. Math and layout: mlp.h. */
 #include "mlp.h"
-#include "hessian/hessian.h"
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
