@@ -221,3 +221,94 @@ size_t partition_max_block(const partition *p)
     for (int k = 0; k < p->nblocks; k++) if (p->b[k].n > mx) mx = p->b[k].n;
     return mx;
 }
+
+/* ---- candidate splits of one tensor (Principle 1) ---------------------------------------- */
+
+static int is_vector(const tensor_info *ti) { return ti->cols == 1; }
+
+int tensor_splits(const model *m, int t, split_kind *out)
+{
+    const tensor_info *ti = &m->tensors[t];
+    int n = 0;
+    out[n++] = SPLIT_WHOLE;
+    if (tensor_size(ti) == 1) return n;
+    int qkv = ti->role == ROLE_QUERY || ti->role == ROLE_KEY || ti->role == ROLE_VALUE;
+    if (qkv && ti->heads > 1 && ti->heads < ti->rows && ti->rows % ti->heads == 0) out[n++] = SPLIT_HEADS;
+    if (!is_vector(ti)) {
+        if (ti->rows > 1) out[n++] = SPLIT_ROWS;
+        out[n++] = SPLIT_COLS;
+    }
+    out[n++] = SPLIT_ENTRIES;
+    return n;
+}
+
+const char *split_meaning(const tensor_info *ti, split_kind s)
+{
+    switch (s) {
+    case SPLIT_WHOLE: return "tensor";
+    case SPLIT_HEADS: return "head";
+    case SPLIT_ENTRIES: return "entry";
+    case SPLIT_COLS: return "input neuron";
+    case SPLIT_ROWS:
+        if (ti->role == ROLE_EMBED || ti->role == ROLE_OUTPUT) return "token";
+        if (ti->role == ROLE_POS) return "position";
+        if (is_vector(ti)) return "entry";
+        return "output neuron";
+    default: return "unknown";
+    }
+}
+
+int split_nblocks(const tensor_info *ti, split_kind s)
+{
+    switch (s) {
+    case SPLIT_WHOLE: return 1;
+    case SPLIT_HEADS: return ti->heads;
+    case SPLIT_ROWS: return ti->rows;
+    case SPLIT_COLS: return ti->cols;
+    case SPLIT_ENTRIES: return (int)tensor_size(ti);
+    default: DIE("unknown split %d", s);
+    }
+}
+
+partition *tensor_local_partition(const model *m, int t, split_kind s)
+{
+    partition *p = partition_new();
+    partition_add_tensor(p, m, t, s);
+    for (int k = 0; k < p->nblocks; k++) p->b[k].start -= m->tensors[t].offset;
+    return p;
+}
+
+static int same_block(const block *a, const block *b)
+{
+    return a->start == b->start && a->n == b->n && (a->n == 1 || a->stride == b->stride);
+}
+
+int partition_split_of(const partition *p, const model *m, int t)
+{
+    for (int s = 0; s < SPLIT_COUNT; s++) {
+        if (s == SPLIT_HEADS && m->tensors[t].rows % m->tensors[t].heads) continue;
+        partition *q = partition_new();
+        partition_add_tensor(q, m, t, (split_kind)s);
+        int k = 0, ok = 1;
+        for (int i = 0; i < p->nblocks && ok; i++) {
+            if (p->b[i].tensor != t) continue;
+            ok = k < q->nblocks && same_block(&p->b[i], &q->b[k]);
+            k++;
+        }
+        ok = ok && k == q->nblocks;
+        partition_free(q);
+        if (ok) return s;
+    }
+    return -1;
+}
+
+int finest_above_share(int n, const int *nblocks, const double *mass, double share)
+{
+    int best = -1;
+    for (int i = 0; i < n; i++) {
+        if (!(mass[i] >= share)) continue;
+        if (best < 0 || nblocks[i] > nblocks[best] || (nblocks[i] == nblocks[best] && mass[i] > mass[best]))
+            best = i;
+    }
+    return best;
+}

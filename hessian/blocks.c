@@ -52,6 +52,13 @@ static void labelled_mass(const double *H, size_t P, const int *label, double *n
     *den = d;
 }
 
+double *tensor_hessian(const double *H, size_t P, const model *m, int t)
+{
+    const tensor_info *ti = &m->tensors[t];
+    block b = {.start = ti->offset, .n = tensor_size(ti), .stride = 1, .tensor = t};
+    return block_extract(H, P, &b);
+}
+
 double mass_ratio(const double *H, size_t P, const partition *p)
 {
     int *label = xmalloc(P * sizeof(int));

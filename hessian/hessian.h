@@ -30,11 +30,6 @@
 
 /* ---- assembly ------------------------------------------------------------------- */
 
-/* count doubles on 2 MB-aligned memory with transparent huge pages requested
- * (release with free()). On this kind of VM first-touch page faults of a large
- * H cost more than its arithmetic (1.4 s vs 0.16 s for 325 MB). */
-double *huge_alloc(size_t count, const char *what);
-
 /* Same contract as model.hess_cols: columns j0..j0+k-1 of H into out (k×P). */
 typedef void (*hess_cols_fn)(model *m, size_t j0, int k, double *out);
 
@@ -50,11 +45,6 @@ typedef struct {
 } hessian_opts;
 hessian_opts hessian_defaults(void);
 
-/* MemAvailable from /proc/meminfo in bytes; -1 if it cannot be read. */
-double mem_available_bytes(void);
-/* Prints "<what>: needs X GB; MemAvailable Y GB" on stderr (unless --quiet),
- * then stops with a user error if X exceeds MemAvailable. */
-void memory_check(const char *what, double bytes);
 /* Bytes the engine holds for `ncols` columns of H: the columns themselves plus
  * one panel of unit directions (the model's own workspace comes on top). */
 double hessian_bytes(size_t P, size_t ncols, int panel);
@@ -80,6 +70,8 @@ double hessian_asymmetry(size_t P, const double *H);
  * block_extract(H, P, b) = H_bb. */
 double *block_cross(const double *H, size_t P, const block *a, const block *b);
 double *block_extract(const double *H, size_t P, const block *b);
+/* H_tt: the diagonal block of tensor t of m ((size, size), malloc'ed). */
+double *tensor_hessian(const double *H, size_t P, const model *m, int t);
 /* Σ_b ‖H_bb‖_F² / ‖H_SS‖_F², S the union of p's blocks (all of 0..P-1 for a
  * partition of the model; a partition of one tensor gives the ratio inside it). */
 double mass_ratio(const double *H, size_t P, const partition *p);

@@ -172,32 +172,6 @@ void tt_ckpt_check(const tt_ckpt_setup *s);
 void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out);
 void tt_ckpt_free(tt_ckpt *c);
 
-/* ---- Principle 1: candidate partitions of one tensor (tt_hessian_blocks.c) -----------
- * Model-agnostic (any core/model.h model: the tiny Transformer, the MLP). A
- * tensor's candidate splits: whole; by head (query/key/value with heads > 1); by
- * row (output neuron; token for embed/output; position for pos); by column (input
- * neuron; matrices only); by entry (Adam's per-coordinate view). Their mass ratios
- * are taken inside the tensor's diagonal block H_tt, so the blocks are given
- * relative to the tensor's first parameter. */
-#define SPLIT_CANDIDATES_MAX SPLIT_COUNT
-/* The applicable splits of tensor t, coarse to fine by kind; returns how many. */
-int tensor_splits(const model *m, int t, split_kind *out /* (SPLIT_CANDIDATES_MAX) */);
-/* What one block of split s of tensor t is: "tensor", "head", "output neuron",
- * "token", "position", "input neuron", "entry". */
-const char *split_meaning(const tensor_info *ti, split_kind s);
-/* The blocks of tensor t split by s, indices relative to the tensor's first entry. */
-partition *tensor_local_partition(const model *m, int t, split_kind s);
-/* Number of blocks split s makes of tensor t. */
-int split_nblocks(const tensor_info *ti, split_kind s);
-/* The split whose blocks of tensor t are exactly p's blocks of t; -1 if none is. */
-int partition_split_of(const partition *p, const model *m, int t);
-/* "Finest" = the most blocks: the index of the candidate with the most blocks
- * among those whose mass ratio is >= share (ties: the larger mass ratio, then
- * the earlier candidate); -1 if none reaches share. */
-int finest_above_share(int n, const int *nblocks, const double *mass, double share);
-/* H_tt: the diagonal block of tensor t ((size, size), malloc'ed). */
-double *tensor_hessian(const double *H, size_t P, const model *m, int t);
-
 /* ---- layer kernels (llm.c style: outputs first, sizes last) -------------------------
  * Base activations are (N,C) with N = B·T rows. R-quantities of k directions are
  * token-major (N,k,C): row n, direction d at [(n*k + d)*C]. R-parameters of
