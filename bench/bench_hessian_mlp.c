@@ -38,7 +38,7 @@ static double *timed(model *m, const char *name, int use_cols, int lower, int pa
     double ref = dgemm_gflops(1000, 3);
     hessian_opts o = hessian_defaults();
     o.use_hess_cols = use_cols;
-    o.lower = lower ? mlp_hess_cols_lower : NULL;
+    o.symmetric = lower;
     o.panel = panel;
     o.label = name;
     double f0 = mlp_flops(m), t0 = wall_seconds();

@@ -59,7 +59,7 @@ static hessian_opts path_opts(int path, int panel, const char *name)
 {
     hessian_opts o = hessian_defaults();
     o.use_hess_cols = path != 2;
-    o.lower = path == 0 ? tt_hess_cols_lower : NULL;
+    o.symmetric = path == 0;
     o.panel = panel;
     o.label = name;
     return o;
@@ -71,13 +71,13 @@ static hessian_opts path_opts(int path, int panel, const char *name)
 static void assemble(model *m, const hessian_opts *o, double *H)
 {
     size_t P = m->P;
-    if (!o->lower) {
+    if (!o->symmetric) {
         hessian_cols(m, 0, P, o, H);
         return;
     }
     for (size_t c = 0; c < P; c += o->panel) {
         size_t k = P - c < (size_t)o->panel ? P - c : (size_t)o->panel;
-        o->lower(m, c, (int)k, H + c * P);
+        m->hess_cols_lower(m, c, (int)k, H + c * P);
         for (size_t r = c; r < c + k; r++)
             for (size_t i = 0; i < c; i++) H[r * P + i] = H[i * P + r];
     }

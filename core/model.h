@@ -20,8 +20,8 @@ typedef enum {
     ROLE_KEY,
     ROLE_VALUE,
     ROLE_ATTN_PROJ,  /* (C×C) */
-    ROLE_MLP_FC,     /* first MLP layer (M×C); for the 1-hidden-layer MLP the hidden layer,
-                        whose last column is the bias when the tensor says bias_col */
+    ROLE_MLP_FC,     /* first MLP layer (M×C); for the 1-hidden-layer MLP the hidden layer
+                        (with biases on, its last column holds each neuron's bias: mlp/mlp.h) */
     ROLE_MLP_PROJ,   /* second MLP layer (C×M); for the MLP the classifier (classes×width) */
     ROLE_NORM,       /* LayerNorm gain */
     ROLE_OUTPUT,     /* output head (V×C): rows are tokens */
@@ -31,8 +31,6 @@ typedef enum {
 } tensor_role;
 
 const char *role_name(tensor_role role);
-/* Role from its name (as printed by role_name); -1 if unknown. */
-int role_from_name(const char *name);
 
 typedef struct {
     char name[48];   /* e.g. "h0.attn.query", "fc1" */
@@ -41,7 +39,6 @@ typedef struct {
     int rows, cols;  /* (out, in), row-major; a vector is rows = n, cols = 1 */
     int heads;       /* attention heads for query/key/value, else 1 */
     int layer;       /* Transformer block index, -1 outside blocks */
-    int bias_col;    /* 1 if the last column holds the bias of each row (MLP hidden layer) */
 } tensor_info;
 
 static inline size_t tensor_size(const tensor_info *t) { return (size_t)t->rows * t->cols; }
@@ -66,11 +63,19 @@ struct model {
      * (by symmetry these are rows j0.. of H). NULL: the engine calls hvp on
      * unit vectors. Must agree with hvp to round-off. */
     void (*hess_cols)(model *m, size_t j0, int k, double *out);
+    /* Optional symmetric fast path for the full H: like hess_cols, but only the
+     * entries at indices >= j0 need be exact (the engine mirrors the rest from
+     * earlier panels). NULL: the engine uses hess_cols. */
+    void (*hess_cols_lower)(model *m, size_t j0, int k, double *out);
     void (*destroy)(model *m);   /* frees impl, tensors and params */
     void *impl;
 };
 
 static inline void model_free(model *m) { if (m) m->destroy(m); }
+/* Appends a tensor of rows × cols at offset m->P to m's table (grown as
+ * needed) and advances m->P; returns its index. heads = 1 except for
+ * query/key/value; layer = -1 outside Transformer blocks. */
+int model_add_tensor(model *m, const char *name, tensor_role role, int rows, int cols, int heads, int layer);
 /* Index of the tensor named `name`, or -1. */
 int model_find_tensor(const model *m, const char *name);
 /* Internal check: tensors are in order, disjoint and cover 0..P-1 (DIE otherwise). */

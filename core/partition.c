@@ -15,16 +15,25 @@ const char *role_name(tensor_role role)
     return (role >= 0 && role < ROLE_COUNT) ? ROLE_NAMES[role] : "unknown";
 }
 
-int role_from_name(const char *name)
-{
-    for (int r = 0; r < ROLE_COUNT; r++)
-        if (strcmp(name, ROLE_NAMES[r]) == 0) return r;
-    return -1;
-}
-
 static const char *SPLIT_NAMES[SPLIT_COUNT] = {"whole", "rows", "cols", "heads", "entries"};
 
 const char *split_name(split_kind s) { return (s >= 0 && s < SPLIT_COUNT) ? SPLIT_NAMES[s] : "unknown"; }
+
+int model_add_tensor(model *m, const char *name, tensor_role role, int rows, int cols, int heads, int layer)
+{
+    m->tensors = xrealloc(m->tensors, (size_t)(m->ntensors + 1) * sizeof(tensor_info));
+    tensor_info *t = &m->tensors[m->ntensors];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->role = role;
+    t->offset = m->P;
+    t->rows = rows;
+    t->cols = cols;
+    t->heads = heads;
+    t->layer = layer;
+    m->P += (size_t)rows * cols;
+    return m->ntensors++;
+}
 
 int model_find_tensor(const model *m, const char *name)
 {

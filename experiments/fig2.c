@@ -162,6 +162,7 @@ static void checkpoint(run *r, long step, int idx)
     double batch_loss = m->loss(m), batch_acc = mlp_accuracy(m);
     hessian_opts o = hessian_defaults();
     o.panel = r->panel;
+    o.symmetric = 0; /* every entry computed, so that the asymmetry reported below is a check */
     char label[64];
     snprintf(label, sizeof label, "fig2 H at %s", tag);
     o.label = label;

@@ -172,7 +172,7 @@ int main(int argc, char **argv)
         if (!core_quiet) fprintf(stderr, "mlp_hessian: %s in %.2f s\n", path, wall_seconds() - t0);
         free(path);
     } else {
-        if (symmetric) o.lower = mlp_hess_cols_lower;
+        o.symmetric = symmetric;
         double *H = hessian_full(m, &o);
         double t = wall_seconds() - t0;
         char *path = path_join(out, "H.npy");

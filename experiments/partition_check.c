@@ -104,7 +104,6 @@ static void mlp_checkpoint_hessian(run *r)
     mlp_set_batch(r->m, X, y, r->mlp_eval_n);
     free(X), free(y), free(idx);
     hessian_opts o = hessian_defaults();
-    o.lower = mlp_hess_cols_lower;
     o.label = "MLP Hessian";
     r->H = hessian_full(r->m, &o);
 }

@@ -28,40 +28,16 @@ static const arch ARCHS[] = {
     {"Llama 2-13B", 32000, 5120, 40, 40, 40, 13824, 4096, 0, 104.16, 52.08},
 };
 
-typedef struct {
-    tensor_info *t;
-    int n, cap;
-    size_t P;
-} table;
-
-static void add(table *tb, const char *name, tensor_role role, int rows, int cols, int heads, int layer)
-{
-    if (tb->n == tb->cap) {
-        tb->cap = tb->cap ? 2 * tb->cap : 64;
-        tb->t = xrealloc(tb->t, (size_t)tb->cap * sizeof(tensor_info));
-    }
-    tensor_info *ti = &tb->t[tb->n++];
-    memset(ti, 0, sizeof *ti);
-    snprintf(ti->name, sizeof ti->name, "%s", name);
-    ti->role = role;
-    ti->offset = tb->P;
-    ti->rows = rows;
-    ti->cols = cols;
-    ti->heads = heads;
-    ti->layer = layer;
-    tb->P += (size_t)rows * cols;
-}
-
 /* The tensor table of one architecture, in (out, in) layout. */
-static table build_table(const arch *a)
+static model build_table(const arch *a)
 {
-    table tb = {0};
+    model tb = {.kind = a->name};
     char n[48];
     int d = a->d, hd = d / a->heads, kv = a->kv_heads * hd;
-    add(&tb, "embed", ROLE_EMBED, a->vocab, d, 1, -1);
-    if (a->gpt2) add(&tb, "wpe", ROLE_POS, a->context, d, 1, -1);
+    model_add_tensor(&tb, "embed", ROLE_EMBED, a->vocab, d, 1, -1);
+    if (a->gpt2) model_add_tensor(&tb, "wpe", ROLE_POS, a->context, d, 1, -1);
     for (int l = 0; l < a->layers; l++) {
-#define T(suffix, role, r, c, h) (snprintf(n, sizeof n, "h%d.%s", l, suffix), add(&tb, n, role, r, c, h, l))
+#define T(suffix, role, r, c, h) (snprintf(n, sizeof n, "h%d.%s", l, suffix), model_add_tensor(&tb, n, role, r, c, h, l))
         T("ln_1", ROLE_NORM, d, 1, 1);
         if (a->gpt2) T("ln_1.bias", ROLE_BIAS, d, 1, 1);
         T("query", ROLE_QUERY, d, d, a->heads);
@@ -79,9 +55,9 @@ static table build_table(const arch *a)
         if (a->gpt2) T("mlp.down.bias", ROLE_BIAS, d, 1, 1);
 #undef T
     }
-    add(&tb, "norm_f", ROLE_NORM, d, 1, 1, -1);
-    if (a->gpt2) add(&tb, "norm_f.bias", ROLE_BIAS, d, 1, 1, -1);
-    else add(&tb, "output", ROLE_OUTPUT, a->vocab, d, 1, -1); /* GPT-2 ties it to the embedding */
+    model_add_tensor(&tb, "norm_f", ROLE_NORM, d, 1, 1, -1);
+    if (a->gpt2) model_add_tensor(&tb, "norm_f.bias", ROLE_BIAS, d, 1, 1, -1);
+    else model_add_tensor(&tb, "output", ROLE_OUTPUT, a->vocab, d, 1, -1); /* GPT-2 ties it to the embedding */
     return tb;
 }
 
@@ -105,8 +81,7 @@ int main(int argc, char **argv)
     double min_removed = 100;
     for (size_t k = 0; k < sizeof ARCHS / sizeof *ARCHS; k++) {
         const arch *a = &ARCHS[k];
-        table tb = build_table(a);
-        model mdl = {.kind = a->name, .P = tb.P, .ntensors = tb.n, .tensors = tb.t};
+        model mdl = build_table(a);
         model_check_tensors(&mdl);
         partition *p = partition_alg3(&mdl, 0);
         size_t blocks = 0, bias = 0;
@@ -114,18 +89,18 @@ int main(int argc, char **argv)
             if (mdl.tensors[p->b[b].tensor].role == ROLE_BIAS) bias += p->b[b].n;
             else blocks++;
         }
-        double adamw = 8.0 * tb.P / 1e9, mini = (4.0 * tb.P + 4.0 * (blocks + bias)) / 1e9;
-        double removed = 100.0 * (1 - (double)(blocks + bias) / tb.P);
+        double adamw = 8.0 * mdl.P / 1e9, mini = (4.0 * mdl.P + 4.0 * (blocks + bias)) / 1e9;
+        double removed = 100.0 * (1 - (double)(blocks + bias) / mdl.P);
         if (removed < min_removed) min_removed = removed;
-        csv_row(csv, "%s,%zu,%zu,%zu,%.4f,%.4f,%.4f,%.2f,%.2f,%.0f", a->name, tb.P, blocks, bias, adamw, mini,
+        csv_row(csv, "%s,%zu,%zu,%zu,%.4f,%.4f,%.4f,%.2f,%.2f,%.0f", a->name, mdl.P, blocks, bias, adamw, mini,
                 removed, a->paper_adamw, a->paper_mini, a->paper_adamw / 8 * 1e9);
-        fprintf(m, "| %s | %.4g B | %zu | %.2f / %.2f | %.2f / %.2f | %.3f%% |\n", a->name, tb.P / 1e9, blocks,
+        fprintf(m, "| %s | %.4g B | %zu | %.2f / %.2f | %.2f / %.2f | %.3f%% |\n", a->name, mdl.P / 1e9, blocks,
                 adamw, a->paper_adamw, mini, a->paper_mini, removed);
         fprintf(c, "%s: P = %zu; paper's AdamW %.2f GB implies P = %.4g B, ours %.4g B (%+.2f%%)\n", a->name,
-                tb.P, a->paper_adamw, a->paper_adamw / 8, tb.P / 1e9,
-                100 * (tb.P / 1e9 - a->paper_adamw / 8) / (a->paper_adamw / 8));
+                mdl.P, a->paper_adamw, a->paper_adamw / 8, mdl.P / 1e9,
+                100 * (mdl.P / 1e9 - a->paper_adamw / 8) / (a->paper_adamw / 8));
         partition_free(p);
-        free(tb.t);
+        free(mdl.tensors);
     }
     fprintf(c, "%s: at least 99.9%% of Adam's v removed in every model (smallest: %.4f%%)\n",
             min_removed >= 99.9 ? "PASS" : "FAIL", min_removed);

@@ -330,6 +330,7 @@ static inline double ttexp_block_lr_from_hessian(ttexp *e, const partition *p, i
     memcpy(m->params, e->params0, m->P * sizeof(double));
     tt_set_batch(m, e->eval_tokens, hess_B < e->s->eval_B ? hess_B : e->s->eval_B);
     hessian_opts ho = hessian_defaults();
+    ho.symmetric = 0;
     ho.label = "hessian at init";
     double *H = hessian_full(m, &ho), *lam = xmalloc(p->nblocks * sizeof(double));
     for (int b = 0; b < p->nblocks; b++) {

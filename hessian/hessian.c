@@ -7,7 +7,7 @@
 
 hessian_opts hessian_defaults(void)
 {
-    hessian_opts o = {128, 1, NULL, "hessian"};
+    hessian_opts o = {128, 1, 1, "hessian"};
     return o;
 }
 
@@ -70,7 +70,7 @@ double *hessian_full(model *m, const hessian_opts *opt)
     snprintf(what, sizeof what, "%s: H of %zu x %zu float64", o.label ? o.label : "hessian", P, P);
     memory_check(what, hessian_bytes(P, P, panel_width(&o)));
     double *H = huge_alloc(P * P, "Hessian");
-    if (!o.lower) {
+    if (!(o.symmetric && o.use_hess_cols && m->hess_cols_lower)) {
         hessian_cols(m, 0, P, &o, H);
         return H;
     }
@@ -79,7 +79,7 @@ double *hessian_full(model *m, const hessian_opts *opt)
     progress_start(&pr, o.label ? o.label : "hessian", (long)P);
     for (size_t c = 0; c < P; c += pw) {
         int k = (int)(P - c < (size_t)pw ? P - c : (size_t)pw);
-        o.lower(m, c, k, H + c * P);
+        m->hess_cols_lower(m, c, k, H + c * P);
         mirror_panel(H, P, c, (size_t)k);
         progress_update(&pr, (long)(c + k));
     }

@@ -36,11 +36,9 @@ typedef void (*hess_cols_fn)(model *m, size_t j0, int k, double *out);
 typedef struct {
     int panel;            /* columns per panel (default 128) */
     int use_hess_cols;    /* 1 (default): m->hess_cols when the model has one; 0: hvp on unit vectors */
-    /* Optional symmetric fast path (full H only), e.g. mlp_hess_cols_lower: like
-     * hess_cols but it need only write the entries at rows >= j0; the engine
-     * copies the rest from earlier panels by symmetry. NULL (default): unused.
-     * The symmetry report means nothing on an H filled this way. */
-    hess_cols_fn lower;
+    int symmetric;        /* 1 (default): for the full H, the model's hess_cols_lower when it has one
+                             (lower rows only, the rest mirrored; about half the work); 0: every
+                             entry computed, so that hessian_asymmetry means something */
     const char *label;    /* progress label (default "hessian") */
 } hessian_opts;
 hessian_opts hessian_defaults(void);

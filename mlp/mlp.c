@@ -36,7 +36,11 @@ mlp_act act_parse(const char *name)
     die_user("unknown activation '%s' (expected relu, tanh, gelu or linear)", name);
 }
 
-static mlp_impl *impl_of(const model *m) { return (mlp_impl *)m->impl; }
+static mlp_impl *impl_of(const model *m)
+{
+    if (!m || !m->kind || strcmp(m->kind, "mlp") != 0) DIE("not an mlp model");
+    return m->impl;
+}
 
 /* C (M,Nn) = alpha·op(A)·op(B) + beta·C, row-major; counts 2·M·Nn·K flops. */
 static void gemm(mlp_impl *im, int transa, int transb, int M, int Nn, int K, const double *A, int lda,
@@ -358,7 +362,8 @@ static void hess_cols_any(model *m, size_t j0, int k, double *out, int lower)
 }
 
 static void mlp_hess_cols_fn(model *m, size_t j0, int k, double *out) { hess_cols_any(m, j0, k, out, 0); }
-void mlp_hess_cols_lower(model *m, size_t j0, int k, double *out) { hess_cols_any(m, j0, k, out, 1); }
+/* model.hess_cols_lower: only the entries at rows >= j0 are written (half the W1–W1 work). */
+static void mlp_hess_cols_lower_fn(model *m, size_t j0, int k, double *out) { hess_cols_any(m, j0, k, out, 1); }
 
 /* ---- naive per-sample reference kernels ---------------------------------------------- */
 
@@ -513,19 +518,6 @@ static void mlp_destroy(model *m)
     free(m);
 }
 
-static void set_tensor(tensor_info *t, const char *name, tensor_role role, size_t offset, int rows, int cols, int bias_col)
-{
-    memset(t, 0, sizeof *t);
-    snprintf(t->name, sizeof t->name, "%s", name);
-    t->role = role;
-    t->offset = offset;
-    t->rows = rows;
-    t->cols = cols;
-    t->heads = 1;
-    t->layer = -1;
-    t->bias_col = bias_col;
-}
-
 model *mlp_new(const mlp_config *cfg)
 {
     if (cfg->in < 1 || cfg->width < 1 || cfg->classes < 2)
@@ -543,17 +535,16 @@ model *mlp_new(const mlp_config *cfg)
     im->ob = im->o2 + (size_t)C * h;
     model *m = xcalloc(1, sizeof *m);
     m->kind = "mlp";
-    m->P = im->ob + (im->cfg.bias ? (size_t)C : 0);
-    m->ntensors = im->cfg.bias ? 3 : 2;
-    m->tensors = xcalloc(m->ntensors, sizeof(tensor_info));
-    set_tensor(&m->tensors[0], "fc1", ROLE_MLP_FC, 0, h, im->d1, im->cfg.bias);
-    set_tensor(&m->tensors[1], "fc2", ROLE_MLP_PROJ, im->o2, C, h, 0);
-    if (im->cfg.bias) set_tensor(&m->tensors[2], "fc2.bias", ROLE_BIAS, im->ob, C, 1, 0);
+    model_add_tensor(m, "fc1", ROLE_MLP_FC, h, im->d1, 1, -1);
+    model_add_tensor(m, "fc2", ROLE_MLP_PROJ, C, h, 1, -1);
+    if (im->cfg.bias) model_add_tensor(m, "fc2.bias", ROLE_BIAS, C, 1, 1, -1);
+    if (m->P != im->ob + (im->cfg.bias ? (size_t)C : 0)) DIE("MLP layout: P = %zu", m->P);
     m->params = xcalloc(m->P, sizeof(double));
     m->loss = mlp_loss_fn;
     m->grad = mlp_grad_fn;
     m->hvp = mlp_hvp_fn;
     m->hess_cols = mlp_hess_cols_fn;
+    m->hess_cols_lower = mlp_hess_cols_lower_fn;
     m->destroy = mlp_destroy;
     m->impl = im;
     model_check_tensors(m);

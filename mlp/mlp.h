@@ -11,9 +11,12 @@
  *
  * Parameters, in buffer order (so each hidden neuron is one contiguous run):
  *   "fc1"      (width × (in+1)): row i = neuron i's incoming weights then its bias
- *              (tensor_info.bias_col = 1 when biases are on); role ROLE_MLP_FC
+ *              (width × in without biases); role ROLE_MLP_FC
  *   "fc2"      (classes × width); role ROLE_MLP_PROJ
  *   "fc2.bias" (classes × 1) when biases are on; role ROLE_BIAS
+ *
+ * The model has the symmetric fast path model.hess_cols_lower (half the W1–W1
+ * work of hess_cols).
  *
  * Second derivatives: ReLU's σ'' is 0 almost everywhere (and σ'(0) = 0), so its
  * Hessian has no σ'' term; GELU is the exact erf form z·Φ(z) (PyTorch's default),
@@ -51,11 +54,6 @@ const mlp_config *mlp_get_config(const model *m);
 double mlp_accuracy(model *m);
 /* dgemm flops issued by this model since creation (2·M·N·K per call), for benchmarks. */
 double mlp_flops(const model *m);
-
-/* Symmetric fast path beyond model.h (see hessian.h, hessian_opts.lower): the
- * columns j0..j0+k-1 of H like hess_cols, but only the entries at rows >= j0
- * are written (the engine mirrors the rest). Half the W1–W1 work. */
-void mlp_hess_cols_lower(model *m, size_t j0, int k, double *out);
 
 /* Naive reference kernels (per-sample loops, no BLAS) for the tests. */
 double mlp_loss_naive(model *m);

@@ -268,11 +268,11 @@ static model fake_model(tensor_info *t, int n)
 static void test_partitions(void)
 {
     tensor_info t[] = {
-        {"wte", ROLE_EMBED, 0, 8, 4, 1, -1, 0},
-        {"q", ROLE_QUERY, 0, 4, 4, 2, 0, 0},
-        {"v", ROLE_VALUE, 0, 4, 4, 2, 0, 0},
-        {"ln", ROLE_NORM, 0, 4, 1, 1, 0, 0},
-        {"b", ROLE_BIAS, 0, 4, 1, 1, 0, 0},
+        {"wte", ROLE_EMBED, 0, 8, 4, 1, -1},
+        {"q", ROLE_QUERY, 0, 4, 4, 2, 0},
+        {"v", ROLE_VALUE, 0, 4, 4, 2, 0},
+        {"ln", ROLE_NORM, 0, 4, 1, 1, 0},
+        {"b", ROLE_BIAS, 0, 4, 1, 1, 0},
     };
     model m = fake_model(t, 5);
     model_check_tensors(&m);
@@ -308,7 +308,7 @@ static void test_partitions(void)
     EXPECT_USER_ERROR(partition_check_cover(bad, m.P, "repeat"), "in two blocks");
     partition_free(bad);
 
-    tensor_info u[] = {{"w", ROLE_MATRIX, 0, 2, 2, 1, -1, 0}};
+    tensor_info u[] = {{"w", ROLE_MATRIX, 0, 2, 2, 1, -1}};
     model mu = fake_model(u, 1);
     EXPECT_USER_ERROR(partition_alg3(&mu, 0), "does not cover");
 

@@ -36,8 +36,8 @@ static void test_tensor_table(void)
     mlp_config cfg = {5, 3, 4, ACT_TANH, 1, LOSS_XENT};
     model *m = mlp_new(&cfg);
     CHECK(m->P == 3 * 6 + 4 * 3 + 4, "P = %zu", m->P);
-    CHECK(m->ntensors == 3 && m->tensors[0].role == ROLE_MLP_FC && m->tensors[0].bias_col == 1 &&
-          m->tensors[0].rows == 3 && m->tensors[0].cols == 6, "fc1 is width x (in+1) with bias_col");
+    CHECK(m->ntensors == 3 && m->tensors[0].role == ROLE_MLP_FC && m->tensors[0].rows == 3 &&
+          m->tensors[0].cols == 6, "fc1 is width x (in+1): weights then the bias");
     CHECK(m->tensors[1].role == ROLE_MLP_PROJ && m->tensors[1].offset == 18 && m->tensors[1].rows == 4 &&
           m->tensors[1].cols == 3, "fc2 is classes x width after fc1");
     CHECK(m->tensors[2].role == ROLE_BIAS && m->tensors[2].offset == 30, "fc2.bias last");
@@ -48,7 +48,7 @@ static void test_tensor_table(void)
     model_free(m);
     cfg.bias = 0;
     m = mlp_new(&cfg);
-    CHECK(m->P == 3 * 5 + 4 * 3 && m->ntensors == 2 && m->tensors[0].bias_col == 0, "no-bias P = %zu", m->P);
+    CHECK(m->P == 3 * 5 + 4 * 3 && m->ntensors == 2 && m->tensors[0].cols == 5, "no-bias P = %zu", m->P);
     model_free(m);
     cfg.classes = 1;
     EXPECT_USER_ERROR(mlp_new(&cfg), "classes >= 2");
@@ -173,7 +173,7 @@ static void check_hess_cols(model *m, const char *tag)
         double *out = xmalloc(k * P * sizeof(double)), *low = xmalloc(k * P * sizeof(double));
         for (size_t e = 0; e < k * P; e++) low[e] = NAN;
         m->hess_cols(m, j0, (int)k, out);
-        mlp_hess_cols_lower(m, j0, (int)k, low);
+        m->hess_cols_lower(m, j0, (int)k, low);
         double err = 0, errl = 0;
         int untouched = 1;
         for (size_t d = 0; d < k; d++)

@@ -248,9 +248,9 @@ static void test_beta2_limit(void)
 static void test_roles(void)
 {
     tensor_info t[3] = {
-        {"w", ROLE_MLP_FC, 0, 2, 3, 1, 0, 0},
-        {"ln", ROLE_NORM, 6, 2, 1, 1, 0, 0},
-        {"b", ROLE_BIAS, 8, 2, 1, 1, 0, 0},
+        {"w", ROLE_MLP_FC, 0, 2, 3, 1, 0},
+        {"ln", ROLE_NORM, 6, 2, 1, 1, 0},
+        {"b", ROLE_BIAS, 8, 2, 1, 1, 0},
     };
     model m = {.kind = "fake", .P = 10, .ntensors = 3, .tensors = t};
     partition *p = partition_alg3(&m, 0);
@@ -343,7 +343,7 @@ static void test_train_loop(void)
 {
     double params[3];
     memcpy(params, W0, sizeof params);
-    tensor_info t[1] = {{"w", ROLE_MATRIX, 0, 3, 1, 1, -1, 0}};
+    tensor_info t[1] = {{"w", ROLE_MATRIX, 0, 3, 1, 1, -1}};
     model m = {.kind = "quad3", .P = 3, .ntensors = 1, .tensors = t, .params = params,
                .loss = quad_loss, .grad = quad_grad};
     optim_config c = optim_defaults(OPTIM_ADAM);

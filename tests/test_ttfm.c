@@ -364,9 +364,9 @@ static void test_unit_vs_dense(void)
                 tt_set_hvp_blocking(m, 4, 2);
                 hessian_opts o = hessian_defaults();
                 o.panel = 13;
-                o.lower = tt_hess_cols_lower;
+                o.symmetric = 1;
                 double *H = hessian_full(m, &o);
-                o.lower = NULL;
+                o.symmetric = 0;
                 double *Hc = hessian_full(m, &o); /* hess_cols, every row computed */
                 m->hvp(m, V, HV, k);
                 memset(ref, 0, (size_t)k * P * sizeof(double));

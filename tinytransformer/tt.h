@@ -18,7 +18,10 @@
  * "h0.ln_2.weight", "h0.mlp.fc_1", "h0.mlp.proj", ..., "ln_f.weight",
  * "ln_f.bias", "lm_head"), loss, grad, and the exact Hessian-vector product on
  * panels of k directions by Pearlmutter's R-operator (forward-mode derivative
- * of the backward pass), batched over the directions with BLAS-3.
+ * of the backward pass), batched over the directions with BLAS-3, with the
+ * unit-direction paths hess_cols and hess_cols_lower (the symmetric fast path:
+ * a unit direction in tensor t perturbs only what follows t, and its R-backward
+ * stops once it has produced the rows of tensors >= t, about half the work).
  *
  * Init like GPT-2: every weight matrix, wte and wpe ~ N(0, 0.02²) from core's
  * seeded RNG; LayerNorm gain 1, all biases 0.
@@ -59,14 +62,7 @@ int tt_batch_size(const model *m);
 /* Forward pass at params: the mean loss; logits (B,T,V) and per-position losses
  * (B,T) copied out when non-NULL. */
 double tt_forward(model *m, double *logits, double *losses);
-/* The symmetric fast path for the full Hessian (hessian/hessian.h,
- * hessian_opts.lower): columns j0..j0+k-1 of H as k×P rows, exact at least at
- * rows >= j0 (the engine mirrors the rest). Unit directions in tensor t perturb
- * only what follows t, and their R-backward stops once it has produced the rows
- * of tensors >= tensor(j0): about half the work of hess_cols. hess_cols
- * (model.h) is the same unit-panel path computing every row. */
-void tt_hess_cols_lower(model *m, size_t j0, int k, double *out);
-/* Worker threads for hvp / hess_cols / tt_hess_cols_lower (0 = openblas_get_num_threads()).
+/* Worker threads for hvp / hess_cols / hess_cols_lower (0 = openblas_get_num_threads()).
  * Each worker runs single-threaded BLAS on its own sub-panels; results do not
  * depend on the thread count. */
 void tt_set_threads(model *m, int n);

@@ -91,7 +91,6 @@ void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out
     out->loss = m->loss(m);
     hessian_opts ho = hessian_defaults();
     ho.panel = s->panel;
-    ho.lower = tt_hess_cols_lower;
     ho.label = "checkpoint Hessian";
     t0 = wall_seconds();
     out->H = hessian_full(m, &ho);

@@ -93,30 +93,12 @@ void tt_check_config(const tt_config *c)
 
 /* ---- the tensor table ------------------------------------------------------------------ */
 
-static int add_tensor(model *m, const char *name, tensor_role role, int rows, int cols, int heads, int layer)
-{
-    tensor_info *t = &m->tensors[m->ntensors];
-    snprintf(t->name, sizeof t->name, "%s", name);
-    t->role = role;
-    t->offset = m->P;
-    t->rows = rows;
-    t->cols = cols;
-    t->heads = heads;
-    t->layer = layer;
-    t->bias_col = 0;
-    m->P += (size_t)rows * cols;
-    return m->ntensors++;
-}
-
 static void build_table(model *m, tt_impl *im)
 {
     const tt_config *c = &im->c;
     int C = c->C, M = c->M, V = c->V;
-    m->tensors = xcalloc((size_t)(5 + L_NSLOT * c->layers), sizeof(tensor_info));
-    m->ntensors = 0;
-    m->P = 0;
-    im->t_wte = add_tensor(m, "wte", ROLE_EMBED, V, C, 1, -1);
-    im->t_wpe = add_tensor(m, "wpe", ROLE_POS, c->T, C, 1, -1);
+    im->t_wte = model_add_tensor(m, "wte", ROLE_EMBED, V, C, 1, -1);
+    im->t_wpe = model_add_tensor(m, "wpe", ROLE_POS, c->T, C, 1, -1);
     im->slot = xmalloc((size_t)c->layers * sizeof *im->slot);
     static const char *names[L_NSLOT] = {
         "ln_1.weight", "ln_1.bias", "attn.query", "attn.query.bias", "attn.key", "attn.key.bias",
@@ -134,11 +116,11 @@ static void build_table(model *m, tt_impl *im)
             int heads = (s == L_Q || s == L_K || s == L_V) ? c->heads : 1;
             char name[48];
             snprintf(name, sizeof name, "h%d.%s", l, names[s]);
-            im->slot[l][s] = add_tensor(m, name, roles[s], rows, cols, heads, l);
+            im->slot[l][s] = model_add_tensor(m, name, roles[s], rows, cols, heads, l);
         }
-    im->t_lnfw = add_tensor(m, "ln_f.weight", ROLE_NORM, C, 1, 1, -1);
-    im->t_lnfb = c->bias ? add_tensor(m, "ln_f.bias", ROLE_BIAS, C, 1, 1, -1) : -1;
-    im->t_lm = add_tensor(m, "lm_head", ROLE_OUTPUT, V, C, 1, -1);
+    im->t_lnfw = model_add_tensor(m, "ln_f.weight", ROLE_NORM, C, 1, 1, -1);
+    im->t_lnfb = c->bias ? model_add_tensor(m, "ln_f.bias", ROLE_BIAS, C, 1, 1, -1) : -1;
+    im->t_lm = model_add_tensor(m, "lm_head", ROLE_OUTPUT, V, C, 1, -1);
 }
 
 size_t tt_param_count(const tt_config *c)
@@ -875,7 +857,10 @@ static void tt_hess_cols_fn(model *m, size_t j0, int k, double *out)
     run_panels(m, NULL, out, j0, k, 0);
 }
 
-void tt_hess_cols_lower(model *m, size_t j0, int k, double *out)
+/* model.hess_cols_lower: unit directions in tensor t perturb only what follows
+ * t, and their R-backward stops once it has produced the rows of tensors >=
+ * tensor(j0): about half the work of hess_cols. */
+static void tt_hess_cols_lower_fn(model *m, size_t j0, int k, double *out)
 {
     impl_of(m);
     if (j0 + (size_t)k > m->P) DIE("hess_cols_lower %zu..%zu beyond P = %zu", j0, j0 + k, m->P);
@@ -930,6 +915,7 @@ model *tt_new(const tt_config *c)
     m->grad = tt_grad_fn;
     m->hvp = tt_hvp_fn;
     m->hess_cols = tt_hess_cols_fn;
+    m->hess_cols_lower = tt_hess_cols_lower_fn;
     m->destroy = tt_destroy;
     tt_init_params(m, c->seed);
     return m;
