@@ -46,7 +46,7 @@ CFLAGS += -fno-math-errno -fvect-cost-model=dynamic -std=c11 -D_GNU_SOURCE -Wall
 LDLIBS = $(PKG_LIBS) -lm
 LDFLAGS += $(SANFLAGS)
 
-LIBDIRS := core hessian optim quad mlp tinytransformer
+LIBDIRS := core hessian optim quad mlp tinytransformer harness
 LIBSRC := $(wildcard $(addsuffix /*.c,$(LIBDIRS)))
 LIBOBJ := $(LIBSRC:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libtoolkit.a

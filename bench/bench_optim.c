@@ -3,7 +3,7 @@
 #include "bench.h"
 #include "core/model.h"
 #include "optim/optim.h"
-#include "tinytransformer/tt.h"
+#include "harness/harness.h"
 #include <string.h>
 
 /* Training throughput of the paper's tiny Transformer (batch 64 × T 8), tokens/s. */

@@ -10,7 +10,7 @@
  */
 #include "bench/bench.h"
 #include "bench/quad_listing.h"
-#include "quad/quad.h"
+#include "harness/harness.h"
 #include <math.h>
 #include <stdio.h>
 

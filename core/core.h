@@ -77,14 +77,18 @@ void outfile_discard(outfile *f);  /* remove the temporary; frees f */
 void ensure_dir(const char *path);
 /* "<dir>/<name>" in a fresh string (caller frees). */
 char *path_join(const char *dir, const char *name);
+/* outfile_open, csv_open and npy_write of <dir>/<name>. */
+outfile *outfile_open_in(const char *dir, const char *name);
 
 /* CSV: header row then rows; csv_row appends a newline. */
 outfile *csv_open(const char *path, const char *header);
+outfile *csv_open_in(const char *dir, const char *name, const char *header);
 void csv_row(outfile *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define csv_close outfile_commit
 
 /* .npy, format 1.0, little-endian float64 '<f8', C order, ndim <= 4. */
 void npy_write(const char *path, const double *data, int ndim, const size_t *shape);
+void npy_write_in(const char *dir, const char *name, const double *data, int ndim, const size_t *shape);
 /* Streaming writer for large arrays: header now, data in chunks, then commit. */
 outfile *npy_open(const char *path, int ndim, const size_t *shape);
 void npy_write_chunk(outfile *f, const double *data, size_t count);

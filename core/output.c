@@ -124,9 +124,24 @@ char *path_join(const char *dir, const char *name)
     return s;
 }
 
+outfile *outfile_open_in(const char *dir, const char *name)
+{
+    char *path = path_join(dir, name);
+    outfile *f = outfile_open(path);
+    free(path);
+    return f;
+}
+
 outfile *csv_open(const char *path, const char *header)
 {
     outfile *f = outfile_open(path);
+    fprintf(f->fp, "%s\n", header);
+    return f;
+}
+
+outfile *csv_open_in(const char *dir, const char *name, const char *header)
+{
+    outfile *f = outfile_open_in(dir, name);
     fprintf(f->fp, "%s\n", header);
     return f;
 }
@@ -183,6 +198,13 @@ void npy_write(const char *path, const double *data, int ndim, const size_t *sha
     outfile *f = npy_open(path, ndim, shape);
     npy_write_chunk(f, data, count);
     outfile_commit(f);
+}
+
+void npy_write_in(const char *dir, const char *name, const double *data, int ndim, const size_t *shape)
+{
+    char *path = path_join(dir, name);
+    npy_write(path, data, ndim, shape);
+    free(path);
 }
 
 /* Parses the header dict into ndim/shape/count; returns an error text or NULL. */

@@ -7,7 +7,10 @@
  * Adam-mini keeps no per-coordinate v, so the statistic is applied to the
  * current g_b⊙g_b before the β2 average (our reading of the ablation).
  */
-#include "experiments/ttexp.h"
+#include "harness/ttexp.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
@@ -22,30 +25,24 @@ int main(int argc, char **argv)
               "in [1e-4, 1]; same initialisation and batches; 5% warmup then cosine to 10%.",
               opts, sizeof opts / sizeof *opts);
     ttexp_args_finish(&a, 300, 2000, 7, 13, 50);
-    int nlr = a.grid, threads = a.threads;
-    long steps = a.steps, seed = a.seed;
-    const char *out = a.out;
-    ensure_dir(out);
-
-    ttexp_setup setup = ttexp_default_setup(&a);
+    int nlr = a.grid;
     ttexp e;
-    ttexp_open(&e, &setup);
-    ttexp_schedule sc = {steps, steps / 20, ttexp_eval_every(steps)};
+    ttexp_schedule sc = ttexp_begin(&e, ttexp_default_setup(&a), &a);
     partition *alg3 = partition_alg3(e.m, 0);
+    const lr_range *range = lr_range_of(LR_VSTAT);
 
     ttexp_job *grids[VSTAT_COUNT];
     const ttexp_record *best[VSTAT_COUNT];
     const char *cols[VSTAT_COUNT];
     double L[VSTAT_COUNT], best_lr[VSTAT_COUNT];
     int best_at[VSTAT_COUNT];
-    char *path = path_join(out, "grid.csv");
-    outfile *f = csv_open(path, TTEXP_GRID_HEADER);
+    outfile *f = csv_open_in(a.out, "grid.csv", TTEXP_GRID_HEADER);
     for (int s = 0; s < VSTAT_COUNT; s++) {
         ttexp_method mt = ttexp_method_of(vstat_name(s), OPTIM_ADAM_MINI, alg3, 0);
         mt.cfg.weight_decay = 0.1;
         mt.cfg.vstat = s;
         int b;
-        grids[s] = ttexp_grid(&setup, &sc, &mt, 1e-4, 1, nlr, threads, &b);
+        grids[s] = ttexp_grid(e.s, &sc, &mt, range->lo, range->hi, nlr, a.threads, &b);
         ttexp_write_grid(f, vstat_name(s), grids[s], nlr, b);
         best[s] = &grids[s][b].rec;
         cols[s] = vstat_name(s);
@@ -54,19 +51,18 @@ int main(int argc, char **argv)
         best_at[s] = b;
     }
     csv_close(f);
-    free(path);
-    path = path_join(out, "eval.csv");
+    char *path = path_join(a.out, "eval.csv");
     ttexp_write_curves(path, cols, best, VSTAT_COUNT, &sc, 1);
     free(path);
 
     int winner = 0;
     for (int s = 1; s < VSTAT_COUNT; s++)
         if (L[s] < L[winner]) winner = s;
-    path = path_join(out, "claims.txt");
+    path = path_join(a.out, "claims.txt");
     f = outfile_open(path);
     FILE *c = outfile_fp(f);
     fprintf(c, "ablation_vstat: Adam-mini (Algorithm 3) on the 1-layer Transformer, %ld steps, best of %d "
-               "learning rates each; final held-out loss (floor %.4f)\n", steps, nlr, ttexp_optimal_loss(&e));
+               "learning rates each; final held-out loss (floor %.4f)\n", a.steps, nlr, ttexp_optimal_loss(&e));
     for (int s = 0; s < VSTAT_COUNT; s++)
         fprintf(c, "  %-5s best lr %-10.4g final loss %.4f%s%s\n", vstat_name(s), best_lr[s], L[s],
                 isfinite(L[s]) ? "" : " (diverged at every learning rate)", ttexp_edge_note(best_at[s], nlr));
@@ -74,10 +70,10 @@ int main(int argc, char **argv)
                "best is %s (%.4f), mean %.4f\n", winner == VSTAT_MEAN ? "PASS" : "FAIL", vstat_name(winner),
             L[winner], L[VSTAT_MEAN]);
     outfile_commit(f);
-    ttexp_echo(path);
+    echo_file(path);
     free(path);
-    ttexp_write_reference(&e, out);
-    run_write_info(out, (unsigned long)seed);
+    ttexp_write_reference(&e, a.out);
+    run_write_info(a.out, (unsigned long)a.seed);
     for (int s = 0; s < VSTAT_COUNT; s++) ttexp_jobs_free(grids[s], nlr);
     partition_free(alg3);
     ttexp_close(&e);

@@ -14,7 +14,10 @@
  * quick scale, one Algorithm 3 block at paper scale (--per-block). Every run
  * of the search is written to search.csv; the cost is reported.
  */
-#include "experiments/ttexp.h"
+#include "harness/ttexp.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const double MULTS[4] = {1.0 / 16, 0.25, 4, 16};
 
@@ -49,49 +52,41 @@ int main(int argc, char **argv)
               "decay 0.1. Reported: loss on 512 held-out sequences.",
               opts, sizeof opts / sizeof *opts);
     ttexp_args_finish(&a, 300, 1000, 5, 9, 50);
-    int paper = a.paper, nlr = a.grid, threads = a.threads;
-    long steps = a.steps, seed = a.seed;
-    const char *out = a.out;
-    if (passes == 0) passes = paper ? 3 : 2;
-    if (per_block < 0) per_block = paper;
+    int nlr = a.grid, threads = a.threads;
+    if (passes == 0) passes = a.paper ? 3 : 2;
+    if (per_block < 0) per_block = a.paper;
     if (passes < 1 || passes > 10) die_user("--passes must be in 1..10 (got %d)", passes);
     if (per_block > 1) die_user("--per-block must be 0 or 1 (got %d)", per_block);
-    ensure_dir(out);
     double t0 = wall_seconds();
-
-    ttexp_setup setup = ttexp_default_setup(&a);
     ttexp e;
-    ttexp_open(&e, &setup);
+    ttexp_schedule sc = ttexp_begin(&e, ttexp_default_setup(&a), &a);
     size_t P = e.m->P;
-    ttexp_schedule sc = {steps, steps / 20, ttexp_eval_every(steps)};
     partition *alg3 = partition_alg3(e.m, 0);
     int nb = alg3->nblocks, *group = xmalloc(nb * sizeof(int));
     int ngroups = make_groups(alg3, per_block, group);
     double *lr_b = xmalloc(nb * sizeof(double));
-    ttexp_block_lr_from_hessian(&e, alg3, setup.B, lr_b);
+    ttexp_block_lr_from_hessian(&e, alg3, e.s->B, lr_b);
     long runs = 0;
 
     /* 0. AdamW and the initial blockwise GD from their grids */
-    char *path = path_join(out, "grid.csv");
-    outfile *f = csv_open(path, TTEXP_GRID_HEADER);
+    outfile *f = csv_open_in(a.out, "grid.csv", TTEXP_GRID_HEADER);
     ttexp_method adamw = ttexp_method_of("AdamW", OPTIM_ADAMW, NULL, 0);
     int ba, bg;
-    ttexp_job *ga = ttexp_grid(&setup, &sc, &adamw, 1e-3, 1e-1, nlr, threads, &ba);
+    const lr_range *ra = lr_range_of(LR_ADAMW), *rg = lr_range_of(LR_BLOCKGD);
+    ttexp_job *ga = ttexp_grid(e.s, &sc, &adamw, ra->lo, ra->hi, nlr, threads, &ba);
     ttexp_method bgd = ttexp_method_of("blockwise GD", OPTIM_BLOCK_GD, alg3, 0);
     bgd.cfg.block_lr = lr_b;
     int ng = ttexp_blockgd_points(nlr);
-    ttexp_job *gg = ttexp_grid(&setup, &sc, &bgd, 2e-3, 2, ng, threads, &bg);
+    ttexp_job *gg = ttexp_grid(e.s, &sc, &bgd, rg->lo, rg->hi, ng, threads, &bg);
     runs += nlr + ng;
     ttexp_write_grid(f, "adamw", ga, nlr, ba);
     ttexp_write_grid(f, "blockgd_initial", gg, ng, bg);
     csv_close(f);
-    free(path);
     double c = gg[bg].method.lr, current = gg[bg].rec.score;
     for (int b = 0; b < nb; b++) lr_b[b] *= c; /* absolute rates from here on; base lr 1 */
 
     /* 1–2. coordinate passes */
-    path = path_join(out, "search.csv");
-    f = csv_open(path, "pass,group,first_block,multiplier,score_last10pct_train_loss,accepted");
+    f = csv_open_in(a.out, "search.csv", "pass,group,first_block,multiplier,score_last10pct_train_loss,accepted");
     double *trial = xmalloc(4 * nb * sizeof(double));
     ttexp_job jobs[4];
     progress prog;
@@ -111,7 +106,7 @@ int main(int argc, char **argv)
             }
             int quiet = core_quiet;
             core_quiet = 1; /* one progress line for the whole search */
-            ttexp_run_jobs(&setup, &sc, jobs, 4, threads, "group");
+            ttexp_run_jobs(e.s, &sc, jobs, 4, threads, "group");
             core_quiet = quiet;
             runs += 4;
             int k = ttexp_best(jobs, 4), take = jobs[k].rec.score < current;
@@ -128,33 +123,30 @@ int main(int argc, char **argv)
         }
     progress_end(&prog);
     csv_close(f);
-    free(path);
     free(trial);
 
     /* the searched blockwise GD, once more with its curves */
     ttexp_job final = {ttexp_method_of("blockwise GD (searched)", OPTIM_BLOCK_GD, alg3, 1), {0}};
     final.method.cfg.block_lr = lr_b;
     ttexp_record_alloc(&final.rec, &sc, P, 0);
-    ttexp_run_jobs(&setup, &sc, &final, 1, 1, "final run");
+    ttexp_run_jobs(e.s, &sc, &final, 1, 1, "final run");
     runs++;
 
-    path = path_join(out, "block_lr.csv");
-    f = csv_open(path, "block,name,n,lr");
+    f = csv_open_in(a.out, "block_lr.csv", "block,name,n,lr");
     for (int b = 0; b < nb; b++) csv_row(f, "%d,%s,%zu,%.10g", b, alg3->b[b].name, alg3->b[b].n, lr_b[b]);
     csv_close(f);
-    free(path);
     const char *cols[3] = {"adamw", "blockgd_hessian_init", "blockgd_searched"};
     const ttexp_record *recs[3] = {&ga[ba].rec, &gg[bg].rec, &final.rec};
-    path = path_join(out, "eval.csv");
+    char *path = path_join(a.out, "eval.csv");
     ttexp_write_curves(path, cols, recs, 3, &sc, 1);
     free(path);
 
     double La = ga[ba].rec.final_eval, L0 = gg[bg].rec.final_eval, Ls = final.rec.final_eval;
-    path = path_join(out, "claims.txt");
+    path = path_join(a.out, "claims.txt");
     f = outfile_open(path);
     FILE *cl = outfile_fp(f);
     fprintf(cl, "exp2_blockwise_gd: 1-layer Transformer, %ld steps; %d groups (%s), %d pass(es); %ld training runs, "
-                "%.0f s\n", steps, ngroups, per_block ? "Algorithm 3 blocks" : "tensors", passes, runs,
+                "%.0f s\n", a.steps, ngroups, per_block ? "Algorithm 3 blocks" : "tensors", passes, runs,
             wall_seconds() - t0);
     fprintf(cl, "  AdamW (lr %.4g%s): held-out loss %.4f\n", ga[ba].method.lr, ttexp_edge_note(ba, nlr), La);
     fprintf(cl, "  blockwise GD, Hessian rule (c = %.4g%s): %.4f\n", c, ttexp_edge_note(bg, ng), L0);
@@ -162,15 +154,15 @@ int main(int argc, char **argv)
     double d, se;
     ttexp_paired_diff(&e, final.rec.final_params, ga[ba].rec.final_params, &d, &se);
     fprintf(cl, "rule: held-out losses paired over the %d positions; 'not worse' means difference <= 2 SE, 'beats' "
-                "means difference < -2 SE\n", setup.eval_B * setup.cfg.T);
+                "means difference < -2 SE\n", e.s->eval_B * e.s->cfg.T);
     fprintf(cl, "%s: blockwise GD with one searched learning rate per block performs as well as AdamW (not worse; "
                 "the paper's Exp 2 finds it better): searched - AdamW = %+.4f +- %.4f (%s)\n",
             d <= 2 * se ? "PASS" : "FAIL", d, se, d < -2 * se ? "beats AdamW" : d <= 2 * se ? "on par" : "worse");
     outfile_commit(f);
-    ttexp_echo(path);
+    echo_file(path);
     free(path);
-    ttexp_write_reference(&e, out);
-    run_write_info(out, (unsigned long)seed);
+    ttexp_write_reference(&e, a.out);
+    run_write_info(a.out, (unsigned long)a.seed);
 
     ttexp_record_free(&final.rec);
     ttexp_jobs_free(ga, nlr);

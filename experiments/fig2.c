@@ -22,10 +22,7 @@
  * ways), train.csv, model.csv, H_<tag>.npy, weights_<tag>.npy, X_eval.npy, y_eval.npy,
  * heat_<tag>.csv + bounds.csv + plotvars_<tag>.gp for gnuplot, claims.txt.
  */
-#include "core/core.h"
-#include "hessian/hessian.h"
-#include "mlp/mlp.h"
-#include "optim/optim.h"
+#include "harness/harness.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +35,8 @@ typedef struct {
     double lr;
     double_list fractions;
     /* state */
-    dataset *train, *test;
+    mlp_data d;
+    dataset *train, *test;   /* d's */
     model *m;
     optimizer *opt;
     gsl_rng *rng;
@@ -67,14 +65,10 @@ static void tag_of(double f, char *tag, size_t n)
 
 static void load_data(run *r)
 {
-    r->train = dataset_load(r->data, r->data_dir, 1, (unsigned long)r->seed);
-    r->test = dataset_load(r->data, r->data_dir, 0, (unsigned long)r->seed);
-    dataset_check_same(r->train, r->test, "the training set", "the test set");
-    dataset_pool(r->train, r->pool);
-    dataset_pool(r->test, r->pool);
-    int dropped = dataset_drop_constant(r->train, r->test);
-    if (r->train->dim < 1) die_user("every input feature is constant over the training set");
-    if (r->standardize) dataset_standardize(r->train, r->test);
+    mlp_data_load(&r->d, r->data, r->data_dir, r->pool, r->standardize, (unsigned long)r->seed);
+    r->train = r->d.train;
+    r->test = r->d.test;
+    int dropped = r->d.dropped;
     if (r->eval_n > r->test->n) die_user("--eval-n %d is more than the %d test images", r->eval_n, r->test->n);
     if (!core_quiet)
         fprintf(stderr, "fig2: %s, %d train / %d test images, %d inputs (%d constant dropped)\n", r->data,
@@ -214,14 +208,10 @@ static void checkpoint(run *r, long step, int idx)
     size_t shape[2] = {P, P};
     if (r->save_h) {
         snprintf(name, sizeof name, "H_%s.npy", tag);
-        char *path = path_join(r->out, name);
-        npy_write(path, H, 2, shape);
-        free(path);
+        npy_write_in(r->out, name, H, 2, shape);
     }
     snprintf(name, sizeof name, "weights_%s.npy", tag);
-    char *path = path_join(r->out, name);
-    npy_write(path, m->params, 1, &P);
-    free(path);
+    npy_write_in(r->out, name, m->params, 1, &P);
     write_heatmap(r, H, tag, step, idx);
     free(H);
     partition_free(neurons);
@@ -389,48 +379,33 @@ int main(int argc, char **argv)
     for (int i = 0; i < r.train->n; i++) r.perm[i] = i;
     r.Xe = xmalloc((size_t)r.eval_n * dim * sizeof(double));
     r.ye = xmalloc((size_t)r.eval_n * sizeof(int));
-    int *idx = xmalloc((size_t)r.eval_n * sizeof(int));
-    for (int i = 0; i < r.eval_n; i++) idx[i] = i;
-    dataset_gather(r.test, idx, r.eval_n, r.Xe, r.ye);
-    free(idx);
+    mlp_data_head(&r.d, r.eval_n, "--eval-n", r.Xe, r.ye);
     optim_config oc = optim_defaults(OPTIM_ADAM);
     optim_check_config(&oc, r.lr);
     r.opt = optim_new(OPTIM_ADAM, &oc, r.m->P, NULL, r.m);
 
-    char *p = path_join(r.out, "train.csv");
-    r.train_csv = csv_open(p, "step,lr,batch_loss");
-    free(p);
-    p = path_join(r.out, "checkpoints.csv");
-    r.check_csv = csv_open(p, "tag,fraction,step,test_loss,test_acc,eval_batch_loss,eval_batch_acc,P,asymmetry,"
+    r.train_csv = csv_open_in(r.out, "train.csv", "step,lr,batch_loss");
+    r.check_csv = csv_open_in(r.out, "checkpoints.csv", "tag,fraction,step,test_loss,test_acc,eval_batch_loss,eval_batch_acc,P,asymmetry,"
                               "mass_ratio,mass_ratio_random,mass_ratio_random_sd,hidden_mass_ratio,"
                               "hidden_mass_ratio_random,hidden_mass_ratio_random_sd,fc1_share,hessian_seconds");
-    free(p);
-    p = path_join(r.out, "blocks.csv");
-    r.block_csv = csv_open(p, "tag,step,block,name,n,fro2,row_mass_ratio,tau,lambda_min,lambda_max,kappa,n_negative,"
+    r.block_csv = csv_open_in(r.out, "blocks.csv", "tag,step,block,name,n,fro2,row_mass_ratio,tau,lambda_min,lambda_max,kappa,n_negative,"
                               "kappa_DH_eig,n_negative_DH,kappa_DH_svd");
-    free(p);
-    p = path_join(r.out, "model.csv");
-    outfile *mc = csv_open(p, "in,width,classes,act,bias,loss,P");
+    outfile *mc = csv_open_in(r.out, "model.csv", "in,width,classes,act,bias,loss,P");
     csv_row(mc, "%d,%d,%d,%s,%d,xent,%zu", dim, r.width, cfg.classes, act_name(act), cfg.bias, r.m->P);
     csv_close(mc);
-    free(p);
     /* the evaluation batch and the block boundaries (hidden neurons, then fc2 + bias) */
     size_t xs[2] = {(size_t)r.eval_n, (size_t)dim}, ys = (size_t)r.eval_n;
     double *yd = xmalloc(ys * sizeof(double));
     for (size_t i = 0; i < ys; i++) yd[i] = r.ye[i];
-    p = path_join(r.out, "X_eval.npy");
-    npy_write(p, r.Xe, 2, xs);
-    free(p);
-    p = path_join(r.out, "y_eval.npy");
-    npy_write(p, yd, 1, &ys);
-    free(p);
+    npy_write_in(r.out, "X_eval.npy", r.Xe, 2, xs);
+    npy_write_in(r.out, "y_eval.npy", yd, 1, &ys);
     free(yd);
     {
         partition *b = partition_new();
         partition_add_tensor(b, r.m, 0, SPLIT_ROWS);
         partition_add(b, r.m->tensors[1].offset, r.m->P - r.m->tensors[1].offset, 1, 1, "fc2 and bias");
         size_t f = (r.m->P + r.pixels - 1) / r.pixels;
-        p = path_join(r.out, "bounds.csv");
+        char *p = path_join(r.out, "bounds.csv");
         heatmap_write_bounds(p, b, 0, f < 1 ? 1 : f);
         free(p);
         partition_free(b);
@@ -461,7 +436,6 @@ int main(int argc, char **argv)
     optim_free(r.opt);
     model_free(r.m);
     rng_free(r.rng);
-    dataset_free(r.train);
-    dataset_free(r.test);
+    mlp_data_free(&r.d);
     return 0;
 }

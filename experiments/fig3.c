@@ -8,7 +8,7 @@
  * Writes H.npy, H1.npy, eigenvalues.csv, loss_full.csv, loss_h1.csv, the grid
  * curves and scores, claims.txt, run.txt into --out.
  */
-#include "quad/quad.h"
+#include "harness/harness.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +38,7 @@ static void write_curves(const char *out, const char *name, const curve *c, int 
         size_t len = strlen(header);
         snprintf(header + len, sizeof header - len, ",%s", c[k].name);
     }
-    char *path = path_join(out, name);
-    outfile *f = csv_open(path, header);
-    free(path);
+    outfile *f = csv_open_in(out, name, header);
     FILE *fp = outfile_fp(f);
     for (long t = 0; t <= steps; t++) {
         fprintf(fp, "%ld", t);
@@ -163,23 +161,15 @@ int main(int argc, char **argv)
 
     /* outputs */
     size_t shape[2] = {(size_t)n, (size_t)n};
-    char *path = path_join(out, "H.npy");
-    npy_write(path, H, 2, shape);
-    free(path);
+    npy_write_in(out, "H.npy", H, 2, shape);
     shape[0] = shape[1] = (size_t)bsize;
-    path = path_join(out, "H1.npy");
-    npy_write(path, H1, 2, shape);
-    free(path);
-    path = path_join(out, "eigenvalues.csv");
-    outfile *f = csv_open(path, "index,block,eigenvalue");
-    free(path);
+    npy_write_in(out, "H1.npy", H1, 2, shape);
+    outfile *f = csv_open_in(out, "eigenvalues.csv", "index,block,eigenvalue");
     for (int i = 0; i < n; i++) csv_row(f, "%d,%d,%g", i, i / bsize + 1, lambda[i]);
     csv_close(f);
     write_curves(out, "loss_full.csv", full, 4, steps);
     write_curves(out, "loss_h1.csv", sub, 3, steps);
-    path = path_join(out, "lrs.csv");
-    f = csv_open(path, "problem,method,lr,note");
-    free(path);
+    f = csv_open_in(out, "lrs.csv", "problem,method,lr,note");
     csv_row(f, "full,gd,%.10g,2/(L+mu) of H", lr_gd);
     for (int b = 0; b < 3; b++) csv_row(f, "full,blockgd,%.10g,2/(L+mu) of block H%d", blr[b], b + 1);
     csv_row(f, "full,adam,%.10g,best of grid", full[2].lr);
@@ -188,16 +178,14 @@ int main(int argc, char **argv)
     csv_row(f, "h1,adam,%.10g,best of grid", sub[1].lr);
     csv_row(f, "h1,adam_mini,%.10g,best of grid", sub[2].lr);
     csv_close(f);
-    path = path_join(out, "grid.csv");
-    f = csv_open(path, "problem,method,lr,final_loss,best");
-    free(path);
+    f = csv_open_in(out, "grid.csv", "problem,method,lr,final_loss,best");
     write_grid(out, "full", "adam", ga, steps, f);
     write_grid(out, "full", "adam_mini", gm, steps, f);
     write_grid(out, "h1", "adam", ga1, steps, f);
     write_grid(out, "h1", "adam_mini", gm1, steps, f);
     csv_close(f);
 
-    path = path_join(out, "claims.txt");
+    char *path = path_join(out, "claims.txt");
     outfile *cf = outfile_open(path);
     FILE *cl = outfile_fp(cf);
     fprintf(cl, "E2 (paper Fig. 3): three-block quadratic, %d x %d, %ld steps, seed %ld, w0 ~ N(0, I).\n"

@@ -7,7 +7,7 @@
  * per (d, κ, R)), fig4a_phase.csv and fig4b_phase.csv (samples binned by the
  * τ of their matrix), claims.txt, run.txt.
  */
-#include "quad/quad.h"
+#include "harness/harness.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,14 +102,10 @@ static void write_panel(const char *out, char panel, sweep_cache *cache, const i
 {
     char name[32];
     snprintf(name, sizeof name, "fig4%c.csv", panel);
-    char *path = path_join(out, name);
-    outfile *f = csv_open(path, "d,kappa,R,tau_mean,tau_min,tau_max,ra_mean,ra_median,ra_q1,ra_q3,"
+    outfile *f = csv_open_in(out, name, "d,kappa,R,tau_mean,tau_min,tau_max,ra_mean,ra_median,ra_q1,ra_q3,"
                                 "rb_mean,rb_median,rb_q1,rb_q3,samples,skipped");
-    free(path);
     snprintf(name, sizeof name, "fig4%c_phase.csv", panel);
-    path = path_join(out, name);
-    outfile *ph = csv_open(path, "row,d,kappa,tau_lo,tau_hi,tau_mid,samples,ra_mean,ra_median,rb_mean,rb_median");
-    free(path);
+    outfile *ph = csv_open_in(out, name, "row,d,kappa,tau_lo,tau_hi,tau_mid,samples,ra_mean,ra_median,rb_mean,rb_median");
     for (int c = 0; c < ncurves; c++) {
         quad_sweep_result *s = cache_find(cache, ds[c], kappas[c]);
         quad_sweep_row *rows = xmalloc(s->nr * sizeof *rows);
@@ -223,9 +219,7 @@ int main(int argc, char **argv)
     progress_end(&prog);
     double secs = wall_seconds() - t0;
 
-    char *path = path_join(out, "claims.txt");
-    outfile *cf = outfile_open(path);
-    free(path);
+    outfile *cf = outfile_open_in(out, "claims.txt");
     FILE *cl = outfile_fp(cf);
     fprintf(cl, "E1 (paper Fig. 4): for most d and kappa, r = kappa(D_Adam H)/kappa(H) falls as tau -> 1.\n"
                 "Test: tau is not monotone in R; it falls from 1 at R = 0 to its minimum at R* and rises again.\n"
@@ -241,7 +235,7 @@ int main(int argc, char **argv)
     int ok = 2 * passed > total;
     fprintf(cl, "E1 %s: %d of %d curves fall as tau -> 1\n", ok ? "PASS" : "FAIL", passed, total);
     outfile_commit(cf);
-    path = path_join(out, "claims.txt");
+    char *path = path_join(out, "claims.txt");
     FILE *fp = fopen(path, "r");
     char line[512];
     while (fp && fgets(line, sizeof line, fp)) fputs(line, stdout);

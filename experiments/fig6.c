@@ -20,10 +20,7 @@
  * heat_<blk>.csv + bounds_<blk>_{major,minor}.csv + plotvars_<blk>.gp for
  * plots/fig6.gp, train/ (loss.csv, the checkpoint's params and v̂), claims.txt.
  */
-#include "core/core.h"
-#include "hessian/hessian.h"
-#include "tinytransformer/tt.h"
-#include "tt_ckpt_cli.h"
+#include "harness/harness.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,10 +199,8 @@ static blk_summary analyze_block(run *r, int k, int t)
     /* sub-block metrics */
     char name[64];
     snprintf(name, sizeof name, "blocks_%s.csv", BLK[k]);
-    char *path = path_join(r->out, name);
-    outfile *f = csv_open(path, "split,meaning,block,name,n,fro2,mass_share,row_mass_ratio,tau,lambda_min,lambda_max,"
+    outfile *f = csv_open_in(r->out, name, "split,meaning,block,name,n,fro2,mass_share,row_mass_ratio,tau,lambda_min,lambda_max,"
                                 "abs_lambda_min,abs_lambda_max,kappa,n_negative,kappa_DH_eig,n_negative_DH,kappa_DH_svd");
-    free(path);
     if (s.qkv) block_rows(f, &r->c, t, SPLIT_HEADS, s.fro2, r->d);
     block_rows(f, &r->c, t, SPLIT_ROWS, s.fro2, r->d);
     csv_close(f);
@@ -216,7 +211,7 @@ static blk_summary analyze_block(run *r, int k, int t)
     char note[160];
     snprintf(note, sizeof note, "|H| block of %s at step %ld, max-pooled", ti->name, r->c.step);
     snprintf(name, sizeof name, "heat_%s.csv", BLK[k]);
-    path = path_join(r->out, name);
+    char *path = path_join(r->out, name);
     heatmap_write(path, img, pr, pc, factor, note);
     free(path);
     free(img);
@@ -248,9 +243,7 @@ static void claim_line(FILE *fp, const run *r, const char *text, const int *ks, 
 
 static void write_claims(const run *r)
 {
-    char *path = path_join(r->out, "claims.txt");
-    outfile *o = outfile_open(path);
-    free(path);
+    outfile *o = outfile_open_in(r->out, "claims.txt");
     FILE *fp = outfile_fp(o);
     const int qk[2] = {0, 1}, neurons[3] = {3, 4, 5}, tokens[2] = {6, 7};
     claim_line(fp, r, "query/key Hessian blocks split by heads (paper Fig. 6 a-b, class 1)", qk, 2);
@@ -288,20 +281,16 @@ static void write_model_files(const run *r)
 {
     const model *m = r->c.m;
     const tt_config *c = &r->setup.cfg;
-    char *path = path_join(r->out, "tensors.csv");
-    outfile *f = csv_open(path, "index,name,role,offset,rows,cols,heads,layer");
-    free(path);
+    outfile *f = csv_open_in(r->out, "tensors.csv", "index,name,role,offset,rows,cols,heads,layer");
     for (int t = 0; t < m->ntensors; t++) {
         const tensor_info *ti = &m->tensors[t];
         csv_row(f, "%d,%s,%s,%zu,%d,%d,%d,%d", t, ti->name, role_name(ti->role), ti->offset, ti->rows, ti->cols,
                 ti->heads, ti->layer);
     }
     csv_close(f);
-    path = path_join(r->out, "model.csv");
-    f = csv_open(path, "V,C,heads,M,T,layers,bias,P,data,order,successors,optim,lr,steps,batch,checkpoint_fraction,"
+    f = csv_open_in(r->out, "model.csv", "V,C,heads,M,T,layers,bias,P,data,order,successors,optim,lr,steps,batch,checkpoint_fraction,"
                        "checkpoint_step,hess_batch,loss_init,loss_checkpoint,final_train_loss,train_seconds,"
                        "hessian_seconds");
-    free(path);
     csv_row(f, "%d,%d,%d,%d,%d,%d,%d,%zu,%s,%d,%d,adamw,%g,%ld,%d,%g,%ld,%d,%.10g,%.10g,%.10g,%.3f,%.3f", c->V, c->C,
             c->heads, c->M, c->T, c->layers, c->bias, m->P, r->setup.text ? "text" : "markov",
             r->setup.text ? 0 : r->setup.order, r->setup.text ? 0 : r->setup.successors, r->setup.train.lr,
@@ -309,9 +298,7 @@ static void write_model_files(const run *r)
             r->c.loss0, r->c.loss, r->c.final_loss, r->c.train_seconds, r->c.hess_seconds);
     csv_close(f);
     size_t shape[2] = {m->P, m->P};
-    path = path_join(r->out, "H.npy");
-    npy_write(path, r->c.H, 2, shape);
-    free(path);
+    npy_write_in(r->out, "H.npy", r->c.H, 2, shape);
 }
 
 int main(int argc, char **argv)
@@ -359,10 +346,8 @@ int main(int argc, char **argv)
     r.rng = rng_new((unsigned long)r.cli.seed + 2);
 
     write_model_files(&r);
-    char *path = path_join(r.out, "summary.csv");
-    r.sum_csv = csv_open(path, "block,tensor,n,rows,cols,mean_abs,rms,max_abs,fro2,mass_heads,random_mass_heads,"
+    r.sum_csv = csv_open_in(r.out, "summary.csv", "block,tensor,n,rows,cols,mean_abs,rms,max_abs,fro2,mass_heads,random_mass_heads,"
                                "mass_rows,random_mass_rows,mass_cols,mass_diag,claimed_mass,claimed_split,claimed_blocks");
-    free(path);
     for (int k = 0; k < NBLK; k++) r.s[k] = analyze_block(&r, k, tensor_of(r.c.m, r.layer, k));
     csv_close(r.sum_csv);
     write_claims(&r);

@@ -13,7 +13,10 @@
  * initialisation (Adam's step is lr·m̂/√v̂ ≈ lr·m̂/RMS(g)), mult on a log grid. Selection by the mean training loss over the last 10% of
  * steps; reported: the loss on 512 held-out sequences.
  */
-#include "experiments/ttexp.h"
+#include "harness/ttexp.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* η_t's centre for every tensor: 1/RMS of its gradient at initialisation on the first batch. */
 static void gradient_rms(ttexp *e, double *centre)
@@ -62,38 +65,32 @@ int main(int argc, char **argv)
               "10% of steps; comparisons on 512 held-out sequences, paired per position, with standard errors.",
               opts, sizeof opts / sizeof *opts);
     ttexp_args_finish(&a, 200, 1000, 3, 5, 9);
-    int paper = a.paper, ngrid = a.grid, threads = a.threads;
-    long steps = a.steps, seed = a.seed;
-    const char *out = a.out;
-    if (layers == 0) layers = paper ? 4 : 2;
-    if (draws == 0) draws = paper ? 3 : 1;
+    int ngrid = a.grid, threads = a.threads;
+    if (layers == 0) layers = a.paper ? 4 : 2;
+    if (draws == 0) draws = a.paper ? 3 : 1;
     if (draws < 1 || draws > 20) die_user("--draws must be in 1..20 (got %d)", draws);
     if (layers < 1 || layers > 12) die_user("--layers must be in 1..12 (got %d)", layers);
-    ensure_dir(out);
-
     ttexp_setup setup = ttexp_default_setup(&a);
     setup.cfg.layers = layers;
     setup.cfg.bias = 0;
     ttexp e;
-    ttexp_open(&e, &setup);
+    ttexp_schedule sc = ttexp_begin(&e, setup, &a);
     model *m = e.m;
     size_t P = m->P;
     int nt = m->ntensors;
-    ttexp_schedule sc = {steps, steps / 20, ttexp_eval_every(steps)};
     partition *alg2 = partition_alg2(m);
     double *centre = xmalloc(nt * sizeof(double)), mult[9];
     gradient_rms(&e, centre);
     ttexp_log_grid(mult, ngrid > 1 ? 0.1 : 1, 10, ngrid);
 
     /* Adam's own learning rate */
-    char *path = path_join(out, "grid.csv");
-    outfile *f = csv_open(path, TTEXP_GRID_HEADER);
+    outfile *f = csv_open_in(a.out, "grid.csv", TTEXP_GRID_HEADER);
     ttexp_method adam = ttexp_method_of("Adam", OPTIM_ADAM, NULL, 0);
     int ba;
-    ttexp_job *ga = ttexp_grid(&setup, &sc, &adam, 1e-3, 1e-1, 5, threads, &ba);
+    const lr_range *range = lr_range_of(LR_ADAM);
+    ttexp_job *ga = ttexp_grid(e.s, &sc, &adam, range->lo, range->hi, 5, threads, &ba);
     ttexp_write_grid(f, "adam", ga, 5, ba);
     csv_close(f);
-    free(path);
     double adam_lr = ga[ba].method.lr, adam_score = ga[ba].rec.score;
 
     /* x = 1 for every tensor: the per-tensor gap */
@@ -104,9 +101,8 @@ int main(int argc, char **argv)
         for (int k = 0; k < ngrid; k++)
             leave_out_job(&jobs[t * ngrid + k], alg2, lrs + (size_t)(t * ngrid + k) * nt, &t, &mult[k], 1, centre,
                           adam_lr, &sc, P);
-    ttexp_run_jobs(&setup, &sc, jobs, njobs, threads, "leave-one-out");
-    path = path_join(out, "gap.csv");
-    f = csv_open(path, "tensor,name,role,best_mult,best_score,gap_eval,gap_se,best_final_eval,adam_final_eval");
+    ttexp_run_jobs(e.s, &sc, jobs, njobs, threads, "leave-one-out");
+    f = csv_open_in(a.out, "gap.csv", "tensor,name,role,best_mult,best_score,gap_eval,gap_se,best_final_eval,adam_final_eval");
     int n_not_worse = 0;
     const double *w_adam = ga[ba].rec.final_params;
     for (int t = 0; t < nt; t++) {
@@ -119,15 +115,13 @@ int main(int argc, char **argv)
                 role_name(m->tensors[t].role), mult[b], r->score, gap, se, r->final_eval, ga[ba].rec.final_eval);
     }
     csv_close(f);
-    free(path);
     ttexp_jobs_free(jobs, njobs);
     free(lrs);
 
     /* x = 2, 3: random tensor sets, joint grids */
-    gsl_rng *r = rng_new((unsigned long)seed + 7);
-    path = path_join(out, "leave_x.csv");
-    f = csv_open(path, "x,draw,tensors,best_mults,best_score,adam_score,diff_eval,diff_se,best_final_eval,"
-                       "adam_final_eval");
+    gsl_rng *r = rng_new((unsigned long)a.seed + 7);
+    f = csv_open_in(a.out, "leave_x.csv", "x,draw,tensors,best_mults,best_score,adam_score,diff_eval,diff_se,"
+                                        "best_final_eval,adam_final_eval");
     const ttexp_record *curves[4] = {&ga[ba].rec, NULL, NULL, NULL};
     ttexp_job *keep[4] = {NULL};
     int keep_n[4] = {0};
@@ -156,7 +150,7 @@ int main(int argc, char **argv)
             }
             char label[32];
             snprintf(label, sizeof label, "leave-%d-out", x);
-            ttexp_run_jobs(&setup, &sc, jx, nj, threads, label);
+            ttexp_run_jobs(e.s, &sc, jx, nj, threads, label);
             int b = ttexp_best(jx, nj);
             char names[200] = "", mus[64] = "";
             for (int i = 0, rest = b; i < x; i++, rest /= ngrid) {
@@ -182,21 +176,20 @@ int main(int argc, char **argv)
         }
     }
     csv_close(f);
-    free(path);
     rng_free(r);
     const char *cols[4] = {"adam", "leave_1_out", "leave_2_out", "leave_3_out"};
-    path = path_join(out, "eval.csv");
+    char *path = path_join(a.out, "eval.csv");
     ttexp_write_curves(path, cols, curves, 4, &sc, 1);
     free(path);
 
-    path = path_join(out, "claims.txt");
+    path = path_join(a.out, "claims.txt");
     f = outfile_open(path);
     FILE *c = outfile_fp(f);
     fprintf(c, "leave_out: %d-layer Transformer (P = %zu, %d tensors), %ld steps; Adam lr %.4g, score %.4f "
-               "(mean training loss over the last 10%% of steps), held-out %.4f\n", layers, P, nt, steps, adam_lr,
+               "(mean training loss over the last 10%% of steps), held-out %.4f\n", layers, P, nt, a.steps, adam_lr,
             adam_score, ga[ba].rec.final_eval);
     fprintf(c, "rule: differences of held-out loss paired over the %d positions, +- one standard error; "
-               "'not worse' means difference <= 2 SE\n", setup.eval_B * setup.cfg.T);
+               "'not worse' means difference <= 2 SE\n", e.s->eval_B * e.s->cfg.T);
     fprintf(c, "per-tensor gap (Fig. 5d; leave-one-out at its best of a %d-point grid, minus Adam): %d of %d tensors "
                "not worse than Adam (gap.csv)\n", ngrid, n_not_worse, nt);
     for (int x = 1; x <= 3; x++)
@@ -204,10 +197,10 @@ int main(int argc, char **argv)
                    "best of %d random draw(s)): %+.4f +- %.4f\n", best_gap_x[x] <= 2 * best_se_x[x] ? "PASS" : "FAIL",
                 x, draws, best_gap_x[x], best_se_x[x]);
     outfile_commit(f);
-    ttexp_echo(path);
+    echo_file(path);
     free(path);
-    ttexp_write_reference(&e, out);
-    run_write_info(out, (unsigned long)seed);
+    ttexp_write_reference(&e, a.out);
+    run_write_info(a.out, (unsigned long)a.seed);
 
     for (int x = 1; x <= 3; x++) ttexp_jobs_free(keep[x], keep_n[x]);
     ttexp_jobs_free(ga, 5);

@@ -21,12 +21,7 @@
  * its share of ‖H‖², the finest split above the share, Algorithm 3's split and
  * its mass ratio), H.npy, claims.txt.
  */
-#include "core/core.h"
-#include "hessian/hessian.h"
-#include "mlp/mlp.h"
-#include "optim/optim.h"
-#include "tinytransformer/tt.h"
-#include "tt_ckpt_cli.h"
+#include "harness/harness.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,72 +36,9 @@ typedef struct {
     double *H;
     long step, total;
     tt_ckpt tt;        /* --model tt */
-    dataset *train, *test;
-    gsl_rng *rng;
-    double *Xb, *ckpt_params;
-    int *yb;
+    mlp_ckpt mlp;      /* --model mlp */
+    gsl_rng *rng;      /* random baselines */
 } run;
-
-/* ---- the MLP at a checkpoint --------------------------------------------------------- */
-
-static void mlp_batch(void *ctx, long s)
-{
-    (void)s;
-    run *r = ctx;
-    int *idx = xmalloc((size_t)r->cli.batch * sizeof(int));
-    for (int i = 0; i < r->cli.batch; i++) idx[i] = (int)rng_int(r->rng, (unsigned long)r->train->n);
-    dataset_gather(r->train, idx, r->cli.batch, r->Xb, r->yb);
-    mlp_set_batch(r->m, r->Xb, r->yb, r->cli.batch);
-    free(idx);
-}
-
-static void mlp_after(void *ctx, long s, double loss, double lr)
-{
-    (void)loss, (void)lr;
-    run *r = ctx;
-    if (s + 1 == r->step) memcpy(r->ckpt_params, r->m->params, r->m->P * sizeof(double));
-}
-
-static void mlp_checkpoint_hessian(run *r)
-{
-    r->train = dataset_load(r->mlp_data, NULL, 1, (unsigned long)r->cli.seed);
-    r->test = dataset_load(r->mlp_data, NULL, 0, (unsigned long)r->cli.seed);
-    if (r->train->rows % r->mlp_pool || r->train->cols % r->mlp_pool)
-        die_user("--mlp-pool %d does not divide the %dx%d images", r->mlp_pool, r->train->rows, r->train->cols);
-    dataset_pool(r->train, r->mlp_pool);
-    dataset_pool(r->test, r->mlp_pool);
-    dataset_drop_constant(r->train, r->test);
-    dataset_standardize(r->train, r->test);
-    if (r->mlp_eval_n > r->test->n) die_user("--mlp-eval-n %d is more than the %d test images", r->mlp_eval_n, r->test->n);
-    mlp_config cfg = {r->train->dim, r->mlp_width, r->train->classes, act_parse(r->mlp_act), 1, LOSS_XENT};
-    r->m = mlp_new(&cfg);
-    r->rng = rng_new((unsigned long)r->cli.seed);
-    mlp_init(r->m, r->rng);
-    r->total = r->cli.steps;
-    r->step = tt_checkpoint_step(r->cli.frac, r->total);
-    r->Xb = xmalloc((size_t)r->cli.batch * r->train->dim * sizeof(double));
-    r->yb = xmalloc((size_t)r->cli.batch * sizeof(int));
-    r->ckpt_params = xmalloc(r->m->P * sizeof(double));
-    optim_config oc = optim_defaults(OPTIM_ADAM);
-    optimizer *opt = optim_new(OPTIM_ADAM, &oc, r->m->P, NULL, r->m);
-    train_config tc = {r->total, r->cli.lr, SCHED_COSINE, 0, 0.1};
-    train_hooks h = {mlp_batch, mlp_after, r};
-    int diverged = 0;
-    long ran = train_run(r->m, opt, &tc, &h, &diverged);
-    optim_free(opt);
-    if (diverged && ran < r->step) die_user("MLP training diverged at step %ld; lower --lr", ran);
-    memcpy(r->m->params, r->ckpt_params, r->m->P * sizeof(double));
-    /* the Hessian batch: the first --mlp-eval-n test images */
-    double *X = xmalloc((size_t)r->mlp_eval_n * r->test->dim * sizeof(double));
-    int *y = xmalloc((size_t)r->mlp_eval_n * sizeof(int)), *idx = xmalloc((size_t)r->mlp_eval_n * sizeof(int));
-    for (int i = 0; i < r->mlp_eval_n; i++) idx[i] = i;
-    dataset_gather(r->test, idx, r->mlp_eval_n, X, y);
-    mlp_set_batch(r->m, X, y, r->mlp_eval_n);
-    free(X), free(y), free(idx);
-    hessian_opts o = hessian_defaults();
-    o.label = "MLP Hessian";
-    r->H = hessian_full(r->m, &o);
-}
 
 /* ---- the check ---------------------------------------------------------------------------- */
 
@@ -203,6 +135,8 @@ int main(int argc, char **argv)
     if (!(r.share > 0 && r.share <= 1)) die_user("--share must be in (0, 1] (got %g)", r.share);
     if (r.reps < 2 || r.reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r.reps);
     tt_ckpt_setup setup = ckpt_cli_setup(&r.cli);
+    mlp_ckpt_setup ms = {r.mlp_data, r.mlp_act, r.mlp_width, r.mlp_pool, r.mlp_eval_n, r.cli.batch, r.cli.steps,
+                         r.cli.lr, r.cli.frac, (unsigned long)r.cli.seed};
     if (!is_tt) {
         if (strcmp(r.mlp_data, "fashion-mnist") != 0 && strcmp(r.mlp_data, "synthetic") != 0)
             die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", r.mlp_data);
@@ -223,20 +157,21 @@ int main(int argc, char **argv)
         r.total = setup.train.steps;
         r.rng = rng_new((unsigned long)r.cli.seed + 2);
     } else {
-        mlp_checkpoint_hessian(&r);
+        mlp_ckpt_hessian(&ms, &r.mlp);
+        r.m = r.mlp.m;
+        r.H = r.mlp.H;
+        r.step = r.mlp.step;
+        r.total = r.mlp.total;
+        r.rng = r.mlp.rng;
     }
     const model *m = r.m;
     partition *alg3 = partition_alg3(m, 0);
     double total = frobenius_sq(m->P * m->P, r.H);
 
-    char *path = path_join(r.out, "candidates.csv");
-    outfile *cand = csv_open(path, "tensor,role,split,meaning,blocks,block_size,mass_ratio,random_mass_ratio,"
+    outfile *cand = csv_open_in(r.out, "candidates.csv", "tensor,role,split,meaning,blocks,block_size,mass_ratio,random_mass_ratio,"
                                    "random_mass_ratio_sd,keeps_share");
-    free(path);
-    path = path_join(r.out, "summary.csv");
-    outfile *sum = csv_open(path, "tensor,role,rows,cols,size,hessian_share,finest_split,finest_meaning,finest_blocks,"
+    outfile *sum = csv_open_in(r.out, "summary.csv", "tensor,role,rows,cols,size,hessian_share,finest_split,finest_meaning,finest_blocks,"
                                   "finest_mass_ratio,alg3_split,alg3_meaning,alg3_blocks,alg3_mass_ratio,agree");
-    free(path);
     tensor_check *checks = xmalloc((size_t)m->ntensors * sizeof(tensor_check));
     int nz = 0, keep_ok = 0, agree = 0;
     char disagree[2048] = "", below[2048] = "";
@@ -278,14 +213,10 @@ int main(int argc, char **argv)
     csv_close(cand);
     csv_close(sum);
 
-    path = path_join(r.out, "H.npy");
     size_t shape[2] = {m->P, m->P};
-    npy_write(path, r.H, 2, shape);
-    free(path);
+    npy_write_in(r.out, "H.npy", r.H, 2, shape);
 
-    path = path_join(r.out, "claims.txt");
-    outfile *o = outfile_open(path);
-    free(path);
+    outfile *o = outfile_open_in(r.out, "claims.txt");
     FILE *fp = outfile_fp(o);
     const char *what = is_tt ? "1-layer Transformer" : "1-hidden-layer MLP";
     fprintf(fp, "%s: Algorithm 3's blocks keep >= %.0f%% of each tensor's Hessian mass (%s; %d of %d tensors with "
@@ -307,15 +238,11 @@ int main(int argc, char **argv)
 
     free(checks);
     partition_free(alg3);
-    rng_free(r.rng);
     if (is_tt) {
+        rng_free(r.rng);
         tt_ckpt_free(&r.tt);
     } else {
-        free(r.H);
-        model_free(r.m);
-        dataset_free(r.train);
-        dataset_free(r.test);
-        free(r.Xb), free(r.yb), free(r.ckpt_params);
+        mlp_ckpt_free(&r.mlp);
     }
     return 0;
 }

@@ -17,10 +17,7 @@
  * and d_<blk>.npy (the block and its D diagonal), train/ (the AdamW run),
  * claims.txt.
  */
-#include "core/core.h"
-#include "hessian/hessian.h"
-#include "tinytransformer/tt.h"
-#include "tt_ckpt_cli.h"
+#include "harness/harness.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,11 +75,9 @@ static void fmt_kappa(char *buf, size_t n, double k)
 
 static void write_outputs(const char *out, const tt_ckpt *c, const tt_ckpt_setup *s, const row *rows, const double *d)
 {
-    char *path = path_join(out, "table.csv");
-    outfile *f = csv_open(path, "block,label,name,n,kappa_H,lambda_min,lambda_max,abs_lambda_min,abs_lambda_max,"
+    outfile *f = csv_open_in(out, "table.csv", "block,label,name,n,kappa_H,lambda_min,lambda_max,abs_lambda_min,abs_lambda_max,"
                                 "n_negative,tau,kappa_DH_eig,lambda_min_DH,lambda_max_DH,n_negative_DH,kappa_DH_svd,"
                                 "ratio_eig,ratio_svd,DH_larger,paper_kappa_H,paper_kappa_DH,paper_ratio");
-    free(path);
     for (int k = 0; k < NB; k++) {
         const block_metrics *m = &rows[k].m;
         csv_row(f, "%s,%s,%s,%zu,%.10g,%.10g,%.10g,%.10g,%.10g,%d,%.10g,%.10g,%.10g,%.10g,%d,%.10g,%.10g,%.10g,%s,%.2f,"
@@ -94,9 +89,7 @@ static void write_outputs(const char *out, const tt_ckpt *c, const tt_ckpt_setup
     }
     csv_close(f);
 
-    path = path_join(out, "table.md");
-    outfile *o = outfile_open(path);
-    free(path);
+    outfile *o = outfile_open_in(out, "table.md");
     FILE *fp = outfile_fp(o);
     fprintf(fp, "| Hessian block | n | κ(H) | κ(D_Adam H) | ratio | negative eigenvalues | τ | κ(D_Adam H), SVD | "
                 "paper κ(H) | paper κ(D_Adam H) | paper ratio |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -121,25 +114,19 @@ static void write_outputs(const char *out, const tt_ckpt *c, const tt_ckpt_setup
         double *Hb = block_extract(c->H, c->m->P, &rows[k].b);
         size_t shape[2] = {rows[k].b.n, rows[k].b.n};
         snprintf(name, sizeof name, "H_%s.npy", KEY[k]);
-        path = path_join(out, name);
-        npy_write(path, Hb, 2, shape);
-        free(path);
+        npy_write_in(out, name, Hb, 2, shape);
         free(Hb);
         double *db = xmalloc(rows[k].b.n * sizeof(double));
         block_gather(&rows[k].b, d, db);
         snprintf(name, sizeof name, "d_%s.npy", KEY[k]);
-        path = path_join(out, name);
-        npy_write(path, db, 1, shape);
-        free(path);
+        npy_write_in(out, name, db, 1, shape);
         free(db);
     }
 }
 
 static void write_claims(const char *out, const tt_ckpt *c, const tt_ckpt_setup *s, const row *rows)
 {
-    char *path = path_join(out, "claims.txt");
-    outfile *o = outfile_open(path);
-    free(path);
+    outfile *o = outfile_open_in(out, "claims.txt");
     FILE *fp = outfile_fp(o);
     int all = 1, nyes = 0, nno = 0, nund = 0;
     for (int k = 0; k < NB; k++) {

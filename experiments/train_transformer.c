@@ -7,9 +7,7 @@
  * loss stops being finite ends with a message and exit status 3; what was
  * written up to then is complete.
  */
-#include "core/core.h"
-#include "optim/optim.h"
-#include "tinytransformer/tt.h"
+#include "harness/harness.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,7 +87,7 @@ int main(int argc, char **argv)
     cfg.seed = (unsigned long)seed;
     tt_check_config(&cfg);
 
-    tt_data *d = text ? tt_data_text(text, cfg.V, cfg.T) : tt_data_markov(cfg.V, order, successors, (unsigned long)data_seed);
+    tt_data *d = token_source(text, cfg.V, cfg.T, order, successors, (unsigned long)data_seed);
     model *m = tt_new(&cfg);
     partition *p = NULL;
     if (strcmp(partition_name, "alg3") == 0) p = partition_alg3(m, 0);

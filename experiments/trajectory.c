@@ -7,7 +7,10 @@
  * hyperparameters as AdamW). The runs are then repeated with parameter snapshots at ~20
  * points, and ‖w_X(t) − w_AdamW(t)‖₂ is reported against ‖w_AdamW(t) − w_0‖₂.
  */
-#include "experiments/ttexp.h"
+#include "harness/ttexp.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* T_ADAMW2 is AdamW again with another batch order: the distance that batch noise
  * alone puts between two runs of the same optimizer. */
@@ -15,7 +18,7 @@ enum { T_ADAMW, T_MINI, T_ADAMW2, T_BLOCKGD, T_GD, NT };
 static const char *LABELS[NT] = {"AdamW", "Adam-mini", "AdamW (other batches)", "blockwise GD", "GD"};
 static const char *COLUMNS[NT] = {"adamw", "adam_mini", "adamw_other_batches", "blockgd", "gd"};
 static const optim_kind KINDS[NT] = {OPTIM_ADAMW, OPTIM_ADAM_MINI, OPTIM_ADAMW, OPTIM_BLOCK_GD, OPTIM_GD};
-static const double LR_LO[NT] = {1e-3, 1e-3, 1e-3, 2e-3, 1e-2}, LR_HI[NT] = {1e-1, 1e-1, 1e-1, 2, 10};
+static const lr_method RANGES[NT] = {LR_ADAMW, LR_ADAM_MINI, LR_ADAMW, LR_BLOCKGD, LR_GD};
 
 static double dist(const double *a, const double *b, size_t n)
 {
@@ -39,26 +42,19 @@ int main(int argc, char **argv)
               "initialisation (as in train_compare). Weight decay 0.1 for AdamW and Adam-mini.",
               opts, sizeof opts / sizeof *opts);
     ttexp_args_finish(&a, 300, 2000, 5, 9, 50);
-    int nlr = a.grid, threads = a.threads;
-    long steps = a.steps, seed = a.seed;
-    const char *out = a.out;
-    ensure_dir(out);
-
-    ttexp_setup setup = ttexp_default_setup(&a);
+    long steps = a.steps;
     ttexp e;
-    ttexp_open(&e, &setup);
+    ttexp_schedule sc = ttexp_begin(&e, ttexp_default_setup(&a), &a);
     size_t P = e.m->P;
-    ttexp_schedule sc = {steps, steps / 20, ttexp_eval_every(steps)};
     int nev = ttexp_nevals(&sc);
     partition *alg3 = partition_alg3(e.m, 0);
     double *block_lr = xmalloc(alg3->nblocks * sizeof(double));
-    ttexp_block_lr_from_hessian(&e, alg3, setup.B, block_lr);
+    ttexp_block_lr_from_hessian(&e, alg3, e.s->B, block_lr);
 
     /* best learning rate of each method, then one run with snapshots */
     ttexp_job runs[NT];
     memset(runs, 0, sizeof runs);
-    char *path = path_join(out, "grid.csv");
-    outfile *f = csv_open(path, TTEXP_GRID_HEADER);
+    outfile *f = csv_open_in(a.out, "grid.csv", TTEXP_GRID_HEADER);
     for (int k = 0; k < NT; k++) {
         if (k == T_MINI || k == T_ADAMW2) continue; /* at AdamW's learning rate, below */
         ttexp_method mt = ttexp_method_of(LABELS[k], KINDS[k], NULL, 0);
@@ -66,15 +62,15 @@ int main(int argc, char **argv)
         if (KINDS[k] == OPTIM_BLOCK_GD) mt.cfg.block_lr = block_lr;
         if (KINDS[k] == OPTIM_BLOCK_GD || KINDS[k] == OPTIM_ADAM_MINI) mt.blocks = alg3;
         int b;
-        int n = KINDS[k] == OPTIM_BLOCK_GD ? ttexp_blockgd_points(nlr) : nlr;
-        ttexp_job *g = ttexp_grid(&setup, &sc, &mt, LR_LO[k], LR_HI[k], n, threads, &b);
+        int n = KINDS[k] == OPTIM_BLOCK_GD ? ttexp_blockgd_points(a.grid) : a.grid;
+        const lr_range *range = lr_range_of(RANGES[k]);
+        ttexp_job *g = ttexp_grid(e.s, &sc, &mt, range->lo, range->hi, n, a.threads, &b);
         ttexp_write_grid(f, COLUMNS[k], g, n, b);
         runs[k].method = g[b].method;
         ttexp_record_alloc(&runs[k].rec, &sc, P, 1);
         ttexp_jobs_free(g, n);
     }
     csv_close(f);
-    free(path);
     runs[T_MINI].method = ttexp_method_of(LABELS[T_MINI], OPTIM_ADAM_MINI, alg3, runs[T_ADAMW].method.lr);
     runs[T_MINI].method.cfg.weight_decay = runs[T_ADAMW].method.cfg.weight_decay;
     runs[T_ADAMW2].method = runs[T_ADAMW].method;
@@ -82,12 +78,11 @@ int main(int argc, char **argv)
     runs[T_ADAMW2].method.batch_offset = 1;
     ttexp_record_alloc(&runs[T_MINI].rec, &sc, P, 1);
     ttexp_record_alloc(&runs[T_ADAMW2].rec, &sc, P, 1);
-    ttexp_run_jobs(&setup, &sc, runs, NT, threads, "trajectory");
+    ttexp_run_jobs(e.s, &sc, runs, NT, a.threads, "trajectory");
 
     /* distances to AdamW at each snapshot */
-    path = path_join(out, "distance.csv");
-    f = csv_open(path, "step,adamw_from_init,adam_mini,adamw_other_batches,blockgd,gd,adam_mini_rel,"
-                       "adamw_other_batches_rel,blockgd_rel,gd_rel");
+    f = csv_open_in(a.out, "distance.csv", "step,adamw_from_init,adam_mini,adamw_other_batches,blockgd,gd,adam_mini_rel,"
+                                         "adamw_other_batches_rel,blockgd_rel,gd_rel");
     const double *wa = runs[T_ADAMW].rec.snapshots;
     double final_rel[NT] = {0};
     for (int i = 0; i < nev; i++) {
@@ -105,14 +100,13 @@ int main(int argc, char **argv)
             for (int k = 1; k < NT; k++) final_rel[k] = d[k] / from_init;
     }
     csv_close(f);
-    free(path);
     const ttexp_record *recs[NT];
     for (int k = 0; k < NT; k++) recs[k] = &runs[k].rec;
-    path = path_join(out, "eval.csv");
+    char *path = path_join(a.out, "eval.csv");
     ttexp_write_curves(path, COLUMNS, recs, NT, &sc, 1);
     free(path);
 
-    path = path_join(out, "claims.txt");
+    path = path_join(a.out, "claims.txt");
     f = outfile_open(path);
     FILE *c = outfile_fp(f);
     fprintf(c, "trajectory: 1-layer Transformer, %ld steps; distance to AdamW's weights at the end, relative to "
@@ -127,10 +121,10 @@ int main(int argc, char **argv)
                "sits near 1 on this scale, so these are not a closeness ranking\n", final_rel[T_GD],
             final_rel[T_BLOCKGD]);
     outfile_commit(f);
-    ttexp_echo(path);
+    echo_file(path);
     free(path);
-    ttexp_write_reference(&e, out);
-    run_write_info(out, (unsigned long)seed);
+    ttexp_write_reference(&e, a.out);
+    run_write_info(a.out, (unsigned long)a.seed);
     for (int k = 0; k < NT; k++) ttexp_record_free(&runs[k].rec);
     free(block_lr);
     partition_free(alg3);

@@ -8,8 +8,8 @@
  *    is O(d) or O(d²) from q; the dense paths are kept for tests.
  * 2. The block-diagonal quadratic of Fig. 3 (SPEC E2): Haar-random Q_l,
  *    eigenvalues drawn i.i.d. from given sets, H = blockdiag(H_1, …).
- * 3. A driver that runs the shared optimizers (optim/optim.h) on
- *    f(w) = ½ wᵀHw and records the loss, plus a learning-rate grid search.
+ * 3. f(w) = ½ wᵀHw with its optimal constant steps, whole and per block (the
+ *    shared optimizers run on it in harness/quad_train.c).
  *
  * Matrices are float64, row-major; outputs first, sizes last.
  */
@@ -18,7 +18,6 @@
 
 #include "core/core.h"
 #include "core/model.h"
-#include "optim/optim.h"
 #include <stddef.h>
 
 /* ---- the paper's rotated generator ------------------------------------------------ */
@@ -113,31 +112,13 @@ void sym_from_eig(double *H /* (n,n) */, const double *Q /* (n,n) */, const doub
 void block_quadratic(double *H /* (n,n) */, double *lambda /* (n) */, gsl_rng *rng, const int *sizes,
                      const double *const *sets, const int *set_len, int nb);
 
-/* ---- optimizers on f(w) = ½ wᵀHw ------------------------------------------------------ */
+/* ---- f(w) = ½ wᵀHw and its optimal steps (loss.c) ---- */
 double quad_loss(const double *H /* (n,n) */, const double *w, int n);
-/* Run `steps` steps of the optimizer from w0 at learning rate lr, g = Hw; loss[t]
- * is f after t steps (loss[0] = f(w0)), length steps+1. Returns the number of
- * steps done: a run stops early (the rest of loss[] set to NaN) when the loss
- * is not finite or exceeds 1e100·f(w0) (diverged). */
-long quad_train(double *loss /* (steps+1) */, const double *H /* (n,n) */, const double *w0, int n,
-                optim_kind kind, const optim_config *cfg, const partition *blocks, double lr, long steps);
 /* Optimal constant step 2/(L+μ) of a symmetric PD matrix (eigenvalues via LAPACK). */
 double quad_optimal_lr(const double *H /* (n,n) */, int n);
 /* Per-block optimal steps 2/(L_b+μ_b) of the diagonal blocks H_bb (contiguous blocks). */
 void quad_block_optimal_lr(double *lr /* (nblocks) */, const double *H /* (n,n) */, int n, const partition *blocks);
 /* Contiguous blocks of the given sizes, or one block per entry (sizes NULL). */
 partition *quad_partition(const int *sizes, int nb, int n);
-
-/* Learning-rate grid search: lr_k = lo·(hi/lo)^(k/(nlr-1)), k < nlr; each run
- * scored by its final loss (NaN/diverged = +inf); equal final losses (e.g. 0
- * after underflow) go to the run with the smaller mean log10 loss. */
-typedef struct {
-    int nlr, best;
-    double *lr, *final_loss;
-    double *loss;         /* (nlr, steps+1) every curve */
-} quad_grid;
-quad_grid *quad_grid_search(const double *H, const double *w0, int n, optim_kind kind, const optim_config *cfg,
-                            const partition *blocks, double lo, double hi, int nlr, long steps);
-void quad_grid_free(quad_grid *g);
 
 #endif

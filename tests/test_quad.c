@@ -3,7 +3,7 @@
  * sweep, the block quadratic, and the optimizer driver on quadratics. */
 #include "check.h"
 #include "bench/quad_listing.h"
-#include "quad/quad.h"
+#include "harness/harness.h"
 #include <stdlib.h>
 
 /* max |QᵀQ - I| */

@@ -5,7 +5,7 @@
  * causal masking, naive vs BLAS kernels, data sources and user errors. */
 #include "check.h"
 #include "hessian/hessian.h"
-#include "tinytransformer/tt.h"
+#include "harness/harness.h"
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -541,7 +541,7 @@ static void test_training(void)
     double first = read_loss_mean(lp, 0, 1), last = read_loss_mean(lp, 250, 300);
     CHECK(fabs(first - log(8)) < 0.1 && last < 0.75 * first, "loss %.3f -> %.3f (log V = %.3f)", first, last, log(8));
     free(lp);
-    CHECK(tt_checkpoint_step(0.01, 300) == 3 && tt_checkpoint_step(1e-6, 300) == 1, "checkpoint steps");
+    CHECK(checkpoint_step(0.01, 300) == 3 && checkpoint_step(1e-6, 300) == 1, "checkpoint steps");
     char *p150 = path_join(out, "step000150_params.npy"), *p300 = path_join(out, "step000300_params.npy");
     char *v300 = path_join(out, "step000300_vhat.npy");
     int ndim;
@@ -553,12 +553,12 @@ static void test_training(void)
     for (size_t i = 0; i < m->P; i++) pos &= isfinite(vh[i]) && vh[i] >= 0;
     CHECK(pos && max_abs(m->P, vh) > 0, "v-hat must be finite, >= 0 and not all zero");
     model *m2 = tt_new(&c);
-    tt_load_params(m2, p150);
+    load_params(m2, p150);
     CHECK(memcmp(m2->params, m->params, m->P * sizeof(double)) != 0, "the 50%% checkpoint differs from the end");
     tt_config c2 = c;
     c2.C = 8, c2.M = 8;
     model *m3 = tt_new(&c2);
-    EXPECT_USER_ERROR(tt_load_params(m3, p300), "the model has P =");
+    EXPECT_USER_ERROR(load_params(m3, p300), "the model has P =");
     o.fracs[0] = 0;
     EXPECT_USER_ERROR(tt_train(m2, d, &o, out), "checkpoint fraction");
     /* GD has no second moment: parameters are checkpointed, v̂ is not */

@@ -5,7 +5,7 @@
  * run), and the key-head null direction that makes κ of key heads infinite. */
 #include "check.h"
 #include "hessian/hessian.h"
-#include "tinytransformer/tt.h"
+#include "harness/harness.h"
 #include <stdlib.h>
 #include <unistd.h>
 

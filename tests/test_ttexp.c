@@ -2,7 +2,7 @@
  * entropy floor of the Markov source, determinism across thread counts, the
  * shared batch sequence, paired differences, and the reference file. */
 #include "check.h"
-#include "experiments/ttexp.h"
+#include "harness/ttexp.h"
 
 static ttexp_setup small_setup(int order)
 {

@@ -31,7 +31,6 @@
 
 #include "core/core.h"
 #include "core/model.h"
-#include "optim/optim.h"
 #include <stddef.h>
 
 typedef struct {
@@ -95,78 +94,6 @@ void tt_data_batch(const tt_data *d, gsl_rng *r, int B, int T, int *tokens);
 const double *tt_data_transitions(const tt_data *d);
 int tt_data_order(const tt_data *d);     /* Markov order; 0 for text */
 void tt_data_free(tt_data *d);
-
-/* ---- training with the shared optimizers, checkpoints at fractions of training ------
- * Each step draws a fresh batch from the data (seeded), takes the loss and the
- * gradient, and steps the optimizer (any of optim/; blockwise GD and Adam-mini
- * use `blocks`, by default the paper's Algorithm 3 partition). Writes into out/:
- * loss.csv (step, loss before the update, lr), checkpoints.csv (fraction, step,
- * files, loss) and, after step s = tt_checkpoint_step(f, steps) for each
- * fraction f, step<s>_params.npy (P) and, for optimizers with a second moment,
- * step<s>_vhat.npy (P): the bias-corrected v̂, for D_Adam = diag(1/(√v̂ + ε)).
- * A run whose loss or gradient stops being finite ends there (result.diverged);
- * everything written up to then is complete and valid. */
-#define TT_MAX_CHECKPOINTS 16
-typedef struct {
-    optim_kind optim;          /* any optim_kind; adamw by default */
-    optim_config ocfg;         /* optim_defaults(optim) */
-    long steps;                /* 1000 */
-    int batch;                 /* sequences per step, 64 */
-    double lr;                 /* 1e-3 */
-    schedule_kind schedule;    /* cosine to final_frac·lr (0.1) */
-    long warmup;
-    double final_frac;
-    int nfracs;                /* checkpoints: fractions in (0, 1]; default {0.01} */
-    double fracs[TT_MAX_CHECKPOINTS];
-    unsigned long seed;        /* batch sampling */
-    const partition *blocks;   /* blockwise GD / Adam-mini / leave-out: NULL = Algorithm 3 */
-} tt_train_opts;
-typedef struct {
-    long steps_done;
-    int diverged;              /* a loss or gradient was not finite: stopped before that step */
-    double final_loss;         /* on the last batch, after training */
-} tt_train_result;
-tt_train_opts tt_train_defaults(void);
-/* The step after which the checkpoint at fraction f is taken: round(f·steps), at least 1. */
-long tt_checkpoint_step(double frac, long steps);
-tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, const char *out);
-/* Parameters from a .npy of P values (a checkpoint); user error on a wrong size. */
-void tt_load_params(model *m, const char *path);
-
-/* ---- the Hessian at a training checkpoint (tt_hessian_blocks.c) ---------------------
- * What fig6, table_kappa and partition_check share: build the model and the token
- * source, train with tt_train into train_dir (checkpoint at train.fracs[0]), read
- * the checkpoint's parameters and v̂ back from their .npy files, set a fixed batch
- * of hess_batch sequences (drawn from the source with hess_seed, independent of
- * the training batches) and compute the full H there with the engine's symmetric
- * path (tt_hess_cols_lower). Deterministic: the same setup gives the same H. */
-typedef struct {
-    tt_config cfg;             /* tt_defaults() */
-    int order, successors;     /* Markov source: 2 and 2 (the next token needs attention) */
-    unsigned long data_seed;   /* the Markov chain (1) */
-    const char *text;          /* a text file instead of the Markov source (NULL) */
-    tt_train_opts train;       /* tt_train_defaults(): AdamW, checkpoint fracs[0] = 0.01 */
-    int hess_batch;            /* sequences in the Hessian batch (256) */
-    unsigned long hess_seed;   /* its sampling seed (7) */
-    int panel;                 /* Hessian columns per panel (64) */
-} tt_ckpt_setup;
-typedef struct {
-    model *m;                  /* at the checkpoint's parameters, Hessian batch set */
-    tt_data *data;
-    double *H;                 /* (P,P) row-major */
-    double *vhat;              /* (P) AdamW's bias-corrected v̂ at the checkpoint */
-    int *tokens;               /* (hess_batch, T+1) the Hessian batch */
-    long step;                 /* the checkpoint step */
-    double loss0;              /* Hessian-batch loss at initialisation */
-    double loss;               /* Hessian-batch loss at the checkpoint */
-    double final_loss;         /* training-batch loss after all steps */
-    double train_seconds, hess_seconds;
-} tt_ckpt;
-tt_ckpt_setup tt_ckpt_defaults(void);
-/* User error naming the value when a setting is out of range. */
-void tt_ckpt_check(const tt_ckpt_setup *s);
-void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out);
-void tt_ckpt_free(tt_ckpt *c);
 
 /* ---- layer kernels (llm.c style: outputs first, sizes last) -------------------------
  * Base activations are (N,C) with N = B·T rows. R-quantities of k directions are

@@ -1,8 +1,7 @@
 /* Training the tiny Transformer with the shared optimizers (optim/) and
  * checkpoints at chosen fractions of training: the parameters and the
  * optimizer's v̂ (for D_Adam = diag(1/(√v̂ + ε)), SPEC E3) as .npy. */
-#include "tt.h"
-#include "optim/optim.h"
+#include "harness.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +24,7 @@ tt_train_opts tt_train_defaults(void)
     return o;
 }
 
-long tt_checkpoint_step(double frac, long steps)
+long checkpoint_step(double frac, long steps)
 {
     long s = lround(frac * steps);
     return s < 1 ? 1 : s > steps ? steps : s;
@@ -57,16 +56,12 @@ static void write_checkpoint(train_ctx *c, long steps_done, double frac, double 
     char name[64];
     size_t shape[1] = {c->m->P};
     snprintf(name, sizeof name, "step%06ld_params.npy", steps_done);
-    char *p = path_join(c->out, name);
-    npy_write(p, c->m->params, 1, shape);
-    free(p);
+    npy_write_in(c->out, name, c->m->params, 1, shape);
     char vname[64] = "";
     if (optim_has_vhat(c->opt)) {
         snprintf(vname, sizeof vname, "step%06ld_vhat.npy", steps_done);
-        p = path_join(c->out, vname);
         optim_vhat(c->opt, c->vhat);
-        npy_write(p, c->vhat, 1, shape);
-        free(p);
+        npy_write_in(c->out, vname, c->vhat, 1, shape);
     }
     csv_row(c->ckpt_csv, "%.6g,%ld,step%06ld_params.npy,%s,%.10g", frac, steps_done, steps_done, vname, loss);
 }
@@ -76,7 +71,7 @@ static void after_step(void *ctx, long step, double loss, double lr)
     train_ctx *c = ctx;
     csv_row(c->loss_csv, "%ld,%.10g,%.6g", step, loss, lr);
     for (int i = 0; i < c->o->nfracs; i++)
-        if (tt_checkpoint_step(c->o->fracs[i], c->o->steps) == step + 1) write_checkpoint(c, step + 1, c->o->fracs[i], loss);
+        if (checkpoint_step(c->o->fracs[i], c->o->steps) == step + 1) write_checkpoint(c, step + 1, c->o->fracs[i], loss);
 }
 
 tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, const char *out)
@@ -103,12 +98,8 @@ tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, con
     c.rng = rng_new(o->seed);
     c.tokens = xmalloc((size_t)o->batch * (cfg->T + 1) * sizeof(int));
     c.vhat = xmalloc(m->P * sizeof(double));
-    char *p = path_join(out, "loss.csv");
-    c.loss_csv = csv_open(p, "step,loss,lr");
-    free(p);
-    p = path_join(out, "checkpoints.csv");
-    c.ckpt_csv = csv_open(p, "fraction,step,params,vhat,loss");
-    free(p);
+    c.loss_csv = csv_open_in(out, "loss.csv", "step,loss,lr");
+    c.ckpt_csv = csv_open_in(out, "checkpoints.csv", "fraction,step,params,vhat,loss");
 
     train_config tc = {.steps = o->steps, .lr = o->lr, .schedule = o->schedule, .warmup = o->warmup,
                        .final_frac = o->final_frac};
@@ -126,7 +117,7 @@ tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, con
     return r;
 }
 
-void tt_load_params(model *m, const char *path)
+void load_params(model *m, const char *path)
 {
     int ndim;
     size_t shape[4];

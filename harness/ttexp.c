@@ -1,24 +1,7 @@
-/* ttexp.h — the tiny-Transformer training harness shared by the optimizer
- * experiments (issue 6, SPEC E6): train_compare, exp2_blockwise_gd,
- * leave_out, ablation_vstat, trajectory. Header-only; each experiment program
- * includes it.
- *
- * A "setup" fixes the model configuration, its initial parameters (seed), the
- * token source and a held-out evaluation batch. Every training run starts from
- * the same parameters and sees the same sequence of batches (the batch RNG is
- * re-seeded per run), so runs differ only in the optimizer. Runs are
- * independent jobs; ttexp_run_jobs spreads them over threads (one model per
- * thread, OpenBLAS single-threaded inside), with results independent of the
- * thread count.
- */
-#ifndef TTEXP_H
-#define TTEXP_H
-
-#include "core/core.h"
-#include "core/model.h"
-#include "hessian/hessian.h"
-#include "optim/optim.h"
-#include "tinytransformer/tt.h"
+/* The tiny-Transformer training harness of the optimizer experiments
+ * (train_compare, exp2_blockwise_gd, leave_out, ablation_vstat, trajectory):
+ * see ttexp.h. */
+#include "ttexp.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,32 +9,12 @@
 
 void openblas_set_num_threads(int);
 
-typedef struct {
-    tt_config cfg;
-    int B;                    /* training batch (sequences) */
-    int eval_B;               /* held-out evaluation batch (sequences) */
-    int order;                /* Markov source: the next token depends on this many previous ones */
-    int successors;           /* Markov source: likely successors per context */
-    unsigned long data_seed;  /* Markov chain and batches */
-    const char *text;         /* optional text file instead of the Markov source */
-} ttexp_setup;
-
-typedef struct {
-    const ttexp_setup *s;
-    tt_data *data;
-    model *m;                 /* the model that trains */
-    model *eval_m;            /* a twin holding the held-out batch, so the trainer's
-                                 activation buffers are never resized */
-    double *params0;          /* initial parameters (P) */
-    int *tokens, *eval_tokens;
-    gsl_rng *batch_rng;
-} ttexp;
-
-static inline void ttexp_open(ttexp *e, const ttexp_setup *s)
+void ttexp_open(ttexp *e, const ttexp_setup *s)
 {
     memset(e, 0, sizeof *e);
-    e->s = s;
-    e->data = s->text ? tt_data_text(s->text, s->cfg.V, s->cfg.T) : tt_data_markov(s->cfg.V, s->order, s->successors, s->data_seed);
+    e->setup = *s;
+    e->s = s = &e->setup;
+    e->data = token_source(s->text, s->cfg.V, s->cfg.T, s->order, s->successors, s->data_seed);
     e->m = tt_new(&s->cfg);
     e->params0 = xmalloc(e->m->P * sizeof(double));
     memcpy(e->params0, e->m->params, e->m->P * sizeof(double));
@@ -65,7 +28,7 @@ static inline void ttexp_open(ttexp *e, const ttexp_setup *s)
     e->batch_rng = rng_new(s->data_seed + 1);
 }
 
-static inline void ttexp_close(ttexp *e)
+void ttexp_close(ttexp *e)
 {
     tt_data_free(e->data);
     model_free(e->m);
@@ -77,7 +40,7 @@ static inline void ttexp_close(ttexp *e)
 }
 
 /* Mean next-token loss on the held-out batch at the trainer's current parameters. */
-static inline double ttexp_eval_loss(ttexp *e)
+double ttexp_eval_loss(ttexp *e)
 {
     memcpy(e->eval_m->params, e->m->params, e->m->P * sizeof(double));
     return e->eval_m->loss(e->eval_m);
@@ -89,7 +52,7 @@ static inline double ttexp_eval_loss(ttexp *e)
  * them); after that the loss is the row entropy H(c) averaged over the
  * distribution p_t of the context c (the last `order` tokens), which starts
  * uniform and moves as p'(c') = Σ p(c)·P(c, x), c' = c shifted by x. NAN for text. */
-static inline double ttexp_optimal_loss(const ttexp *e)
+double ttexp_optimal_loss(const ttexp *e)
 {
     const double *P = tt_data_transitions(e->data);
     if (!P) return NAN;
@@ -123,43 +86,14 @@ static inline double ttexp_optimal_loss(const ttexp *e)
 
 /* ---- one training run ---------------------------------------------------------------- */
 
-/* A method: optimizer, its configuration and partition, base lr. */
-typedef struct {
-    const char *label;
-    optim_kind kind;
-    optim_config cfg;
-    const partition *blocks;  /* not owned; NULL where the optimizer needs none */
-    double lr;
-    unsigned long batch_offset; /* 0: the setup's batch sequence; k: another one */
-} ttexp_method;
-
 /* A method with the optimizer's default configuration (optim_defaults). */
-static inline ttexp_method ttexp_method_of(const char *label, optim_kind kind, const partition *blocks, double lr)
+ttexp_method ttexp_method_of(const char *label, optim_kind kind, const partition *blocks, double lr)
 {
     ttexp_method mt = {label, kind, optim_defaults(kind), blocks, lr, 0};
     return mt;
 }
 
-typedef struct {
-    long steps;
-    long warmup;              /* linear warmup steps, then cosine decay to 10% of lr */
-    int eval_every;           /* held-out loss every eval_every steps (and at the end) */
-} ttexp_schedule;
-
-static inline int ttexp_nevals(const ttexp_schedule *sc) { return (int)(sc->steps / sc->eval_every) + 1; }
-
-/* What one run records. Arrays are owned by the caller (NULL: not recorded). */
-typedef struct {
-    double *train_loss;       /* (steps): batch loss before each step */
-    double *eval_loss;        /* (nevals): held-out loss at steps 0, eval_every, …, steps */
-    double *snapshots;        /* (nevals, P): parameters at the same points */
-    double *final_params;     /* (P): parameters at the end */
-    long steps_done;          /* < steps if the run diverged */
-    double final_eval;        /* held-out loss at the end; +inf if diverged */
-    double score;             /* selection score: mean training loss over the last 10% of
-                                 steps (fresh batches, so the held-out batch stays unbiased
-                                 for reporting); +inf if diverged */
-} ttexp_record;
+int ttexp_nevals(const ttexp_schedule *sc) { return (int)(sc->steps / sc->eval_every) + 1; }
 
 typedef struct {
     ttexp *e;
@@ -167,7 +101,7 @@ typedef struct {
     ttexp_record *rec;
 } ttexp_hook_ctx;
 
-static inline void ttexp_set_batch(void *ctx, long step)
+static void ttexp_set_batch(void *ctx, long step)
 {
     ttexp_hook_ctx *h = ctx;
     (void)step;
@@ -175,14 +109,14 @@ static inline void ttexp_set_batch(void *ctx, long step)
     tt_set_batch(h->e->m, h->e->tokens, h->e->s->B);
 }
 
-static inline void ttexp_record_point(ttexp_hook_ctx *h, int k)
+static void ttexp_record_point(ttexp_hook_ctx *h, int k)
 {
     model *m = h->e->m;
     if (h->rec->snapshots) memcpy(h->rec->snapshots + (size_t)k * m->P, m->params, m->P * sizeof(double));
     if (h->rec->eval_loss) h->rec->eval_loss[k] = ttexp_eval_loss(h->e);
 }
 
-static inline void ttexp_after_step(void *ctx, long step, double loss, double lr)
+static void ttexp_after_step(void *ctx, long step, double loss, double lr)
 {
     ttexp_hook_ctx *h = ctx;
     (void)lr;
@@ -192,7 +126,7 @@ static inline void ttexp_after_step(void *ctx, long step, double loss, double lr
 
 /* Train from params0 with method mt; fills rec. A diverged run (non-finite loss)
  * stops; its remaining entries are NAN and final_eval is +inf. */
-static inline void ttexp_train(ttexp *e, const ttexp_method *mt, const ttexp_schedule *sc, ttexp_record *rec)
+void ttexp_train(ttexp *e, const ttexp_method *mt, const ttexp_schedule *sc, ttexp_record *rec)
 {
     model *m = e->m;
     if (sc->steps < 1 || sc->eval_every < 1 || sc->steps % sc->eval_every) DIE("eval_every must divide steps");
@@ -225,11 +159,6 @@ static inline void ttexp_train(ttexp *e, const ttexp_method *mt, const ttexp_sch
 /* ---- many runs on threads ----------------------------------------------------------------- */
 
 typedef struct {
-    ttexp_method method;
-    ttexp_record rec;
-} ttexp_job;
-
-typedef struct {
     const ttexp_setup *s;
     const ttexp_schedule *sc;
     ttexp_job *jobs;
@@ -238,7 +167,7 @@ typedef struct {
     progress *prog;
 } ttexp_pool;
 
-static inline void *ttexp_worker(void *arg)
+static void *ttexp_worker(void *arg)
 {
     ttexp_pool *p = arg;
     ttexp e;
@@ -259,7 +188,7 @@ static inline void *ttexp_worker(void *arg)
 }
 
 /* Runs every job (each from the setup's params0) on `threads` threads. */
-static inline void ttexp_run_jobs(const ttexp_setup *s, const ttexp_schedule *sc, ttexp_job *jobs, int njobs, int threads,
+void ttexp_run_jobs(const ttexp_setup *s, const ttexp_schedule *sc, ttexp_job *jobs, int njobs, int threads,
                            const char *label)
 {
     progress prog;
@@ -278,7 +207,7 @@ static inline void ttexp_run_jobs(const ttexp_setup *s, const ttexp_schedule *sc
 
 /* Allocates what a record keeps: train and eval curves, and parameter
  * snapshots when `snapshots` is set. */
-static inline void ttexp_record_alloc(ttexp_record *r, const ttexp_schedule *sc, size_t P, int snapshots)
+void ttexp_record_alloc(ttexp_record *r, const ttexp_schedule *sc, size_t P, int snapshots)
 {
     r->train_loss = xmalloc(sc->steps * sizeof(double));
     r->eval_loss = xmalloc(ttexp_nevals(sc) * sizeof(double));
@@ -286,7 +215,7 @@ static inline void ttexp_record_alloc(ttexp_record *r, const ttexp_schedule *sc,
     r->final_params = xmalloc(P * sizeof(double));
 }
 
-static inline void ttexp_record_free(ttexp_record *r)
+void ttexp_record_free(ttexp_record *r)
 {
     free(r->train_loss);
     free(r->eval_loss);
@@ -294,7 +223,7 @@ static inline void ttexp_record_free(ttexp_record *r)
     free(r->final_params);
 }
 
-static inline void ttexp_jobs_free(ttexp_job *jobs, int n)
+void ttexp_jobs_free(ttexp_job *jobs, int n)
 {
     for (int j = 0; j < n; j++) ttexp_record_free(&jobs[j].rec);
     free(jobs);
@@ -302,16 +231,16 @@ static inline void ttexp_jobs_free(ttexp_job *jobs, int n)
 
 /* Points of blockwise GD's grid over its Hessian-rule factor c ∈ [2e-3, 2]:
  * three decades, so two more than the other methods' two-decade grids. */
-static inline int ttexp_blockgd_points(int nlr) { return nlr + 2; }
+int ttexp_blockgd_points(int nlr) { return nlr + 2; }
 
 /* Log grid lo·(hi/lo)^(k/(n−1)), k < n (n = 1: lo). */
-static inline void ttexp_log_grid(double *out, double lo, double hi, int n)
+void ttexp_log_grid(double *out, double lo, double hi, int n)
 {
     for (int k = 0; k < n; k++) out[k] = n == 1 ? lo : lo * pow(hi / lo, (double)k / (n - 1));
 }
 
 /* Index of the smallest selection score among jobs[0..n-1] (first on ties). */
-static inline int ttexp_best(const ttexp_job *jobs, int n)
+int ttexp_best(const ttexp_job *jobs, int n)
 {
     int best = 0;
     for (int j = 1; j < n; j++)
@@ -324,7 +253,7 @@ static inline int ttexp_best(const ttexp_job *jobs, int n)
  * quadratic's 1/L per dense block (paper Fig. 3), floored at the median over
  * blocks λ_med so that a block that is flat at initialisation (query and key,
  * LayerNorm) does not get a step its later curvature cannot take. Returns λ_med. */
-static inline double ttexp_block_lr_from_hessian(ttexp *e, const partition *p, int hess_B, double *lr_b)
+double ttexp_block_lr_from_hessian(ttexp *e, const partition *p, int hess_B, double *lr_b)
 {
     model *m = e->m;
     memcpy(m->params, e->params0, m->P * sizeof(double));
@@ -348,7 +277,7 @@ static inline double ttexp_block_lr_from_hessian(ttexp *e, const partition *p, i
 
 /* The method mt at nlr log-spaced learning rates in [lo, hi]; returns the jobs
  * (free with ttexp_jobs_free) with *best the one of lowest selection score. */
-static inline ttexp_job *ttexp_grid(const ttexp_setup *s, const ttexp_schedule *sc, const ttexp_method *mt, double lo,
+ttexp_job *ttexp_grid(const ttexp_setup *s, const ttexp_schedule *sc, const ttexp_method *mt, double lo,
                              double hi, int nlr, int threads, int *best)
 {
     ttexp_job *jobs = xcalloc(nlr, sizeof *jobs);
@@ -367,14 +296,13 @@ static inline ttexp_job *ttexp_grid(const ttexp_setup *s, const ttexp_schedule *
 }
 
 /* " (at the edge of the grid)" when the best of n grid points is the first or last. */
-static inline const char *ttexp_edge_note(int best, int n)
+const char *ttexp_edge_note(int best, int n)
 {
     return n > 1 && (best == 0 || best == n - 1) ? " (at the edge of the grid)" : "";
 }
 
 /* The header and rows "label,lr,score,final_eval_loss,steps_done,best" of grids. */
-#define TTEXP_GRID_HEADER "method,lr,score_last10pct_train_loss,final_eval_loss,steps_done,best"
-static inline void ttexp_write_grid(outfile *f, const char *label, const ttexp_job *jobs, int n, int best)
+void ttexp_write_grid(outfile *f, const char *label, const ttexp_job *jobs, int n, int best)
 {
     for (int i = 0; i < n; i++)
         csv_row(f, "%s,%.6g,%.10g,%.10g,%ld,%d", label, jobs[i].method.lr, jobs[i].rec.score, jobs[i].rec.final_eval,
@@ -383,7 +311,7 @@ static inline void ttexp_write_grid(outfile *f, const char *label, const ttexp_j
 
 /* Curves of several runs side by side: "step,<col_0>,…" with the held-out loss
  * (eval = 1, one row per evaluation point) or the training loss (one row per step). */
-static inline void ttexp_write_curves(const char *path, const char *const *cols, const ttexp_record *const *recs, int n,
+void ttexp_write_curves(const char *path, const char *const *cols, const ttexp_record *const *recs, int n,
                                const ttexp_schedule *sc, int eval)
 {
     char header[1024] = "step";
@@ -404,7 +332,7 @@ static inline void ttexp_write_curves(const char *path, const char *const *cols,
 
 /* Paired comparison of two parameter vectors on the held-out batch: the mean
  * over its B·T positions of loss_a − loss_b, and its standard error sd/√n. */
-static inline void ttexp_paired_diff(ttexp *e, const double *wa, const double *wb, double *mean, double *se)
+void ttexp_paired_diff(ttexp *e, const double *wa, const double *wb, double *mean, double *se)
 {
     model *m = e->eval_m;
     int n = e->s->eval_B * e->s->cfg.T;
@@ -427,7 +355,7 @@ static inline void ttexp_paired_diff(ttexp *e, const double *wa, const double *w
 
 /* <out>/reference.csv: the initial held-out loss, the entropy floor and P (the
  * plots draw losses above the floor). */
-static inline void ttexp_write_reference(ttexp *e, const char *out)
+void ttexp_write_reference(ttexp *e, const char *out)
 {
     memcpy(e->m->params, e->params0, e->m->P * sizeof(double));
     char *path = path_join(out, "reference.csv");
@@ -439,41 +367,9 @@ static inline void ttexp_write_reference(ttexp *e, const char *out)
     free(path);
 }
 
-/* Copies a committed text file to stderr (claims, unless --quiet). */
-static inline void ttexp_echo(const char *path)
+void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int quick_grid, int paper_grid, int max_grid)
 {
-    if (core_quiet) return;
-    FILE *rd = fopen(path, "r");
-    for (int ch; rd && (ch = fgetc(rd)) != EOF;) fputc(ch, stderr);
-    if (rd) fclose(rd);
-}
-
-/* ---- the command line every experiment shares ------------------------------------------ */
-typedef struct {
-    const char *out, *scale, *text;
-    long seed, data_seed, steps;
-    int threads, grid;        /* grid: points of the learning-rate grid (0: from --scale) */
-    int paper;                /* set by ttexp_args_finish */
-} ttexp_args;
-#define TTEXP_ARGS(out_dir) {out_dir, "quick", NULL, 1, 1, 0, 2, 0, 0}
-#define TTEXP_OPTS(a, scale_help, grid_help)                                                         \
-    {"scale", OPT_STRING, &(a).scale, scale_help},                                                  \
-    {"steps", OPT_LONG, &(a).steps, "training steps (0: from --scale)"},                            \
-    {"lrs", OPT_INT, &(a).grid, grid_help},                                                         \
-    {"seed", OPT_LONG, &(a).seed, "model initialisation seed"},                                     \
-    {"data-seed", OPT_LONG, &(a).data_seed, "Markov chain and batch seed"},                         \
-    {"text", OPT_STRING, &(a).text, "train on the bytes of this text file instead of the Markov source"}, \
-    {"threads", OPT_INT, &(a).threads, "training runs in parallel"},                                \
-    {"out", OPT_STRING, &(a).out, "output folder"}
-
-/* --scale into a->paper, the scale's steps and grid where the flags left 0, the
- * checks (user errors), then the output folder. */
-static inline void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int quick_grid,
-                                     int paper_grid, int max_grid)
-{
-    if (strcmp(a->scale, "paper") == 0) a->paper = 1;
-    else if (strcmp(a->scale, "quick") == 0) a->paper = 0;
-    else die_user("--scale must be quick or paper (got '%s')", a->scale);
+    a->paper = scale_parse(a->scale);
     if (a->steps == 0) a->steps = a->paper ? paper_steps : quick_steps;
     if (a->grid == 0) a->grid = a->paper ? paper_grid : quick_grid;
     if (a->steps < 20) die_user("--steps must be >= 20 (got %ld)", a->steps);
@@ -482,21 +378,27 @@ static inline void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper
     if (a->threads < 1 || a->threads > 64) die_user("--threads must be in 1..64 (got %d)", a->threads);
 }
 
-/* The experiments' setup: the paper's 1-layer model, batch 64, 512 held-out
- * sequences, the order-2 Markov source with 2 likely successors. */
-static inline ttexp_setup ttexp_default_setup(const ttexp_args *a)
+ttexp_setup ttexp_default_setup(const ttexp_args *a)
 {
     ttexp_setup s = {tt_defaults(), 64, 512, 2, 2, (unsigned long)a->data_seed, a->text};
     s.cfg.seed = (unsigned long)a->seed;
     return s;
 }
 
-/* eval_every: about 20 evaluation points, dividing steps. */
-static inline int ttexp_eval_every(long steps)
+ttexp_schedule ttexp_schedule_of(long steps)
 {
+    int every = 1;
     for (int k = 20; k > 1; k--)
-        if (steps % k == 0) return (int)(steps / k);
-    return 1;
+        if (steps % k == 0) {
+            every = (int)(steps / k);
+            break;
+        }
+    return (ttexp_schedule){steps, steps / 20, every};
 }
 
-#endif
+ttexp_schedule ttexp_begin(ttexp *e, ttexp_setup s, const ttexp_args *a)
+{
+    ensure_dir(a->out);
+    ttexp_open(e, &s);
+    return ttexp_schedule_of(a->steps);
+}

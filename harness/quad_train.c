@@ -1,21 +1,11 @@
-/* The shared optimizers (optim/) on f(w) = ½ wᵀHw, g = Hw: loss traces, the
- * optimal constant steps 2/(L+μ), and a learning-rate grid search. */
-#include "quad.h"
+/* The shared optimizers (optim/) on the quadratic f(w) = ½ wᵀHw, g = Hw:
+ * loss traces and a learning-rate grid search. */
+#include "harness.h"
 #include <cblas.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-double quad_loss(const double *H, const double *w, int n)
-{
-    double f = 0;
-    for (int i = 0; i < n; i++) {
-        double hw = cblas_ddot(n, H + (size_t)i * n, 1, w, 1);
-        f += w[i] * hw;
-    }
-    return 0.5 * f;
-}
 
 long quad_train(double *loss, const double *H, const double *w0, int n, optim_kind kind, const optim_config *cfg,
                 const partition *blocks, double lr, long steps)
@@ -41,48 +31,6 @@ long quad_train(double *loss, const double *H, const double *w0, int n, optim_ki
     free(w);
     free(g);
     return t;
-}
-
-double quad_optimal_lr(const double *H, int n)
-{
-    spectrum s = sym_spectrum(n, H);
-    if (!(s.lmin > 0)) die_user("quadratic is not positive definite (smallest eigenvalue %g)", s.lmin);
-    return 2 / (s.lmax + s.lmin);
-}
-
-void quad_block_optimal_lr(double *lr, const double *H, int n, const partition *blocks)
-{
-    double *Hb = xmalloc(partition_max_block(blocks) * partition_max_block(blocks) * sizeof(double));
-    for (int b = 0; b < blocks->nblocks; b++) {
-        const block *bl = &blocks->b[b];
-        size_t m = bl->n;
-        for (size_t i = 0; i < m; i++)
-            for (size_t j = 0; j < m; j++)
-                Hb[i * m + j] = H[(bl->start + i * bl->stride) * n + bl->start + j * bl->stride];
-        lr[b] = quad_optimal_lr(Hb, (int)m);
-    }
-    free(Hb);
-}
-
-partition *quad_partition(const int *sizes, int nb, int n)
-{
-    partition *p = partition_new();
-    char name[32];
-    if (!sizes) {
-        for (int i = 0; i < n; i++) {
-            snprintf(name, sizeof name, "w[%d]", i);
-            partition_add(p, (size_t)i, 1, 1, -1, name);
-        }
-    } else {
-        size_t off = 0;
-        for (int b = 0; b < nb; b++) {
-            snprintf(name, sizeof name, "H%d", b + 1);
-            partition_add(p, off, (size_t)sizes[b], 1, -1, name);
-            off += (size_t)sizes[b];
-        }
-    }
-    partition_check_cover(p, (size_t)n, "quadratic partition");
-    return p;
 }
 
 quad_grid *quad_grid_search(const double *H, const double *w0, int n, optim_kind kind, const optim_config *cfg,

@@ -1,0 +1,237 @@
+/* The Hessian at a training checkpoint (paper Fig. 6: "at 1% training step"):
+ * the tiny Transformer trained with AdamW (and the command line fig6,
+ * table_kappa and partition_check share for it), and the MLP trained with Adam. */
+#include "harness.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the tiny Transformer ------------------------------------------------------------------ */
+
+tt_ckpt_setup tt_ckpt_defaults(void)
+{
+    tt_ckpt_setup s = {
+        .cfg = tt_defaults(),
+        .order = 2,
+        .successors = 2,
+        .data_seed = 1,
+        .text = NULL,
+        .train = tt_train_defaults(),
+        .hess_batch = 256,
+        .hess_seed = 7,
+        .panel = 64,
+    };
+    return s;
+}
+
+void tt_ckpt_check(const tt_ckpt_setup *s)
+{
+    tt_check_config(&s->cfg);
+    if (s->hess_batch < 1 || s->hess_batch > 1 << 16)
+        die_user("Hessian batch must be in 1..65536 sequences (got %d)", s->hess_batch);
+    if (s->panel < 1 || s->panel > 4096) die_user("Hessian panel must be in 1..4096 (got %d)", s->panel);
+    if (s->train.nfracs < 1) die_user("a checkpoint fraction is needed");
+    if (!(s->train.fracs[0] > 0 && s->train.fracs[0] <= 1))
+        die_user("checkpoint fraction must be in (0, 1] (got %g)", s->train.fracs[0]);
+    if (s->train.steps < 1) die_user("training steps must be >= 1 (got %ld)", s->train.steps);
+    if (s->train.batch < 1) die_user("batch size must be >= 1 (got %d)", s->train.batch);
+    optim_check_config(&s->train.ocfg, s->train.lr);
+}
+
+static double *read_vector(const char *dir, const char *name, size_t P)
+{
+    char *path = path_join(dir, name);
+    int ndim;
+    size_t shape[4];
+    double *x = npy_read(path, &ndim, shape);
+    if (ndim != 1 || shape[0] != P) DIE("%s: expected %zu values", path, P);
+    free(path);
+    return x;
+}
+
+void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out)
+{
+    tt_ckpt_check(s);
+    memset(out, 0, sizeof *out);
+    const tt_config *c = &s->cfg;
+    out->data = token_source(s->text, c->V, c->T, s->order, s->successors, s->data_seed);
+    out->m = tt_new(c);
+    model *m = out->m;
+    /* the Hessian batch: its own stream, so it is the same whatever the training */
+    out->tokens = xmalloc((size_t)s->hess_batch * (c->T + 1) * sizeof(int));
+    gsl_rng *r = rng_new(s->hess_seed);
+    tt_data_batch(out->data, r, s->hess_batch, c->T, out->tokens);
+    rng_free(r);
+    tt_set_batch(m, out->tokens, s->hess_batch);
+    out->loss0 = m->loss(m);
+
+    tt_train_opts o = s->train;
+    o.nfracs = 1;
+    double t0 = wall_seconds();
+    tt_train_result tr = tt_train(m, out->data, &o, train_dir);
+    out->train_seconds = wall_seconds() - t0;
+    out->step = checkpoint_step(o.fracs[0], o.steps);
+    if (tr.diverged && tr.steps_done < out->step)
+        die_user("training diverged at step %ld, before the checkpoint at step %ld; lower the learning rate",
+                 tr.steps_done, out->step);
+    out->final_loss = tr.final_loss;
+
+    /* the checkpoint, read back from its files */
+    char name[64];
+    snprintf(name, sizeof name, "step%06ld_params.npy", out->step);
+    char *path = path_join(train_dir, name);
+    load_params(m, path);
+    free(path);
+    snprintf(name, sizeof name, "step%06ld_vhat.npy", out->step);
+    out->vhat = read_vector(train_dir, name, m->P);
+
+    tt_set_batch(m, out->tokens, s->hess_batch);
+    out->loss = m->loss(m);
+    hessian_opts ho = hessian_defaults();
+    ho.panel = s->panel;
+    ho.label = "checkpoint Hessian";
+    t0 = wall_seconds();
+    out->H = hessian_full(m, &ho);
+    out->hess_seconds = wall_seconds() - t0;
+}
+
+void tt_ckpt_free(tt_ckpt *c)
+{
+    model_free(c->m);
+    tt_data_free(c->data);
+    free(c->H);
+    free(c->vhat);
+    free(c->tokens);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- its command line ------------------------------------------------------------------------ */
+
+void ckpt_cli_init(ckpt_cli *c)
+{
+    tt_config d = tt_defaults();
+    memset(c, 0, sizeof *c);
+    c->scale = "quick";
+    c->seed = 1;
+    c->data_seed = 1;
+    c->batch = 64;
+    c->panel = 64;
+    c->order = 2;
+    c->successors = 2;
+    c->V = d.V, c->C = d.C, c->heads = d.heads, c->M = d.M, c->T = d.T, c->layers = d.layers, c->bias = d.bias;
+    c->steps = 1000;
+    c->lr = 1e-3;
+    c->frac = 0.01;
+}
+
+tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
+{
+    int paper = scale_parse(c->scale);
+    if (c->hess_batch == 0) c->hess_batch = paper ? 1024 : 256;
+    if (c->steps < 1) die_user("--steps must be >= 1 (got %ld)", c->steps);
+    if (c->seed < 0) die_user("--seed must be >= 0 (got %ld)", c->seed);
+    if (c->data_seed < 0) die_user("--data-seed must be >= 0 (got %ld)", c->data_seed);
+    if (!(c->frac > 0 && c->frac <= 1)) die_user("--checkpoint must be a fraction in (0, 1] (got %g)", c->frac);
+    tt_ckpt_setup s = tt_ckpt_defaults();
+    s.cfg = (tt_config){.V = c->V, .C = c->C, .heads = c->heads, .M = c->M, .layers = c->layers, .T = c->T,
+                        .bias = c->bias, .seed = (unsigned long)c->seed};
+    s.order = c->order;
+    s.successors = c->successors;
+    s.data_seed = (unsigned long)c->data_seed;
+    s.text = c->text;
+    s.train.steps = c->steps;
+    s.train.lr = c->lr;
+    s.train.batch = c->batch;
+    s.train.nfracs = 1;
+    s.train.fracs[0] = c->frac;
+    s.train.seed = (unsigned long)c->seed + 1;
+    s.hess_batch = c->hess_batch;
+    s.panel = c->panel;
+    tt_ckpt_check(&s);
+    /* the data source now, so that a bad file or setting stops before any output */
+    tt_data *d = token_source(c->text, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
+    tt_data_free(d);
+    return s;
+}
+
+/* ---- the MLP -------------------------------------------------------------------------------- */
+
+typedef struct {
+    model *m;
+    const mlp_data *data;
+    gsl_rng *rng;
+    int batch;
+    double *X, *ckpt_params;
+    int *y;
+    long step;
+} mlp_run;
+
+/* Before each step: batch sequences drawn uniformly with replacement. */
+static void mlp_next_batch(void *ctx, long s)
+{
+    (void)s;
+    mlp_run *r = ctx;
+    int *idx = xmalloc((size_t)r->batch * sizeof(int));
+    for (int i = 0; i < r->batch; i++) idx[i] = (int)rng_int(r->rng, (unsigned long)r->data->train->n);
+    dataset_gather(r->data->train, idx, r->batch, r->X, r->y);
+    mlp_set_batch(r->m, r->X, r->y, r->batch);
+    free(idx);
+}
+
+static void mlp_keep_checkpoint(void *ctx, long s, double loss, double lr)
+{
+    (void)loss, (void)lr;
+    mlp_run *r = ctx;
+    if (s + 1 == r->step) memcpy(r->ckpt_params, r->m->params, r->m->P * sizeof(double));
+}
+
+void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s->width < 1 || s->width > 4096) die_user("MLP width must be in 1..4096 (got %d)", s->width);
+    if (s->eval_n < 1) die_user("MLP Hessian batch must be >= 1 image (got %d)", s->eval_n);
+    if (s->steps < 1) die_user("training steps must be >= 1 (got %ld)", s->steps);
+    if (s->batch < 1) die_user("batch size must be >= 1 (got %d)", s->batch);
+    mlp_data_load(&out->data, s->data, NULL, s->pool, 1, s->seed);
+    const dataset *train = out->data.train;
+    mlp_config cfg = {train->dim, s->width, train->classes, act_parse(s->act), 1, LOSS_XENT};
+    double *X = xmalloc((size_t)s->eval_n * train->dim * sizeof(double));
+    int *y = xmalloc((size_t)s->eval_n * sizeof(int));
+    mlp_data_head(&out->data, s->eval_n, "MLP Hessian batch", X, y);
+    out->m = mlp_new(&cfg);
+    out->rng = rng_new(s->seed);
+    mlp_init(out->m, out->rng);
+    out->total = s->steps;
+    out->step = checkpoint_step(s->frac, s->steps);
+
+    mlp_run r = {out->m, &out->data, out->rng, s->batch, NULL, NULL, NULL, out->step};
+    r.X = xmalloc((size_t)s->batch * train->dim * sizeof(double));
+    r.y = xmalloc((size_t)s->batch * sizeof(int));
+    r.ckpt_params = xmalloc(out->m->P * sizeof(double));
+    optim_config oc = optim_defaults(OPTIM_ADAM);
+    optim_check_config(&oc, s->lr);
+    optimizer *opt = optim_new(OPTIM_ADAM, &oc, out->m->P, NULL, out->m);
+    train_config tc = {s->steps, s->lr, SCHED_COSINE, 0, 0.1};
+    train_hooks h = {mlp_next_batch, mlp_keep_checkpoint, &r};
+    int diverged = 0;
+    long ran = train_run(out->m, opt, &tc, &h, &diverged);
+    optim_free(opt);
+    if (diverged && ran < out->step) die_user("MLP training diverged at step %ld; lower the learning rate", ran);
+    memcpy(out->m->params, r.ckpt_params, out->m->P * sizeof(double));
+    free(r.X), free(r.y), free(r.ckpt_params);
+
+    mlp_set_batch(out->m, X, y, s->eval_n);
+    free(X), free(y);
+    hessian_opts o = hessian_defaults();
+    o.label = "MLP Hessian";
+    out->H = hessian_full(out->m, &o);
+}
+
+void mlp_ckpt_free(mlp_ckpt *c)
+{
+    model_free(c->m);
+    mlp_data_free(&c->data);
+    free(c->H);
+    rng_free(c->rng);
+    memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,73 @@
+/* The command-line glue and the MLP's data pipeline shared by the experiments. */
+#include "harness.h"
+#include <stdlib.h>
+#include <string.h>
+
+int scale_parse(const char *scale)
+{
+    if (strcmp(scale, "paper") == 0) return 1;
+    if (strcmp(scale, "quick") == 0) return 0;
+    die_user("--scale must be quick or paper (got '%s')", scale);
+}
+
+tt_data *token_source(const char *text, int V, int T, int order, int successors, unsigned long data_seed)
+{
+    return text ? tt_data_text(text, V, T) : tt_data_markov(V, order, successors, data_seed);
+}
+
+/* One table for every experiment, so that a method is searched over the same
+ * range wherever it runs. Blockwise GD's "lr" is the factor c of its Hessian
+ * rule η_b = c / max(|λ|max(H_bb), median), over three decades (its best c sat
+ * at the lower edge of a two-decade grid at paper scale). */
+static const lr_range LR_RANGES[LR_RANGE_COUNT] = {
+    [LR_GD] = {"gd", 1e-2, 10, "single learning rate"},
+    [LR_BLOCKGD] = {"blockgd", 2e-3, 2, "factor c of eta_b = c / max(|lambda|max(H_bb), median)"},
+    [LR_ADAMW] = {"adamw", 1e-3, 1e-1, "peak learning rate"},
+    [LR_ADAM_MINI] = {"adam-mini", 1e-3, 1e-1, "peak learning rate"},
+    [LR_ADAM] = {"adam", 1e-3, 1e-1, "peak learning rate"},
+    [LR_VSTAT] = {"adam-mini-vstat", 1e-4, 1, "peak learning rate of each block statistic (ablation)"},
+};
+
+const lr_range *lr_range_of(lr_method m)
+{
+    if (m < 0 || m >= LR_RANGE_COUNT) DIE("no learning-rate range %d", m);
+    return &LR_RANGES[m];
+}
+
+void echo_file(const char *path)
+{
+    if (core_quiet) return;
+    FILE *rd = fopen(path, "r");
+    for (int ch; rd && (ch = fgetc(rd)) != EOF;) fputc(ch, stderr);
+    if (rd) fclose(rd);
+}
+
+/* ---- the MLP's data ------------------------------------------------------------------------- */
+
+void mlp_data_load(mlp_data *d, const char *name, const char *dir, int pool, int standardize, unsigned long seed)
+{
+    d->train = dataset_load(name, dir, 1, seed);
+    d->test = dataset_load(name, dir, 0, seed);
+    dataset_check_same(d->train, d->test, "the training set", "the test set");
+    dataset_pool(d->train, pool);
+    dataset_pool(d->test, pool);
+    d->dropped = dataset_drop_constant(d->train, d->test);
+    if (d->train->dim < 1) die_user("every input feature is constant over the training set");
+    if (standardize) dataset_standardize(d->train, d->test);
+}
+
+void mlp_data_free(mlp_data *d)
+{
+    dataset_free(d->train);
+    dataset_free(d->test);
+    d->train = d->test = NULL;
+}
+
+void mlp_data_head(const mlp_data *d, int n, const char *what, double *X, int *y)
+{
+    if (n > d->test->n) die_user("%s: %d images asked, but the test set has %d", what, n, d->test->n);
+    int *idx = xmalloc((size_t)n * sizeof(int));
+    for (int i = 0; i < n; i++) idx[i] = i;
+    dataset_gather(d->test, idx, n, X, y);
+    free(idx);
+}

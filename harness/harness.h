@@ -1,0 +1,201 @@
+/* harness — what the experiment programs share, on top of the libraries
+ * (core/, optim/, hessian/, quad/, mlp/, tinytransformer/): the command-line
+ * glue, the seeding convention, the data pipelines, the training loops with
+ * checkpoints, and the Hessian at a training checkpoint. experiments/ holds only
+ * mains built from these; the optimizer experiments on the tiny Transformer add
+ * harness/ttexp.h.
+ */
+#ifndef HARNESS_H
+#define HARNESS_H
+
+#include "core/core.h"
+#include "core/model.h"
+#include "hessian/hessian.h"
+#include "mlp/mlp.h"
+#include "optim/optim.h"
+#include "quad/quad.h"
+#include "tinytransformer/tt.h"
+
+/* ---- command-line glue (common.c) -------------------------------------------------------- */
+/* "quick" -> 0, "paper" -> 1; user error otherwise. */
+int scale_parse(const char *scale);
+/* The token source: the bytes of `text` when given, else the order-`order`
+ * Markov source with `successors` likely next tokens, seeded with data_seed. */
+tt_data *token_source(const char *text, int V, int T, int order, int successors, unsigned long data_seed);
+/* The learning-rate range of each method's grid (log-spaced points in [lo, hi]). */
+typedef enum { LR_GD, LR_BLOCKGD, LR_ADAMW, LR_ADAM_MINI, LR_ADAM, LR_VSTAT, LR_RANGE_COUNT } lr_method;
+typedef struct {
+    const char *name;
+    double lo, hi;
+    const char *note;
+} lr_range;
+const lr_range *lr_range_of(lr_method m);
+/* Copies a committed text file to stderr (a program's claims), unless --quiet. */
+void echo_file(const char *path);
+
+/* ---- the MLP's image data (common.c) ---------------------------------------------------------
+ * dataset_load's train and test splits of `name`, pooled k×k, the features that
+ * are constant over the training set dropped, standardised per feature when asked. */
+typedef struct {
+    dataset *train, *test;
+    int dropped;             /* constant features dropped */
+} mlp_data;
+void mlp_data_load(mlp_data *d, const char *name, const char *dir, int pool, int standardize, unsigned long seed);
+void mlp_data_free(mlp_data *d);
+/* The first n test images into X (n, dim) and y (n); user error naming `what` if there are fewer. */
+void mlp_data_head(const mlp_data *d, int n, const char *what, double *X, int *y);
+
+/* ---- the shared optimizers on a quadratic (quad_train.c) ------------------------------------ */
+/* Run `steps` steps of the optimizer from w0 at learning rate lr, g = Hw; loss[t]
+ * is f after t steps (loss[0] = f(w0)), length steps+1. Returns the number of
+ * steps done: a run stops early (the rest of loss[] set to NaN) when the loss
+ * is not finite or exceeds 1e100·f(w0) (diverged). */
+long quad_train(double *loss /* (steps+1) */, const double *H /* (n,n) */, const double *w0, int n,
+                optim_kind kind, const optim_config *cfg, const partition *blocks, double lr, long steps);
+/* Learning-rate grid search: lr_k = lo·(hi/lo)^(k/(nlr-1)), k < nlr; each run
+ * scored by its final loss (NaN/diverged = +inf); equal final losses (e.g. 0
+ * after underflow) go to the run with the smaller mean log10 loss. */
+typedef struct {
+    int nlr, best;
+    double *lr, *final_loss;
+    double *loss;            /* (nlr, steps+1) every curve */
+} quad_grid;
+quad_grid *quad_grid_search(const double *H, const double *w0, int n, optim_kind kind, const optim_config *cfg,
+                            const partition *blocks, double lo, double hi, int nlr, long steps);
+void quad_grid_free(quad_grid *g);
+
+/* ---- training the tiny Transformer with checkpoints (tt_train.c) ----------------------------
+ * Each step draws a fresh batch from the data (seeded), takes the loss and the
+ * gradient, and steps the optimizer (any of optim/; blockwise GD, Adam-mini and
+ * leave-out use `blocks`, by default the paper's Algorithm 3 partition). Writes
+ * into out/: loss.csv (step, loss before the update, lr), checkpoints.csv
+ * (fraction, step, files, loss) and, after step s = checkpoint_step(f, steps)
+ * for each fraction f, step<s>_params.npy (P) and, for optimizers with a second
+ * moment, step<s>_vhat.npy (P): the bias-corrected v̂, for D_Adam = diag(1/(√v̂ + ε)).
+ * A run whose loss or gradient stops being finite ends there (result.diverged);
+ * everything written up to then is complete and valid. */
+#define TT_MAX_CHECKPOINTS 16
+typedef struct {
+    optim_kind optim;          /* any optim_kind; adamw by default */
+    optim_config ocfg;         /* optim_defaults(optim) */
+    long steps;                /* 1000 */
+    int batch;                 /* sequences per step, 64 */
+    double lr;                 /* 1e-3 */
+    schedule_kind schedule;    /* cosine to final_frac·lr (0.1) */
+    long warmup;
+    double final_frac;
+    int nfracs;                /* checkpoints: fractions in (0, 1]; default {0.01} */
+    double fracs[TT_MAX_CHECKPOINTS];
+    unsigned long seed;        /* batch sampling */
+    const partition *blocks;   /* blockwise GD / Adam-mini / leave-out: NULL = Algorithm 3 */
+} tt_train_opts;
+typedef struct {
+    long steps_done;
+    int diverged;              /* a loss or gradient was not finite: stopped before that step */
+    double final_loss;         /* on the last batch, after training */
+} tt_train_result;
+tt_train_opts tt_train_defaults(void);
+/* The step after which the checkpoint at fraction f is taken: round(f·steps), in 1..steps. */
+long checkpoint_step(double frac, long steps);
+tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, const char *out);
+/* Parameters from a .npy of P values (a checkpoint); user error on a wrong size. */
+void load_params(model *m, const char *path);
+
+/* ---- the Hessian at a training checkpoint (ckpt.c) -------------------------------------------
+ * What fig6, table_kappa and partition_check share. Transformer: build the model
+ * and the token source, train with tt_train into train_dir (checkpoint at
+ * train.fracs[0]), read the checkpoint's parameters and v̂ back from their .npy
+ * files, set a fixed batch of hess_batch sequences (drawn from the source with
+ * hess_seed, independent of the training batches) and compute the full H there
+ * with the engine's symmetric path. Deterministic: the same setup gives the same H. */
+typedef struct {
+    tt_config cfg;             /* tt_defaults() */
+    int order, successors;     /* Markov source: 2 and 2 (the next token needs attention) */
+    unsigned long data_seed;   /* the Markov chain (1) */
+    const char *text;          /* a text file instead of the Markov source (NULL) */
+    tt_train_opts train;       /* tt_train_defaults(): AdamW, checkpoint fracs[0] = 0.01 */
+    int hess_batch;            /* sequences in the Hessian batch (256) */
+    unsigned long hess_seed;   /* its sampling seed (7) */
+    int panel;                 /* Hessian columns per panel (64) */
+} tt_ckpt_setup;
+typedef struct {
+    model *m;                  /* at the checkpoint's parameters, Hessian batch set */
+    tt_data *data;
+    double *H;                 /* (P,P) row-major */
+    double *vhat;              /* (P) AdamW's bias-corrected v̂ at the checkpoint */
+    int *tokens;               /* (hess_batch, T+1) the Hessian batch */
+    long step;                 /* the checkpoint step */
+    double loss0;              /* Hessian-batch loss at initialisation */
+    double loss;               /* Hessian-batch loss at the checkpoint */
+    double final_loss;         /* training-batch loss after all steps */
+    double train_seconds, hess_seconds;
+} tt_ckpt;
+tt_ckpt_setup tt_ckpt_defaults(void);
+/* User error naming the value when a setting is out of range. */
+void tt_ckpt_check(const tt_ckpt_setup *s);
+void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out);
+void tt_ckpt_free(tt_ckpt *c);
+
+/* The command line of the Transformer checkpoint Hessian, shared by fig6,
+ * table_kappa and partition_check so that the same flags analyse the same H.
+ * Scales (the paper does not state how long its small Transformer was trained;
+ * Fig. 6's caption says "at 1% training step", its text "after 1 training step"):
+ *   quick: AdamW lr 1e-3 (cosine to 10%, no warm-up, β 0.9/0.999, weight decay
+ *          0.1), 1,000 steps of 64 sequences, checkpoint at 1% = step 10; H on
+ *          256 fixed sequences (2,048 predictions);
+ *   paper: the same training; H on 1,024 fixed sequences (8,192 predictions).
+ *          (The paper gives no training length, so a longer run would not be
+ *          closer to it; a larger Hessian batch is closer to the population H.) */
+typedef struct {
+    const char *scale, *text;
+    long steps, seed, data_seed;
+    int batch, hess_batch, panel, order, successors;
+    int V, C, heads, M, T, layers, bias;
+    double lr, frac;
+} ckpt_cli;
+void ckpt_cli_init(ckpt_cli *c);
+#define CKPT_CLI_OPTS(c)                                                                                         \
+    {"scale", OPT_STRING, &(c)->scale, "quick (H on 256 sequences) or paper (H on 1,024); both train 1,000 steps"}, \
+    {"steps", OPT_LONG, &(c)->steps, "AdamW training steps"},                                                    \
+    {"lr", OPT_DOUBLE, &(c)->lr, "AdamW peak learning rate (cosine decay to 10%, weight decay 0.1)"},           \
+    {"batch", OPT_INT, &(c)->batch, "training sequences per step"},                                              \
+    {"checkpoint", OPT_DOUBLE, &(c)->frac, "fraction of training at which H is taken (paper Fig. 6: 1%)"},      \
+    {"hess-batch", OPT_INT, &(c)->hess_batch, "fixed sequences the Hessian is taken on (0: from --scale)"},      \
+    {"panel", OPT_INT, &(c)->panel, "Hessian columns per panel"},                                                \
+    {"V", OPT_INT, &(c)->V, "vocabulary size"},                                                                  \
+    {"C", OPT_INT, &(c)->C, "embedding width"},                                                                  \
+    {"heads", OPT_INT, &(c)->heads, "attention heads (divides C)"},                                              \
+    {"M", OPT_INT, &(c)->M, "MLP hidden width"},                                                                 \
+    {"T", OPT_INT, &(c)->T, "context length"},                                                                   \
+    {"layers", OPT_INT, &(c)->layers, "Transformer blocks"},                                                     \
+    {"bias", OPT_INT, &(c)->bias, "1: biases in linear layers and LayerNorm"},                                   \
+    {"order", OPT_INT, &(c)->order, "Markov source: the next token depends on this many previous ones"},        \
+    {"successors", OPT_INT, &(c)->successors, "Markov source: likely next tokens per context"},                  \
+    {"text", OPT_STRING, &(c)->text, "train on the bytes of this text file instead of the Markov source"},       \
+    {"data-seed", OPT_LONG, &(c)->data_seed, "seed of the Markov chain"},                                        \
+    {"seed", OPT_LONG, &(c)->seed, "seed of the initialisation and of the training batches"}
+/* The scale's Hessian batch unless --hess-batch is given, range checks, the data
+ * source opened once (so a bad file stops before any output), and the setup. */
+tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c);
+
+/* MLP: the 1-hidden-layer MLP on `data` (pooled k×k, standardised), trained with
+ * Adam (cosine to 10%) on batches drawn with replacement, H at the checkpoint on
+ * the first eval_n test images (partition_check --model mlp). */
+typedef struct {
+    const char *data, *act;    /* fashion-mnist or synthetic; activation */
+    int width, pool, eval_n, batch;
+    long steps;
+    double lr, frac;
+    unsigned long seed;
+} mlp_ckpt_setup;
+typedef struct {
+    model *m;                  /* at the checkpoint's parameters, on the Hessian batch */
+    mlp_data data;
+    double *H;                 /* (P,P) */
+    long step, total;
+    gsl_rng *rng;              /* the run's stream after training (the caller's baselines continue it) */
+} mlp_ckpt;
+void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out);
+void mlp_ckpt_free(mlp_ckpt *c);
+
+#endif
