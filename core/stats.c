@@ -3,6 +3,7 @@
 #include "core/core.h"
 #include <gsl/gsl_cdf.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,13 +54,35 @@ interval paired_interval(const double *a, const double *b, int n, double level)
     check_data("paired_interval", a, n);
     check_data("paired_interval", b, n);
     double *d = xmalloc(checked_mul((size_t)n, sizeof(double), "paired_interval"));
-    for (int i = 0; i < n; i++) d[i] = isfinite(a[i]) && isfinite(b[i]) ? a[i] - b[i] : NAN;
+    /* a non-finite a[i] or b[i] gives a non-finite difference, which t_interval counts out */
+    for (int i = 0; i < n; i++) d[i] = a[i] - b[i];
     interval r = t_interval(d, n, level);
     free(d);
     return r;
 }
 
 /* ---- sign test ------------------------------------------------------------------ */
+
+/* P(X >= k) for X ~ Bin(m, 1/2). Up to BINOMIAL_EXACT_MAX the tail is summed
+ * exactly in integers (a row of Pascal's triangle, Σ C(m,j) <= 2^m < 2^63)
+ * and rounded once, so p-values such as 1/32 are exact and the PASS rule
+ * p <= alpha is decided exactly; GSL's incomplete-beta form is off by a few
+ * ulps there. Beyond, GSL's binomial CDF: P(X > k−1). */
+#define BINOMIAL_EXACT_MAX 62
+static double binomial_half_tail(unsigned k, unsigned m)
+{
+    if (k == 0) return 1;
+    if (k > m) return 0;
+    if (m <= BINOMIAL_EXACT_MAX) {
+        uint64_t row[BINOMIAL_EXACT_MAX + 1] = {1};
+        for (unsigned i = 1; i <= m; i++)
+            for (unsigned j = i; j >= 1; j--) row[j] += row[j - 1];
+        uint64_t sum = 0;
+        for (unsigned j = k; j <= m; j++) sum += row[j];
+        return ldexp((double)sum, -(int)m);
+    }
+    return gsl_cdf_binomial_Q(k - 1, 0.5, m);
+}
 
 sign_test sign_test_of(const double *x, int n, double threshold, double level)
 {
@@ -80,9 +103,10 @@ sign_test sign_test_of(const double *x, int n, double threshold, double level)
         s.prop = s.prop_lo = s.prop_hi = NAN;
         return s;
     }
-    /* X ~ Bin(m, 1/2): P(X >= k) = Q(k-1) = P(X > k-1);  P(X <= k) = P(k). */
-    s.p_above = k == 0 ? 1.0 : gsl_cdf_binomial_Q(k - 1, 0.5, m);
-    s.p_below = gsl_cdf_binomial_P(k, 0.5, m);
+    /* X ~ Bin(m, 1/2) counts the values above; m − X has the same law, so
+     * P(X <= k) = P(X >= m − k). */
+    s.p_above = binomial_half_tail(k, m);
+    s.p_below = binomial_half_tail(m - k, m);
     double p = 2 * fmin(s.p_above, s.p_below);
     s.p_two_sided = p < 1 ? p : 1;
     double a = 1 - level;

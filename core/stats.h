@@ -41,7 +41,9 @@ interval paired_interval(const double *a, const double *b, int n, double level);
  *   p_above     = P(X ≥ n_above)  one-sided, for "the values lie above";
  *   p_below     = P(X ≤ n_above)  one-sided, for "the values lie below";
  *   p_two_sided = min(1, 2·min(p_above, p_below)).
- * m = 0: all three p are 1. Exact, via GSL's binomial CDF.
+ * m = 0: all three p are 1. For m ≤ 62 the tails are summed exactly in
+ * integers and rounded once (1/32 is exactly 1/32, so p ≤ alpha is decided
+ * exactly); for larger m, GSL's binomial CDF (relative error ~1e-15).
  * prop = n_above/m with its Clopper–Pearson interval at `level`
  * (prop_lo = 0 when n_above = 0, prop_hi = 1 when n_above = m); all three NAN when m = 0.
  * With m untied values the smallest one-sided p is 2^−m: at alpha = 0.05 a
