@@ -1,0 +1,338 @@
+/* stats — intervals over seeds, sign tests, verdicts, extending lr grids (see stats.h). */
+#include "core/stats.h"
+#include "core/core.h"
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void check_level(const char *fn, double level)
+{
+    if (!(level > 0 && level < 1)) die_user("%s: level must be in (0,1), got %g", fn, level);
+}
+
+static void check_data(const char *fn, const void *x, int n)
+{
+    if (n < 0) die_user("%s: n must be >= 0, got %d", fn, n);
+    if (n > 0 && !x) die_user("%s: no data (NULL) for n = %d", fn, n);
+}
+
+/* ---- interval of the mean ------------------------------------------------------ */
+
+interval t_interval(const double *x, int n, double level)
+{
+    check_level("t_interval", level);
+    check_data("t_interval", x, n);
+    interval r = {.n = 0, .n_dropped = 0, .mean = NAN, .sd = NAN, .se = NAN, .lo = NAN, .hi = NAN, .level = level};
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        if (isfinite(x[i])) {
+            sum += x[i];
+            r.n++;
+        } else {
+            r.n_dropped++;
+        }
+    }
+    if (r.n == 0) return r;
+    r.mean = sum / r.n;
+    if (r.n < 2) return r;
+    double ss = 0;
+    for (int i = 0; i < n; i++)
+        if (isfinite(x[i])) ss += (x[i] - r.mean) * (x[i] - r.mean);
+    r.sd = sqrt(ss / (r.n - 1));
+    r.se = r.sd / sqrt((double)r.n);
+    double t = gsl_cdf_tdist_Pinv(0.5 * (1 + level), r.n - 1);
+    r.lo = r.mean - t * r.se;
+    r.hi = r.mean + t * r.se;
+    return r;
+}
+
+interval paired_interval(const double *a, const double *b, int n, double level)
+{
+    check_level("paired_interval", level);
+    check_data("paired_interval", a, n);
+    check_data("paired_interval", b, n);
+    double *d = xmalloc(checked_mul((size_t)n, sizeof(double), "paired_interval"));
+    /* a non-finite a[i] or b[i] gives a non-finite difference, which t_interval counts out */
+    for (int i = 0; i < n; i++) d[i] = a[i] - b[i];
+    interval r = t_interval(d, n, level);
+    free(d);
+    return r;
+}
+
+/* ---- sign test ------------------------------------------------------------------ */
+
+/* P(X >= k) for X ~ Bin(m, 1/2). Up to BINOMIAL_EXACT_MAX the tail is summed
+ * exactly in integers (a row of Pascal's triangle, Σ C(m,j) <= 2^m < 2^63)
+ * and rounded once, so p-values such as 1/32 are exact and the PASS rule
+ * p <= alpha is decided exactly; GSL's incomplete-beta form is off by a few
+ * ulps there. Beyond, GSL's binomial CDF: P(X > k−1). */
+#define BINOMIAL_EXACT_MAX 62
+static double binomial_half_tail(unsigned k, unsigned m)
+{
+    if (k == 0) return 1;
+    if (k > m) return 0;
+    if (m <= BINOMIAL_EXACT_MAX) {
+        uint64_t row[BINOMIAL_EXACT_MAX + 1] = {1};
+        for (unsigned i = 1; i <= m; i++)
+            for (unsigned j = i; j >= 1; j--) row[j] += row[j - 1];
+        uint64_t sum = 0;
+        for (unsigned j = k; j <= m; j++) sum += row[j];
+        return ldexp((double)sum, -(int)m);
+    }
+    return gsl_cdf_binomial_Q(k - 1, 0.5, m);
+}
+
+sign_test sign_test_of(const double *x, int n, double threshold, double level)
+{
+    check_level("sign_test_of", level);
+    check_data("sign_test_of", x, n);
+    if (!isfinite(threshold)) die_user("sign_test_of: threshold must be finite, got %g", threshold);
+    sign_test s = {0};
+    s.level = level;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(x[i])) s.n_dropped++;
+        else if (x[i] > threshold) s.n_above++;
+        else if (x[i] < threshold) s.n_below++;
+        else s.n_ties++;
+    }
+    unsigned k = (unsigned)s.n_above, m = (unsigned)(s.n_above + s.n_below);
+    if (m == 0) {
+        s.p_above = s.p_below = s.p_two_sided = 1;
+        s.prop = s.prop_lo = s.prop_hi = NAN;
+        return s;
+    }
+    /* X ~ Bin(m, 1/2) counts the values above; m − X has the same law, so
+     * P(X <= k) = P(X >= m − k). */
+    s.p_above = binomial_half_tail(k, m);
+    s.p_below = binomial_half_tail(m - k, m);
+    double p = 2 * fmin(s.p_above, s.p_below);
+    s.p_two_sided = p < 1 ? p : 1;
+    double a = 1 - level;
+    s.prop = (double)k / m;
+    s.prop_lo = k == 0 ? 0.0 : gsl_cdf_beta_Pinv(a / 2, k, m - k + 1);
+    s.prop_hi = k == m ? 1.0 : gsl_cdf_beta_Pinv(1 - a / 2, k + 1, m - k);
+    return s;
+}
+
+/* ---- verdicts ------------------------------------------------------------------- */
+
+static void check_side(claim_side side)
+{
+    if (side != CLAIM_ABOVE && side != CLAIM_BELOW) DIE("bad claim_side %d", (int)side);
+}
+
+static int interval_invalid(const interval *s, double threshold)
+{
+    return s->n < 2 || s->n_dropped > 0 || !isfinite(s->lo) || !isfinite(s->hi) || !isfinite(threshold) ||
+           s->lo > s->hi;
+}
+
+/* PASS / FAIL / INCONCLUSIVE of a valid interval. */
+static verdict interval_rule(const interval *s, claim_side side, double threshold)
+{
+    int above = s->lo > threshold, below = s->hi < threshold;
+    if (side == CLAIM_ABOVE) return above ? VERDICT_PASS : below ? VERDICT_FAIL : VERDICT_INCONCLUSIVE;
+    return below ? VERDICT_PASS : above ? VERDICT_FAIL : VERDICT_INCONCLUSIVE;
+}
+
+verdict verdict_of(interval stat, claim_side side, double threshold, const interval *control)
+{
+    check_side(side);
+    if (control && !(control->level == stat.level))
+        die_user("verdict_of: control interval at level %g, statistic at level %g", control->level, stat.level);
+    if (interval_invalid(&stat, threshold) || (control && interval_invalid(control, threshold)))
+        return VERDICT_INVALID;
+    verdict v = interval_rule(&stat, side, threshold);
+    if (v == VERDICT_PASS && control && interval_rule(control, side, threshold) == VERDICT_PASS)
+        return VERDICT_NO_POWER;
+    return v;
+}
+
+static int sign_invalid(const sign_test *s)
+{
+    return s->n_dropped > 0 || s->n_above + s->n_below + s->n_ties < 2 || !isfinite(s->p_above) ||
+           !isfinite(s->p_below);
+}
+
+static verdict sign_rule(const sign_test *s, claim_side side, double alpha)
+{
+    double p_claim = side == CLAIM_ABOVE ? s->p_above : s->p_below;
+    double p_other = side == CLAIM_ABOVE ? s->p_below : s->p_above;
+    return p_claim <= alpha ? VERDICT_PASS : p_other <= alpha ? VERDICT_FAIL : VERDICT_INCONCLUSIVE;
+}
+
+verdict verdict_of_sign(sign_test s, claim_side side, double alpha, const sign_test *control)
+{
+    check_side(side);
+    if (!(alpha > 0 && alpha < 0.5)) die_user("verdict_of_sign: alpha must be in (0, 0.5), got %g", alpha);
+    if (sign_invalid(&s) || (control && sign_invalid(control))) return VERDICT_INVALID;
+    verdict v = sign_rule(&s, side, alpha);
+    if (v == VERDICT_PASS && control && sign_rule(control, side, alpha) == VERDICT_PASS) return VERDICT_NO_POWER;
+    return v;
+}
+
+const char *verdict_name(verdict v)
+{
+    switch (v) {
+    case VERDICT_PASS: return "PASS";
+    case VERDICT_FAIL: return "FAIL";
+    case VERDICT_INCONCLUSIVE: return "INCONCLUSIVE";
+    case VERDICT_NO_POWER: return "NO POWER";
+    case VERDICT_INVALID: return "INVALID";
+    }
+    DIE("bad verdict %d", (int)v);
+}
+
+/* ---- learning-rate grids -------------------------------------------------------- */
+
+#define LR_REL_SLACK 1e-9
+
+static double plan_point(const lr_grid *g, int k)
+{
+    if (k == 0) return g->plan_lo;
+    if (k == g->plan_n - 1) return g->plan_hi;
+    return g->plan_lo * pow(g->plan_hi / g->plan_lo, (double)k / (g->plan_n - 1));
+}
+
+static int same_lr(double a, double b) { return fabs(a - b) <= LR_REL_SLACK * fmax(fabs(a), fabs(b)); }
+
+static int has_lr(const lr_grid *g, double lr)
+{
+    for (int i = 0; i < g->n; i++)
+        if (same_lr(g->lr[i], lr)) return 1;
+    return 0;
+}
+
+void lr_grid_init(lr_grid *g, double lo, double hi, int n, double lo_bound, double hi_bound)
+{
+    if (n < 2 || n > LR_GRID_MAX) die_user("lr_grid_init: need 2..%d points, got %d", LR_GRID_MAX, n);
+    if (!(isfinite(lo) && isfinite(hi) && isfinite(lo_bound) && isfinite(hi_bound)))
+        die_user("lr_grid_init: lo, hi and the bounds must be finite");
+    if (!(0 < lo_bound && lo_bound <= lo && lo < hi && hi <= hi_bound))
+        die_user("lr_grid_init: need 0 < lo_bound <= lo < hi <= hi_bound, got %g, %g, %g, %g", lo_bound, lo, hi,
+                 hi_bound);
+    memset(g, 0, sizeof *g);
+    g->step = pow(hi / lo, 1.0 / (n - 1));
+    g->lo_bound = lo_bound;
+    g->hi_bound = hi_bound;
+    g->plan_lo = lo;
+    g->plan_hi = hi;
+    g->plan_n = n;
+}
+
+int lr_grid_best(const lr_grid *g)
+{
+    int b = -1;
+    for (int i = 0; i < g->n; i++)
+        if (isfinite(g->score[i]) && (b < 0 || g->score[i] < g->score[b])) b = i;
+    return b;
+}
+
+/* Which ends the best is at (see stats.h); all diverged counts as the lower end. */
+static void best_at_edges(const lr_grid *g, int *at_lo, int *at_hi)
+{
+    int b = lr_grid_best(g);
+    if (b < 0) {
+        *at_lo = g->n > 0;
+        *at_hi = 0;
+        return;
+    }
+    *at_lo = g->score[0] == g->score[b];
+    *at_hi = g->score[g->n - 1] == g->score[b];
+}
+
+/* The extension points, written to lrs; returns how many. */
+static int extensions(const lr_grid *g, double *lrs)
+{
+    int at_lo, at_hi, k = 0, room = LR_GRID_MAX - g->n;
+    best_at_edges(g, &at_lo, &at_hi);
+    if (at_lo && room > 0) {
+        double x = g->lr[0] / g->step;
+        if (x >= g->lo_bound * (1 - LR_REL_SLACK)) {
+            lrs[k++] = fmax(x, g->lo_bound);
+            room--;
+        }
+    }
+    if (at_hi && room > 0) {
+        double x = g->lr[g->n - 1] * g->step;
+        if (x <= g->hi_bound * (1 + LR_REL_SLACK)) lrs[k++] = fmin(x, g->hi_bound);
+    }
+    return k;
+}
+
+int lr_grid_next(const lr_grid *g, double *lrs)
+{
+    if (g->plan_n < 2) DIE("lr_grid_next: grid not initialised");
+    int k = 0;
+    for (int i = 0; i < g->plan_n; i++) {
+        double p = plan_point(g, i);
+        if (!has_lr(g, p)) lrs[k++] = p;
+    }
+    if (k > 0) return k;
+    return extensions(g, lrs);
+}
+
+void lr_grid_add(lr_grid *g, double lr, double score)
+{
+    if (g->plan_n < 2) DIE("lr_grid_add: grid not initialised");
+    if (!(isfinite(lr) && lr > 0)) die_user("lr_grid_add: learning rate must be finite and > 0, got %g", lr);
+    if (lr < g->lo_bound * (1 - LR_REL_SLACK) || lr > g->hi_bound * (1 + LR_REL_SLACK))
+        die_user("lr_grid_add: learning rate %g outside the bounds [%g, %g]", lr, g->lo_bound, g->hi_bound);
+    if (has_lr(g, lr)) die_user("lr_grid_add: learning rate %g is already in the grid", lr);
+    if (g->n >= LR_GRID_MAX) die_user("lr_grid_add: grid full (%d points)", LR_GRID_MAX);
+    int i = g->n;
+    while (i > 0 && g->lr[i - 1] > lr) {
+        g->lr[i] = g->lr[i - 1];
+        g->score[i] = g->score[i - 1];
+        i--;
+    }
+    g->lr[i] = lr;
+    g->score[i] = score;
+    g->n++;
+    if (lr < g->plan_lo * (1 - LR_REL_SLACK)) g->extended_lo++;
+    if (lr > g->plan_hi * (1 + LR_REL_SLACK)) g->extended_hi++;
+}
+
+grid_status lr_grid_status(const lr_grid *g)
+{
+    double buf[LR_GRID_MAX];
+    if (lr_grid_next(g, buf) > 0) return GRID_UNFINISHED;
+    if (lr_grid_best(g) < 0) return GRID_NONE_FINITE;
+    int at_lo, at_hi;
+    best_at_edges(g, &at_lo, &at_hi);
+    return at_lo || at_hi ? GRID_EDGE_AT_BOUND : GRID_INTERIOR;
+}
+
+const char *grid_status_name(grid_status s)
+{
+    switch (s) {
+    case GRID_INTERIOR: return "INTERIOR";
+    case GRID_EDGE_AT_BOUND: return "EDGE AT BOUND";
+    case GRID_NONE_FINITE: return "NONE FINITE";
+    case GRID_UNFINISHED: return "UNFINISHED";
+    }
+    DIE("bad grid_status %d", (int)s);
+}
+
+/* ---- helpers ---------------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double median_of(const double *x, int n)
+{
+    if (n <= 0 || !x) return NAN;
+    for (int i = 0; i < n; i++)
+        if (isnan(x[i])) return NAN;
+    double *c = xmalloc((size_t)n * sizeof(double));
+    memcpy(c, x, (size_t)n * sizeof(double));
+    qsort(c, (size_t)n, sizeof(double), cmp_double);
+    double m = n % 2 ? c[n / 2] : 0.5 * c[n / 2 - 1] + 0.5 * c[n / 2];
+    free(c);
+    return m;
+}
