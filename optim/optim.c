@@ -402,8 +402,9 @@ static void adafactor_vhat(const optimizer *o, double *out)
 }
 
 /* SM3-II: the authors' TensorFlow code (google-research/google-research, sm3/sm3.py,
- * SM3Optimizer._apply_dense), in the structure of its PyTorch port Enealor/PyTorch-SM3
- * (src/SM3/SM3.py, with its default beta = 0: plain sums, no moving average):
+ * SM3Optimizer._apply_dense, read at commit 0c1bbe5f), in the structure of its PyTorch
+ * port Enealor/PyTorch-SM3 (src/SM3/SM3.py at 66a0ef86, with its default beta = 0:
+ * plain sums, no moving average):
  *   ν = min over the covers' accumulators (rows r_i, columns c_j) + g²; vectors
  *       keep one accumulator per entry (ν = acc + g², diagonal AdaGrad)
  *   u = g · rsqrt(ν + 1e-30)
