@@ -1,5 +1,5 @@
-/* The optimizers: GD, blockwise GD, Adam, AdamW, Adam-mini (see optim.h for
- * the update rules), as small tables of init/step behind one interface. */
+/* The optimizers: GD, blockwise GD, Adam, AdamW, Adam-mini, Adafactor, SM3 (see
+ * optim.h for the update rules), as small tables of init/step behind one interface. */
 #include "optim.h"
 #include "core/core.h"
 #include <math.h>
@@ -11,7 +11,9 @@ typedef struct {
     size_t start, n, stride;
     int per_entry;   /* bias block: Adam-mini keeps one v per entry (plain Adam) */
     int decays;      /* weight decay applies (not norms, not biases) */
-    size_t v_at;     /* Adam-mini: index of this block's first v in o->v */
+    size_t v_at;     /* Adam-mini, Adafactor, SM3: index of this block's first v in o->v */
+    int rows, cols;  /* Adafactor, SM3: the tensor's shape (row-major, stride 1); a matrix
+                        when both > 1, else the block is one vector of n */
 } opt_block;
 
 typedef struct optim_ops optim_ops;
@@ -26,14 +28,18 @@ struct optimizer {
     opt_block *blocks;        /* the partition, or the model's tensors, or one block */
     double *m, *v;            /* first moment (P) and second moments (P, or Adam-mini's) */
     size_t nv;                /* floats in v */
+    double *ws_r, *ws_c;      /* Adafactor/SM3 workspaces: one float per row / column of
+                                 the largest matrix (allocated once, not state) */
 };
 
 struct optim_ops {
     void (*init)(optimizer *o);
     void (*step)(optimizer *o, double *w, const double *g, double lr);
+    void (*vhat)(const optimizer *o, double *out); /* NULL: Adam's or Adam-mini's v̂ */
 };
 
-static const char *OPTIM_NAMES[OPTIM_COUNT] = {"gd", "blockgd", "adam", "adamw", "adam-mini", "adam-leave-out"};
+static const char *OPTIM_NAMES[OPTIM_COUNT] = {"gd",        "blockgd",        "adam",      "adamw",
+                                               "adam-mini", "adam-leave-out", "adafactor", "sm3"};
 static const char *VSTAT_NAMES[VSTAT_COUNT] = {"mean", "l2", "l1", "max", "min"};
 static const char *SCHED_NAMES[SCHED_COUNT] = {"constant", "cosine", "warmup-cosine"};
 
@@ -59,7 +65,7 @@ schedule_kind schedule_parse(const char *name) { return parse_name("schedule", n
 
 optim_config optim_defaults(optim_kind kind)
 {
-    optim_config c = {0.9, 0.999, 1e-8, kind == OPTIM_ADAMW ? 0.1 : 0.0, VSTAT_MEAN, NULL};
+    optim_config c = {0.9, 0.999, 1e-8, kind == OPTIM_ADAMW ? 0.1 : 0.0, VSTAT_MEAN, NULL, -0.8, 1.0, 1e-30};
     return c;
 }
 
@@ -72,6 +78,10 @@ void optim_check_config(const optim_config *c, double lr)
     if (!(c->eps >= 0)) die_user("eps must be >= 0 (got %g)", c->eps);
     if (!(c->weight_decay >= 0)) die_user("weight decay must be >= 0 (got %g)", c->weight_decay);
     if (c->vstat < 0 || c->vstat >= VSTAT_COUNT) die_user("unknown block statistic %d", c->vstat);
+    if (!(c->decay_rate <= 0) || !isfinite(c->decay_rate))
+        die_user("decay rate must be <= 0 and finite (beta2_t = 1 - t^decay_rate; got %g)", c->decay_rate);
+    if (!(c->clip_threshold > 0)) die_user("clip threshold must be > 0 (got %g)", c->clip_threshold);
+    if (!(c->eps1 >= 0) || !isfinite(c->eps1)) die_user("eps1 must be >= 0 and finite (got %g)", c->eps1);
 }
 
 /* ---- shared pieces of the Adam family ------------------------------------------------ */
@@ -263,13 +273,213 @@ static void leave_out_step(optimizer *o, double *w, const double *g, double lr)
     }
 }
 
+/* ---- Adafactor and SM3: per-tensor factored second moments ---------------------------- */
+
+static int factored(const opt_block *bl) { return bl->rows > 1 && bl->cols > 1; }
+
+/* State: per matrix its rows then its columns (Adafactor's R, C; SM3's r, c), per
+ * vector one float per entry; m only with momentum. Workspaces for the largest
+ * matrix, so that a step allocates nothing. */
+static void factored_init(optimizer *o)
+{
+    size_t max_r = 0, max_c = 0;
+    o->nv = 0;
+    for (int b = 0; b < o->nblocks; b++) {
+        opt_block *bl = &o->blocks[b];
+        bl->v_at = o->nv;
+        if (factored(bl)) {
+            o->nv += (size_t)bl->rows + (size_t)bl->cols;
+            if ((size_t)bl->rows > max_r) max_r = (size_t)bl->rows;
+            if ((size_t)bl->cols > max_c) max_c = (size_t)bl->cols;
+        } else {
+            o->nv += bl->n;
+        }
+    }
+    o->v = xcalloc(o->nv, sizeof(double));
+    o->m = o->cfg.beta1 > 0 ? xcalloc(o->P, sizeof(double)) : NULL;
+    o->ws_r = xcalloc(max_r, sizeof(double));
+    o->ws_c = xcalloc(max_c, sizeof(double));
+}
+
+/* Adafactor: HuggingFace transformers, src/transformers/optimization.py, class
+ * Adafactor, step() with scale_parameter = relative_step = warmup_init = False
+ * (read at commit 005edacb): in that order
+ *   beta2t = 1 − step^decay_rate;  update = grad² + eps[0]
+ *   factored: row.mul_(beta2t).add_(update.mean(dim=−1), alpha = 1 − beta2t), col
+ *     likewise with mean(dim=−2); update = _approx_sq_grad(row, col) · grad, where
+ *     _approx_sq_grad = rsqrt(row / row.mean()) ⊗ rsqrt(col)
+ *   else: v.mul_(beta2t).add_(update, alpha = 1 − beta2t); update = rsqrt(v) · grad
+ *   update /= max(RMS(update) / clip_threshold, 1);  update *= lr
+ *   exp_avg = beta1·exp_avg + (1 − beta1)·update;  update = exp_avg   (beta1 given)
+ *   p += −weight_decay·lr · p;  p −= update
+ * Ours: the same per tensor, factored only when rows > 1 and cols > 1 (HF factors
+ * every 2-D tensor; for an n×1 or 1×n one the factored v̂ equals v in exact
+ * arithmetic, so this changes rounding only); w ← (1 − lr·λ)·w − update, skipped
+ * decay on norms/biases (HF Trainer's parameter groups do the same); β1 = 0 keeps
+ * no m (HF's beta1 = None); u = 0 where g = 0 (HF: 0·rsqrt(0) = NaN when eps[0] = 0,
+ * the same 0 otherwise). u is computed twice (for its RMS, then for the update)
+ * from the same numbers rather than stored. */
+static void adafactor_step(optimizer *o, double *w, const double *g, double lr)
+{
+    const double b2 = 1 - pow((double)o->t, o->cfg.decay_rate), eps1 = o->cfg.eps1, b1 = o->cfg.beta1;
+    for (int b = 0; b < o->nblocks; b++) {
+        const opt_block *bl = &o->blocks[b];
+        const double *gb = g + bl->start;
+        double *wb = w + bl->start, *mb = o->m ? o->m + bl->start : NULL, *acc = o->v + bl->v_at;
+        double ss = 0; /* Σ u² over the tensor */
+        if (factored(bl)) {
+            const int R = bl->rows, C = bl->cols;
+            double *row = acc, *col = acc + R, *rf = o->ws_r, *cf = o->ws_c;
+            for (int j = 0; j < C; j++) cf[j] = 0; /* column sums of G2 first */
+            for (int i = 0; i < R; i++) {
+                double s = 0;
+                for (int j = 0; j < C; j++) {
+                    double x = gb[(size_t)i * C + j];
+                    x = x * x + eps1;
+                    s += x;
+                    cf[j] += x;
+                }
+                row[i] = b2 * row[i] + (1 - b2) * (s / C);
+            }
+            double mean_r = 0;
+            for (int i = 0; i < R; i++) mean_r += row[i];
+            mean_r /= R;
+            for (int j = 0; j < C; j++) {
+                col[j] = b2 * col[j] + (1 - b2) * (cf[j] / R);
+                cf[j] = 1 / sqrt(col[j]);
+            }
+            for (int i = 0; i < R; i++) rf[i] = 1 / sqrt(row[i] / mean_r);
+            for (int i = 0; i < R; i++)
+                for (int j = 0; j < C; j++) {
+                    double gij = gb[(size_t)i * C + j], u = gij == 0 ? 0 : rf[i] * cf[j] * gij;
+                    ss += u * u;
+                }
+        } else {
+            for (size_t k = 0; k < bl->n; k++) {
+                double gk = gb[k];
+                acc[k] = b2 * acc[k] + (1 - b2) * (gk * gk + eps1);
+                double u = gk == 0 ? 0 : gk / sqrt(acc[k]);
+                ss += u * u;
+            }
+        }
+        double rms = sqrt(ss) / sqrt((double)bl->n), d = rms / o->cfg.clip_threshold;
+        if (d < 1) d = 1; /* a NaN stays NaN, as in torch.clamp */
+        const double keep = keep_factor(o, bl, lr);
+        const int fac = factored(bl);
+        const size_t R = fac ? (size_t)bl->rows : bl->n, C = fac ? (size_t)bl->cols : 1; /* vector: n×1 */
+        for (size_t i = 0; i < R; i++)
+            for (size_t j = 0; j < C; j++) {
+                size_t k = i * C + j;
+                double gk = gb[k], u;
+                if (gk == 0) u = 0;
+                else if (fac) u = o->ws_r[i] * o->ws_c[j] * gk;
+                else u = gk / sqrt(acc[k]);
+                double x = u / d * lr;
+                if (mb) x = mb[k] = b1 * mb[k] + (1 - b1) * x;
+                wb[k] = keep * wb[k] - x;
+            }
+    }
+}
+
+/* Adafactor's v̂ = R_i·C_j / mean(R) (matrix) or v (vector): the one its last step used. */
+static void adafactor_vhat(const optimizer *o, double *out)
+{
+    for (int b = 0; b < o->nblocks; b++) {
+        const opt_block *bl = &o->blocks[b];
+        const double *acc = o->v + bl->v_at;
+        double *ob = out + bl->start;
+        if (!factored(bl)) {
+            memcpy(ob, acc, bl->n * sizeof(double));
+            continue;
+        }
+        const int R = bl->rows, C = bl->cols;
+        double mean_r = 0;
+        for (int i = 0; i < R; i++) mean_r += acc[i];
+        mean_r /= R;
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < C; j++) ob[(size_t)i * C + j] = mean_r > 0 ? acc[i] * acc[R + j] / mean_r : 0;
+    }
+}
+
+/* SM3-II: the authors' TensorFlow code (google-research/google-research, sm3/sm3.py,
+ * SM3Optimizer._apply_dense, read at commit 0c1bbe5f), in the structure of its PyTorch
+ * port Enealor/PyTorch-SM3 (src/SM3/SM3.py at 66a0ef86, with its default beta = 0:
+ * plain sums, no moving average):
+ *   ν = min over the covers' accumulators (rows r_i, columns c_j) + g²; vectors
+ *       keep one accumulator per entry (ν = acc + g², diagonal AdaGrad)
+ *   u = g · rsqrt(ν + 1e-30)
+ *   r_i = max_j ν_ij, c_j = max_i ν_ij (both from ν, after u)
+ *   momentum: m = μ·m + (1 − μ)·u;  p −= lr·m    (μ = momentum; none when 0)
+ * Ours: the same with ε1 for the 1e-30, μ = β1 (0.9 as in the paper; both references
+ * default to 0), decoupled decay (1 − lr·λ)·w on matrices but not norms/biases (the
+ * references have none; λ = 0 by default), u = 0 where g = 0 (only differs for
+ * ε1 = 0, where the references give NaN), u = g / √(ν + ε1) (one rounding instead of
+ * rsqrt then multiply). The new column maxima go to a workspace, since every row
+ * needs the old c_j. */
+static void sm3_step(optimizer *o, double *w, const double *g, double lr)
+{
+    const double eps1 = o->cfg.eps1, b1 = o->cfg.beta1;
+    for (int b = 0; b < o->nblocks; b++) {
+        const opt_block *bl = &o->blocks[b];
+        const double *gb = g + bl->start;
+        double *wb = w + bl->start, *mb = o->m ? o->m + bl->start : NULL, *acc = o->v + bl->v_at;
+        const double keep = keep_factor(o, bl, lr);
+        if (!factored(bl)) {
+            for (size_t k = 0; k < bl->n; k++) {
+                double gk = gb[k];
+                acc[k] += gk * gk;
+                double u = gk == 0 ? 0 : gk / sqrt(acc[k] + eps1);
+                if (mb) u = mb[k] = b1 * mb[k] + (1 - b1) * u;
+                wb[k] = keep * wb[k] - lr * u;
+            }
+            continue;
+        }
+        const int R = bl->rows, C = bl->cols;
+        double *row = acc, *col = acc + R, *new_col = o->ws_c;
+        for (int j = 0; j < C; j++) new_col[j] = 0; /* every ν >= 0 */
+        for (int i = 0; i < R; i++) {
+            double row_max = 0;
+            for (int j = 0; j < C; j++) {
+                size_t k = (size_t)i * C + j;
+                double gk = gb[k], nu = (row[i] < col[j] ? row[i] : col[j]) + gk * gk;
+                if (nu > row_max) row_max = nu;
+                if (nu > new_col[j]) new_col[j] = nu;
+                double u = gk == 0 ? 0 : gk / sqrt(nu + eps1);
+                if (mb) u = mb[k] = b1 * mb[k] + (1 - b1) * u;
+                wb[k] = keep * wb[k] - lr * u;
+            }
+            row[i] = row_max;
+        }
+        memcpy(col, new_col, (size_t)C * sizeof(double));
+    }
+}
+
+/* SM3's accumulated squared gradients: ν (vector), min(r_i, c_j) (matrix). */
+static void sm3_vhat(const optimizer *o, double *out)
+{
+    for (int b = 0; b < o->nblocks; b++) {
+        const opt_block *bl = &o->blocks[b];
+        const double *acc = o->v + bl->v_at;
+        double *ob = out + bl->start;
+        if (!factored(bl)) {
+            memcpy(ob, acc, bl->n * sizeof(double));
+            continue;
+        }
+        const int R = bl->rows, C = bl->cols;
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < C; j++) ob[(size_t)i * C + j] = acc[i] < acc[R + j] ? acc[i] : acc[R + j];
+    }
+}
+
 static const optim_ops OPS[OPTIM_COUNT] = {
-    [OPTIM_GD] = {gd_init, gd_step},
-    [OPTIM_BLOCK_GD] = {gd_init, gd_step},
-    [OPTIM_ADAM] = {adam_init, adam_step},
-    [OPTIM_ADAMW] = {adam_init, adam_step},
-    [OPTIM_ADAM_MINI] = {adam_mini_init, adam_mini_step},
-    [OPTIM_ADAM_LEAVE_OUT] = {adam_init, leave_out_step},
+    [OPTIM_GD] = {gd_init, gd_step, NULL},
+    [OPTIM_BLOCK_GD] = {gd_init, gd_step, NULL},
+    [OPTIM_ADAM] = {adam_init, adam_step, NULL},
+    [OPTIM_ADAMW] = {adam_init, adam_step, NULL},
+    [OPTIM_ADAM_MINI] = {adam_mini_init, adam_mini_step, NULL},
+    [OPTIM_ADAM_LEAVE_OUT] = {adam_init, leave_out_step, NULL},
+    [OPTIM_ADAFACTOR] = {factored_init, adafactor_step, adafactor_vhat},
+    [OPTIM_SM3] = {factored_init, sm3_step, sm3_vhat},
 };
 
 /* ---- construction ---------------------------------------------------------------------- */
@@ -286,18 +496,23 @@ static const tensor_info *tensor_at(const model *m, size_t i)
 static int is_bias(const tensor_info *t) { return t && t->role == ROLE_BIAS; }
 static int no_decay(const tensor_info *t) { return t && (t->role == ROLE_BIAS || t->role == ROLE_NORM); }
 
-/* The blocks the update runs over: the partition if given, else the model's
- * tensors, else one block of all P. Roles decide decay and Adam-mini's bias blocks. */
+static int per_tensor(optim_kind k) { return k == OPTIM_ADAFACTOR || k == OPTIM_SM3; }
+
+/* The blocks the update runs over: the partition if given (Adafactor and SM3
+ * ignore it), else the model's tensors, else one block of all P (for Adafactor and
+ * SM3 a P×1 vector). Roles decide decay and Adam-mini's bias blocks. */
 static void set_blocks(optimizer *o, const partition *blocks, const model *m)
 {
+    if (per_tensor(o->kind)) blocks = NULL;
     int n = blocks ? blocks->nblocks : m ? m->ntensors : 1;
     o->nblocks = n;
     o->blocks = xcalloc(n, sizeof(opt_block));
     for (int b = 0; b < n; b++) {
         opt_block *ob = &o->blocks[b];
-        if (blocks) *ob = (opt_block){blocks->b[b].start, blocks->b[b].n, blocks->b[b].stride, 0, 0, 0};
-        else if (m) *ob = (opt_block){m->tensors[b].offset, tensor_size(&m->tensors[b]), 1, 0, 0, 0};
-        else *ob = (opt_block){0, o->P, 1, 0, 0, 0};
+        if (blocks) *ob = (opt_block){blocks->b[b].start, blocks->b[b].n, blocks->b[b].stride, 0, 0, 0, 0, 0};
+        else if (m) *ob = (opt_block){m->tensors[b].offset, tensor_size(&m->tensors[b]), 1, 0, 0, 0,
+                                      m->tensors[b].rows, m->tensors[b].cols};
+        else *ob = (opt_block){0, o->P, 1, 0, 0, 0, 0, 0}; /* rows = cols = 0: not a matrix */
         const tensor_info *t = tensor_at(m, ob->start);
         ob->per_entry = o->kind == OPTIM_ADAM_MINI && is_bias(t);
         ob->decays = !no_decay(t);
@@ -335,6 +550,10 @@ size_t optim_state_floats(const optimizer *o)
 void optim_vhat(const optimizer *o, double *out)
 {
     if (!o->v) DIE("optim_vhat: %s keeps no second moment", optim_name(o->kind));
+    if (o->ops->vhat) {
+        o->ops->vhat(o, out);
+        return;
+    }
     adam_consts k = adam_step_consts(o);
     double c2 = o->t ? k.sc2 * k.sc2 : 1;
     if (o->kind != OPTIM_ADAM_MINI) {
@@ -358,6 +577,8 @@ void optim_free(optimizer *o)
     free(o->blocks);
     free(o->m);
     free(o->v);
+    free(o->ws_r);
+    free(o->ws_c);
     free(o);
 }
 

@@ -1,6 +1,6 @@
 /* Tests of optim/: each optimizer's steps against hand-computed values on a
- * 3-entry vector, the equivalences between them, state sizes, the β2 → 1
- * limit, schedules and bad input. */
+ * 3-entry vector (Adafactor and SM3: a 2×3 matrix and a 3-entry vector), the
+ * equivalences between them, state sizes, the β2 → 1 limit, schedules and bad input. */
 #include "check.h"
 #include "core/model.h"
 #include "optim/optim.h"
@@ -280,6 +280,437 @@ static void test_roles(void)
     partition_free(p);
 }
 
+/* ---- Adafactor and SM3 -----------------------------------------------------------------
+ * A 2×3 weight (decayed) and a 3-entry LayerNorm gain (a vector, never decayed) in one
+ * buffer of P = 9, f(w) = ½ Σ a_k w_k², g = a ⊙ w; lr 0.1, 0.05, 0.02 at steps 1..3 (a
+ * changing lr pins down where Adafactor applies it: before its momentum, as HF does). */
+static const double FS_W0[9] = {1, -2, 0.5, 0.3, 1.5, -0.7, 0.8, -1.2, 2.0};
+static const double FS_A[9] = {1, 4, 0.25, 2, 0.5, 3, 1.5, 0.2, 0.6};
+static const double FS_LR[3] = {0.1, 0.05, 0.02};
+
+/* Expected w after each step and v̂ after step 3 (λ = 0.1, other settings default),
+ * printed with %.17g by this independent Python transcription of the update rules
+ * in optim.h (50-digit decimal arithmetic, so not the C code's rounding). Each row:
+ * W row 0, W row 1, ln.
+ *
+ * # Reference steps for tests/test_optim.c: Adafactor (HF order) and SM3-II, 50-digit Decimal.
+ * from decimal import Decimal as D, getcontext
+ * getcontext().prec = 50
+ * W0 = [D(x) for x in "1 -2 0.5 0.3 1.5 -0.7 0.8 -1.2 2.0".split()]   # 2x3 matrix, then a 3-vector
+ * A = [D(x) for x in "1 4 0.25 2 0.5 3 1.5 0.2 0.6".split()]          # g = a*w
+ * LR = [D("0.1"), D("0.05"), D("0.02")]; LAM = D("0.1"); B1 = D("0.9"); EPS = D("1e-30"); CLIP = D(1)
+ * MAT, VEC = list(range(6)), list(range(6, 9))                        # the vector is a norm gain: no decay
+ * def sqrt(x): return x.sqrt()
+ * def adafactor(steps=3):
+ *     w = W0[:]; m = [D(0)] * 9; Rw = [D(0)] * 2; Cw = [D(0)] * 3; v = [D(0)] * 3; out = []
+ *     for t in range(1, steps + 1):
+ *         lr = LR[t - 1]; g = [A[k] * w[k] for k in range(9)]; b2 = 1 - D(t) ** D("-0.8")
+ *         G2 = [x * x + EPS for x in g]
+ *         Rw = [b2 * Rw[i] + (1 - b2) * sum(G2[3 * i + j] for j in range(3)) / 3 for i in range(2)]
+ *         Cw = [b2 * Cw[j] + (1 - b2) * sum(G2[3 * i + j] for i in range(2)) / 2 for j in range(3)]
+ *         vh = [Rw[k // 3] * Cw[k % 3] / ((Rw[0] + Rw[1]) / 2) for k in MAT]
+ *         v = [b2 * v[i] + (1 - b2) * G2[6 + i] for i in range(3)]
+ *         vh += v
+ *         u = [g[k] / sqrt(vh[k]) for k in range(9)]
+ *         for T in (MAT, VEC):
+ *             rms = sqrt(sum(u[k] ** 2 for k in T) / len(T)); d = max(D(1), rms / CLIP)
+ *             for k in T:
+ *                 m[k] = B1 * m[k] + (1 - B1) * (lr * u[k] / d)
+ *                 w[k] = w[k] - (lr * LAM * w[k] if T is MAT else 0) - m[k]
+ *         out.append(w[:])
+ *     return out, vh
+ * def sm3(steps=3):
+ *     w = W0[:]; m = [D(0)] * 9; r = [D(0)] * 2; c = [D(0)] * 3; acc = [D(0)] * 3; out = []
+ *     for t in range(1, steps + 1):
+ *         lr = LR[t - 1]; g = [A[k] * w[k] for k in range(9)]
+ *         nu = [min(r[k // 3], c[k % 3]) + g[k] ** 2 for k in MAT]
+ *         acc = [acc[i] + g[6 + i] ** 2 for i in range(3)]
+ *         nu += acc
+ *         r = [max(nu[3 * i + j] for j in range(3)) for i in range(2)]
+ *         c = [max(nu[3 * i + j] for i in range(2)) for j in range(3)]
+ *         for k in range(9):
+ *             u = g[k] / sqrt(nu[k] + EPS)
+ *             m[k] = B1 * m[k] + (1 - B1) * u
+ *             w[k] = w[k] - (lr * LAM * w[k] if k in MAT else 0) - lr * m[k]
+ *         out.append(w[:])
+ *     vh = [min(r[k // 3], c[k % 3]) for k in MAT] + acc
+ *     return out, vh
+ * def show(name, out, vh):
+ *     fmt = lambda xs: ", ".join("%.17g" % float(x) for x in xs)
+ *     row = lambda xs, ind: (",\n" + ind).join(fmt(xs[i:i + 3]) for i in (0, 3, 6))
+ *     print("static const double %s_WANT[3][9] = {" % name)
+ *     for s in out: print("    {" + row(s, "     ") + "},")
+ *     print("};\nstatic const double %s_VHAT[9] = {\n    " % name + row(vh, "    ") + "};")
+ * show("ADAFACTOR", *adafactor()); show("SM3", *sm3())
+ */
+static const double ADAFACTOR_WANT[3][9] = {
+    {0.98493735156869899, -1.9741217636885808, 0.49464919164288595,
+     0.28639349114993601, 1.4830757488426674, -0.67242107656553052,
+     0.79000000000000004, -1.1899999999999999, 1.99},
+    {0.9729130103541479, -1.9560184876086919, 0.49168153325482122,
+     0.27017986494547325, 1.4729504387326187, -0.64021937996437039,
+     0.7760268919125124, -1.1760178634443887, 1.9760106872523766},
+    {0.96355089142792538, -1.9435147346327093, 0.49017968076525303,
+     0.25428016986326574, 1.4671643297798065, -0.60884141293985361,
+     0.76147834672861037, -1.1614519821904836, 1.961431070646372},
+};
+static const double ADAFACTOR_VHAT[9] = {
+    1.1967524378510264, 58.352741656389021, 3.7249441629519824,
+    0.092055214593460583, 4.4885424799647096, 0.28652587070132873,
+    1.3926849108035113, 0.056332466972695186, 1.4209173866760605};
+static const double SM3_WANT[3][9] = {
+    {0.97999999999999998, -1.97, 0.48499999999999999,
+     0.28699999999999998, 1.4750000000000001, -0.68300000000000005,
+     0.79000000000000004, -1.1899999999999999, 1.99},
+    {0.96710035708820175, -1.9521412831532605, 0.47778678952594589,
+     0.27857590400596449, 1.4614682455826238, -0.67159318908577237,
+     0.78198677163925345, -1.1819792899408283, 1.9819733381574125},
+    {0.96114963684354826, -1.9442120327109649, 0.47502610535470569,
+     0.27476322159667033, 1.4558455295222561, -0.66624079026904448,
+     0.77796002835455225, -1.1779455740636882, 1.977934084738636},
+};
+static const double SM3_VHAT[9] = {
+    2.8956831006801274, 187.06808943026013, 12.667737704637581,
+    2.8956831006801274, 12.667737704637581, 12.667737704637581,
+    4.220107449792259, 0.170127001673961, 4.2797945927400614};
+
+static model fs_model(tensor_info *t)
+{
+    t[0] = (tensor_info){"W", ROLE_MLP_FC, 0, 2, 3, 1, 0, 0};
+    t[1] = (tensor_info){"ln", ROLE_NORM, 6, 3, 1, 1, 0, 0};
+    return (model){.kind = "fake", .P = 9, .ntensors = 2, .tensors = t};
+}
+
+static void run_fs(optimizer *o, double *w, int steps, double trace[][9])
+{
+    double g[9];
+    memcpy(w, FS_W0, sizeof FS_W0);
+    for (int s = 0; s < steps; s++) {
+        for (int k = 0; k < 9; k++) g[k] = FS_A[k] * w[k];
+        optim_step(o, w, g, FS_LR[s]);
+        if (trace) memcpy(trace[s], w, sizeof FS_W0);
+    }
+}
+
+/* |got − want| <= tol·|want| */
+static void check_rel(double got, double want, double tol, const char *what, int s, int k)
+{
+    CHECK(fabs(got - want) <= tol * fabs(want), "%s step %d [%d]: got %.17g expected %.17g (rel tol %g)", what, s, k,
+          got, want, tol);
+}
+
+static void test_factored_steps(void)
+{
+    tensor_info t[2];
+    model m = fs_model(t);
+    const optim_kind kinds[2] = {OPTIM_ADAFACTOR, OPTIM_SM3};
+    const double (*want[2])[9] = {ADAFACTOR_WANT, SM3_WANT};
+    const double *want_vhat[2] = {ADAFACTOR_VHAT, SM3_VHAT};
+    for (int q = 0; q < 2; q++) {
+        optim_config c = optim_defaults(kinds[q]);
+        c.weight_decay = 0.1;
+        optimizer *o = optim_new(kinds[q], &c, 9, NULL, &m);
+        CHECK(optim_has_vhat(o), "%s has a v-hat", optim_name(kinds[q]));
+        double w[9], tr[3][9], vh[9];
+        optim_vhat(o, vh);
+        for (int k = 0; k < 9; k++) CHECK(vh[k] == 0, "%s v-hat before any step: %g", optim_name(kinds[q]), vh[k]);
+        run_fs(o, w, 3, tr);
+        for (int s = 0; s < 3; s++)
+            for (int k = 0; k < 9; k++) check_rel(tr[s][k], want[q][s][k], 1e-13, optim_name(kinds[q]), s + 1, k);
+        optim_vhat(o, vh);
+        for (int k = 0; k < 9; k++) check_rel(vh[k], want_vhat[q][k], 1e-13, optim_name(kinds[q]), 3, k);
+        /* rows + cols of W, 3 for ln, P for m */
+        CHECK(optim_state_floats(o) == 2 + 3 + 3 + 9, "%s state %zu", optim_name(kinds[q]), optim_state_floats(o));
+        optim_free(o);
+
+        /* the partition is ignored: the tensor table decides */
+        partition *p = partition_alg3(&m, 0);
+        o = optim_new(kinds[q], &c, 9, p, &m);
+        double tr2[3][9];
+        run_fs(o, w, 3, tr2);
+        CHECK(memcmp(tr, tr2, sizeof tr) == 0, "%s ignores the partition", optim_name(kinds[q]));
+        optim_free(o);
+        partition_free(p);
+    }
+}
+
+/* Adafactor's unfactored update on one vector, written out: β2_t = 1 − t^−0.8,
+ * v ← β2_t v + (1−β2_t)(g² + 1e-30), u = g/√v clipped to RMS 1, m ← β1 m + (1−β1) lr u. */
+static void adafactor_vector_by_hand(double b1, double lr, int steps, double want[][3])
+{
+    double x[3], v[3] = {0}, m[3] = {0};
+    memcpy(x, W0, sizeof x);
+    for (int t = 1; t <= steps; t++) {
+        double b2 = 1 - pow(t, -0.8), u[3], ss = 0;
+        for (int i = 0; i < 3; i++) {
+            double g = A3[i] * x[i];
+            v[i] = b2 * v[i] + (1 - b2) * (g * g + 1e-30);
+            u[i] = g / sqrt(v[i]);
+            ss += u[i] * u[i];
+        }
+        double d = fmax(1, sqrt(ss / 3));
+        for (int i = 0; i < 3; i++) {
+            double step = lr * u[i] / d;
+            if (b1 > 0) step = m[i] = b1 * m[i] + (1 - b1) * step;
+            x[i] -= step;
+            want[t - 1][i] = x[i];
+        }
+    }
+}
+
+/* SM3 on a vector is AdaGrad with momentum: ν ← ν + g², u = g/√(ν + 1e-30). */
+static void sm3_vector_by_hand(double b1, double lr, int steps, double want[][3])
+{
+    double x[3], nu[3] = {0}, m[3] = {0};
+    memcpy(x, W0, sizeof x);
+    for (int t = 1; t <= steps; t++)
+        for (int i = 0; i < 3; i++) {
+            double g = A3[i] * x[i];
+            nu[i] += g * g;
+            double u = g / sqrt(nu[i] + 1e-30);
+            if (b1 > 0) u = m[i] = b1 * m[i] + (1 - b1) * u;
+            x[i] -= lr * u;
+            want[t - 1][i] = x[i];
+        }
+}
+
+/* On a vector both equal their written-out formulas, with and without momentum;
+ * without a model, and as an n×1 or 1×n tensor of one (never factored). β1 = 0
+ * keeps no m. */
+static void test_factored_vectors(void)
+{
+    tensor_info col[1] = {{"w", ROLE_MATRIX, 0, 3, 1, 1, -1, 0}}, row[1] = {{"w", ROLE_MATRIX, 0, 1, 3, 1, -1, 0}};
+    model mc = {.kind = "fake", .P = 3, .ntensors = 1, .tensors = col};
+    model mr = {.kind = "fake", .P = 3, .ntensors = 1, .tensors = row};
+    const model *models[3] = {NULL, &mc, &mr};
+    for (int q = 0; q < 2; q++) {
+        optim_kind kind = q ? OPTIM_SM3 : OPTIM_ADAFACTOR;
+        for (int mom = 0; mom < 2; mom++) {
+            optim_config c = optim_defaults(kind);
+            c.beta1 = mom ? 0.9 : 0;
+            double want[5][3], tr[5][3], w[3];
+            if (q) sm3_vector_by_hand(c.beta1, 0.1, 5, want);
+            else adafactor_vector_by_hand(c.beta1, 0.1, 5, want);
+            for (int mi = 0; mi < 3; mi++) {
+                optimizer *o = optim_new(kind, &c, 3, NULL, models[mi]);
+                run3(o, w, 5, 0.1, tr);
+                char what[96];
+                snprintf(what, sizeof what, "%s on a vector (beta1 %g, %s)", optim_name(kind), c.beta1,
+                         mi == 0 ? "no model" : mi == 1 ? "3x1 tensor" : "1x3 tensor");
+                check_trace(tr, want, 5, 1e-15, what);
+                CHECK(optim_state_floats(o) == (mom ? 6u : 3u), "%s: state %zu", what, optim_state_floats(o));
+                optim_free(o);
+            }
+        }
+    }
+}
+
+/* A rank-1 G2 = (x_i y_j)² is factored exactly: after one step (β2_1 = 0) v̂ = G2, so
+ * u = sign(g), RMS(u) = 1 (no clipping) and w moves by lr·(1 − β1) per entry. (G2 also
+ * holds ε1 = 1e-30, below the round-off of these g² >= 2.5e-3.) */
+static void test_adafactor_rank1(void)
+{
+    tensor_info t[1] = {{"W", ROLE_MATRIX, 0, 3, 4, 1, -1, 0}};
+    model m = {.kind = "fake", .P = 12, .ntensors = 1, .tensors = t};
+    const double x[3] = {1, -3, 0.2}, y[4] = {0.5, 2, -0.25, 7};
+    double g[12], w[12] = {0}, vh[12];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++) g[i * 4 + j] = x[i] * y[j];
+    optim_config c = optim_defaults(OPTIM_ADAFACTOR);
+    optimizer *o = optim_new(OPTIM_ADAFACTOR, &c, 12, NULL, &m);
+    CHECK(optim_state_floats(o) == 3 + 4 + 12, "adafactor 3x4 state %zu", optim_state_floats(o));
+    optim_step(o, w, g, 0.1);
+    optim_vhat(o, vh);
+    int ok_v = 1, ok_w = 1;
+    for (int k = 0; k < 12; k++) {
+        ok_v &= fabs(vh[k] - g[k] * g[k]) <= 1e-15 * g[k] * g[k];
+        ok_w &= fabs(w[k] + 0.1 * 0.1 * (g[k] > 0 ? 1 : -1)) <= 1e-16;
+    }
+    CHECK(ok_v, "adafactor: rank-1 G2 gives v-hat = g^2 after one step (v[0] %.17g vs %.17g)", vh[0], g[0] * g[0]);
+    CHECK(ok_w, "adafactor: rank-1 step moves each entry by lr*(1-beta1) (w[0] %.17g)", w[0]);
+    optim_free(o);
+}
+
+/* SM3's accumulators (r_i = max_j v̂_ij, c_j = max_i v̂_ij, since v̂ = min(r_i, c_j) and
+ * max r = max c) never decrease, and v̂ bounds Σ_s g² from above (the cover property),
+ * over 40 steps of gradients that change sign and size, with some zero rows and entries. */
+static void test_sm3_accumulators(void)
+{
+    tensor_info t[2] = {{"W", ROLE_MATRIX, 0, 3, 4, 1, -1, 0}, {"b", ROLE_BIAS, 12, 2, 1, 1, -1, 0}};
+    model m = {.kind = "fake", .P = 14, .ntensors = 2, .tensors = t};
+    optim_config c = optim_defaults(OPTIM_SM3);
+    optimizer *o = optim_new(OPTIM_SM3, &c, 14, NULL, &m);
+    double w[14] = {0}, g[14], sum[14] = {0}, vh[14], r_old[3] = {0}, c_old[4] = {0}, b_old[2] = {0};
+    int mono = 1, bound = 1;
+    for (int s = 0; s < 40; s++) {
+        for (int k = 0; k < 14; k++) {
+            g[k] = sin(1.7 * k + 0.9 * s) * (1 + (k * s) % 5);
+            if ((s % 7 == 3 && k < 4) || (k * 3 + s) % 11 == 0) g[k] = 0;
+            sum[k] += g[k] * g[k];
+        }
+        optim_step(o, w, g, 0.01);
+        optim_vhat(o, vh);
+        for (int k = 0; k < 14; k++) bound &= vh[k] >= sum[k] * (1 - 1e-14);
+        for (int i = 0; i < 3; i++) {
+            double r = 0;
+            for (int j = 0; j < 4; j++) r = fmax(r, vh[i * 4 + j]);
+            mono &= r >= r_old[i];
+            r_old[i] = r;
+        }
+        for (int j = 0; j < 4; j++) {
+            double cj = 0;
+            for (int i = 0; i < 3; i++) cj = fmax(cj, vh[i * 4 + j]);
+            mono &= cj >= c_old[j];
+            c_old[j] = cj;
+        }
+        for (int k = 0; k < 2; k++) {
+            mono &= vh[12 + k] >= b_old[k];
+            b_old[k] = vh[12 + k];
+        }
+    }
+    CHECK(mono, "sm3 accumulators never decrease");
+    CHECK(bound, "sm3 v-hat >= running sum of g^2");
+    optim_free(o);
+}
+
+/* Decoupled weight decay only on weights: zero gradient, λ = 0.5, lr = 0.1. */
+static void test_factored_decay_roles(void)
+{
+    tensor_info t[3] = {
+        {"w", ROLE_MLP_FC, 0, 2, 3, 1, 0, 0},
+        {"ln", ROLE_NORM, 6, 2, 1, 1, 0, 0},
+        {"b", ROLE_BIAS, 8, 2, 1, 1, 0, 0},
+    };
+    model m = {.kind = "fake", .P = 10, .ntensors = 3, .tensors = t};
+    for (int q = 0; q < 2; q++) {
+        optim_kind kind = q ? OPTIM_SM3 : OPTIM_ADAFACTOR;
+        optim_config c = optim_defaults(kind);
+        c.weight_decay = 0.5;
+        optimizer *o = optim_new(kind, &c, 10, NULL, &m);
+        double w[10], g[10] = {0};
+        for (int i = 0; i < 10; i++) w[i] = 1;
+        optim_step(o, w, g, 0.1);
+        int ok = 1;
+        for (int i = 0; i < 10; i++) ok &= w[i] == (i < 6 ? 0.95 : 1.0);
+        CHECK(ok, "%s: weights decayed (%g), norm/bias not (%g, %g)", optim_name(kind), w[0], w[6], w[9]);
+        optim_free(o);
+    }
+}
+
+static void test_factored_config(void)
+{
+    CHECK(optim_parse("adafactor") == OPTIM_ADAFACTOR && optim_parse("sm3") == OPTIM_SM3, "parse names");
+    CHECK(strcmp(optim_name(OPTIM_ADAFACTOR), "adafactor") == 0 && strcmp(optim_name(OPTIM_SM3), "sm3") == 0,
+          "names");
+    for (int q = 0; q < 2; q++) {
+        optim_kind kind = q ? OPTIM_SM3 : OPTIM_ADAFACTOR;
+        optim_config c = optim_defaults(kind);
+        CHECK(c.beta1 == 0.9 && c.weight_decay == 0 && c.decay_rate == -0.8 && c.clip_threshold == 1 &&
+                  c.eps1 == 1e-30,
+              "%s defaults", optim_name(kind));
+        optim_check_config(&c, 1e-3);
+        c.decay_rate = 0;
+        c.clip_threshold = INFINITY;
+        c.eps1 = 0;
+        optim_check_config(&c, 1e-3);
+        CHECK(1, "decay rate 0, clip threshold inf, eps1 0 accepted");
+    }
+    optim_config c = optim_defaults(OPTIM_ADAFACTOR);
+    c.decay_rate = 0.5;
+    EXPECT_USER_ERROR(optim_check_config(&c, 1e-3),
+                      "decay rate must be <= 0 and finite (beta2_t = 1 - t^decay_rate; got 0.5)");
+    c.decay_rate = NAN;
+    EXPECT_USER_ERROR(optim_check_config(&c, 1e-3), "got nan");
+    c.decay_rate = -INFINITY;
+    EXPECT_USER_ERROR(optim_check_config(&c, 1e-3), "decay rate");
+    c = optim_defaults(OPTIM_ADAFACTOR);
+    c.clip_threshold = 0;
+    EXPECT_USER_ERROR(optim_check_config(&c, 1e-3), "clip threshold must be > 0 (got 0)");
+    c.clip_threshold = NAN;
+    EXPECT_USER_ERROR(optim_check_config(&c, 1e-3), "clip threshold");
+    c = optim_defaults(OPTIM_SM3);
+    c.eps1 = -1e-30;
+    EXPECT_USER_ERROR(optim_check_config(&c, 1e-3), "eps1 must be >= 0 and finite (got -1e-30)");
+    c.eps1 = INFINITY;
+    EXPECT_USER_ERROR(optim_check_config(&c, 1e-3), "eps1");
+    c = optim_defaults(OPTIM_SM3);
+    c.beta1 = 1;
+    EXPECT_USER_ERROR(optim_check_config(&c, 1e-3), "beta1 must be in [0, 1)");
+}
+
+/* Where ε1 sits shows at gradients of order √ε1 = 1e-15: Adafactor adds it to g²
+ * before its means (G2 = g² + ε1), SM3 under the root (u = g/√(ν + ε1), not
+ * g/(√ν + ε1) ≈ ±1). One step (β2_1 = 0, ν = g²), β1 = 0, lr 1, on a 2×2 matrix and
+ * a 2-vector; the expected values written out from the formulas in optim.h. */
+static void test_eps1_placement(void)
+{
+    tensor_info t[2] = {{"W", ROLE_MATRIX, 0, 2, 2, 1, -1, 0}, {"b", ROLE_BIAS, 4, 2, 1, 1, -1, 0}};
+    model m = {.kind = "fake", .P = 6, .ntensors = 2, .tensors = t};
+    const double g[6] = {1e-15, 2e-15, -3e-15, -6e-15, 5e-16, -2e-15}, eps1 = 1e-30;
+    double G2[6], want_v[2][6], want_w[2][6];
+    for (int k = 0; k < 6; k++) G2[k] = g[k] * g[k] + eps1;
+    /* Adafactor: R_i = mean_j G2, C_j = mean_i G2, v̂ = R_i C_j / mean(R); vector v̂ = G2 */
+    double R[2] = {(G2[0] + G2[1]) / 2, (G2[2] + G2[3]) / 2}, C[2] = {(G2[0] + G2[2]) / 2, (G2[1] + G2[3]) / 2};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) want_v[0][i * 2 + j] = R[i] * C[j] / ((R[0] + R[1]) / 2);
+    want_v[0][4] = G2[4];
+    want_v[0][5] = G2[5];
+    /* SM3: ν = g² at step 1; v̂ = min(row max, column max) of g² for the matrix, g² for the vector */
+    double g2[6];
+    for (int k = 0; k < 6; k++) g2[k] = g[k] * g[k];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            want_v[1][i * 2 + j] = fmin(fmax(g2[i * 2], g2[i * 2 + 1]), fmax(g2[j], g2[2 + j]));
+    want_v[1][4] = g2[4];
+    want_v[1][5] = g2[5];
+    for (int q = 0; q < 2; q++) {
+        double ss[2] = {0}, u[6];
+        for (int k = 0; k < 6; k++) {
+            u[k] = q ? g[k] / sqrt(g2[k] + eps1) : g[k] / sqrt(want_v[0][k]);
+            ss[k >= 4] += u[k] * u[k];
+        }
+        double d[2] = {fmax(1, sqrt(ss[0] / 4)), fmax(1, sqrt(ss[1] / 2))}; /* Adafactor's clipping */
+        for (int k = 0; k < 6; k++) want_w[q][k] = q ? -u[k] : -u[k] / d[k >= 4];
+    }
+    for (int q = 0; q < 2; q++) {
+        optim_kind kind = q ? OPTIM_SM3 : OPTIM_ADAFACTOR;
+        optim_config c = optim_defaults(kind);
+        c.beta1 = 0;
+        optimizer *o = optim_new(kind, &c, 6, NULL, &m);
+        double w[6] = {0}, vh[6];
+        optim_step(o, w, g, 1.0);
+        optim_vhat(o, vh);
+        char what[64];
+        snprintf(what, sizeof what, "%s tiny g: v-hat", optim_name(kind));
+        for (int k = 0; k < 6; k++) check_rel(vh[k], want_v[q][k], 1e-14, what, 1, k);
+        snprintf(what, sizeof what, "%s tiny g: w", optim_name(kind));
+        for (int k = 0; k < 6; k++) check_rel(w[k], want_w[q][k], 1e-14, what, 1, k);
+        CHECK(fabs(w[4]) < 0.5, "%s: eps1 matters here (|w[4]| = %g, about 1 without it)", optim_name(kind),
+              fabs(w[4]));
+        optim_free(o);
+    }
+}
+
+/* With ε1 = 0, zero gradients give u = 0 (not 0/0): a never-used row and entry stay put. */
+static void test_factored_zero_gradient(void)
+{
+    tensor_info t[2] = {{"W", ROLE_MATRIX, 0, 2, 2, 1, -1, 0}, {"b", ROLE_BIAS, 4, 2, 1, 1, -1, 0}};
+    model m = {.kind = "fake", .P = 6, .ntensors = 2, .tensors = t};
+    for (int q = 0; q < 2; q++) {
+        optim_kind kind = q ? OPTIM_SM3 : OPTIM_ADAFACTOR;
+        optim_config c = optim_defaults(kind);
+        c.eps1 = 0;
+        optimizer *o = optim_new(kind, &c, 6, NULL, &m);
+        double w[6] = {1, 1, 1, 1, 1, 1}, g[6] = {0.5, -2, 0, 0, 3, 0};
+        for (int s = 0; s < 3; s++) optim_step(o, w, g, 0.1);
+        int ok = 1;
+        for (int k = 0; k < 6; k++) ok &= isfinite(w[k]) && (g[k] != 0 || w[k] == 1);
+        CHECK(ok, "%s eps1 = 0: finite, zero-gradient entries unchanged (%g %g %g)", optim_name(kind), w[2], w[3],
+              w[5]);
+        optim_free(o);
+    }
+}
+
 static void test_schedules(void)
 {
     CHECK_CLOSE(lr_at(SCHED_CONSTANT, 0.3, 50, 100, 0, 0), 0.3, 0, "constant");
@@ -375,6 +806,14 @@ int main(void)
     test_leave_out();
     test_beta2_limit();
     test_roles();
+    test_factored_steps();
+    test_factored_vectors();
+    test_adafactor_rank1();
+    test_sm3_accumulators();
+    test_factored_decay_roles();
+    test_factored_config();
+    test_factored_zero_gradient();
+    test_eps1_placement();
     test_schedules();
     test_bad_input();
     return check_summary();
