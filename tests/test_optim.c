@@ -376,8 +376,8 @@ static const double SM3_VHAT[9] = {
 
 static model fs_model(tensor_info *t)
 {
-    t[0] = (tensor_info){"W", ROLE_MLP_FC, 0, 2, 3, 1, 0, 0};
-    t[1] = (tensor_info){"ln", ROLE_NORM, 6, 3, 1, 1, 0, 0};
+    t[0] = (tensor_info){"W", ROLE_MLP_FC, 0, 2, 3, 1, 0};
+    t[1] = (tensor_info){"ln", ROLE_NORM, 6, 3, 1, 1, 0};
     return (model){.kind = "fake", .P = 9, .ntensors = 2, .tensors = t};
 }
 
@@ -479,7 +479,7 @@ static void sm3_vector_by_hand(double b1, double lr, int steps, double want[][3]
  * keeps no m. */
 static void test_factored_vectors(void)
 {
-    tensor_info col[1] = {{"w", ROLE_MATRIX, 0, 3, 1, 1, -1, 0}}, row[1] = {{"w", ROLE_MATRIX, 0, 1, 3, 1, -1, 0}};
+    tensor_info col[1] = {{"w", ROLE_MATRIX, 0, 3, 1, 1, -1}}, row[1] = {{"w", ROLE_MATRIX, 0, 1, 3, 1, -1}};
     model mc = {.kind = "fake", .P = 3, .ntensors = 1, .tensors = col};
     model mr = {.kind = "fake", .P = 3, .ntensors = 1, .tensors = row};
     const model *models[3] = {NULL, &mc, &mr};
@@ -510,7 +510,7 @@ static void test_factored_vectors(void)
  * holds ε1 = 1e-30, below the round-off of these g² >= 2.5e-3.) */
 static void test_adafactor_rank1(void)
 {
-    tensor_info t[1] = {{"W", ROLE_MATRIX, 0, 3, 4, 1, -1, 0}};
+    tensor_info t[1] = {{"W", ROLE_MATRIX, 0, 3, 4, 1, -1}};
     model m = {.kind = "fake", .P = 12, .ntensors = 1, .tensors = t};
     const double x[3] = {1, -3, 0.2}, y[4] = {0.5, 2, -0.25, 7};
     double g[12], w[12] = {0}, vh[12];
@@ -536,7 +536,7 @@ static void test_adafactor_rank1(void)
  * over 40 steps of gradients that change sign and size, with some zero rows and entries. */
 static void test_sm3_accumulators(void)
 {
-    tensor_info t[2] = {{"W", ROLE_MATRIX, 0, 3, 4, 1, -1, 0}, {"b", ROLE_BIAS, 12, 2, 1, 1, -1, 0}};
+    tensor_info t[2] = {{"W", ROLE_MATRIX, 0, 3, 4, 1, -1}, {"b", ROLE_BIAS, 12, 2, 1, 1, -1}};
     model m = {.kind = "fake", .P = 14, .ntensors = 2, .tensors = t};
     optim_config c = optim_defaults(OPTIM_SM3);
     optimizer *o = optim_new(OPTIM_SM3, &c, 14, NULL, &m);
@@ -577,9 +577,9 @@ static void test_sm3_accumulators(void)
 static void test_factored_decay_roles(void)
 {
     tensor_info t[3] = {
-        {"w", ROLE_MLP_FC, 0, 2, 3, 1, 0, 0},
-        {"ln", ROLE_NORM, 6, 2, 1, 1, 0, 0},
-        {"b", ROLE_BIAS, 8, 2, 1, 1, 0, 0},
+        {"w", ROLE_MLP_FC, 0, 2, 3, 1, 0},
+        {"ln", ROLE_NORM, 6, 2, 1, 1, 0},
+        {"b", ROLE_BIAS, 8, 2, 1, 1, 0},
     };
     model m = {.kind = "fake", .P = 10, .ntensors = 3, .tensors = t};
     for (int q = 0; q < 2; q++) {
@@ -644,7 +644,7 @@ static void test_factored_config(void)
  * a 2-vector; the expected values written out from the formulas in optim.h. */
 static void test_eps1_placement(void)
 {
-    tensor_info t[2] = {{"W", ROLE_MATRIX, 0, 2, 2, 1, -1, 0}, {"b", ROLE_BIAS, 4, 2, 1, 1, -1, 0}};
+    tensor_info t[2] = {{"W", ROLE_MATRIX, 0, 2, 2, 1, -1}, {"b", ROLE_BIAS, 4, 2, 1, 1, -1}};
     model m = {.kind = "fake", .P = 6, .ntensors = 2, .tensors = t};
     const double g[6] = {1e-15, 2e-15, -3e-15, -6e-15, 5e-16, -2e-15}, eps1 = 1e-30;
     double G2[6], want_v[2][6], want_w[2][6];
@@ -694,7 +694,7 @@ static void test_eps1_placement(void)
 /* With ε1 = 0, zero gradients give u = 0 (not 0/0): a never-used row and entry stay put. */
 static void test_factored_zero_gradient(void)
 {
-    tensor_info t[2] = {{"W", ROLE_MATRIX, 0, 2, 2, 1, -1, 0}, {"b", ROLE_BIAS, 4, 2, 1, 1, -1, 0}};
+    tensor_info t[2] = {{"W", ROLE_MATRIX, 0, 2, 2, 1, -1}, {"b", ROLE_BIAS, 4, 2, 1, 1, -1}};
     model m = {.kind = "fake", .P = 6, .ntensors = 2, .tensors = t};
     for (int q = 0; q < 2; q++) {
         optim_kind kind = q ? OPTIM_SM3 : OPTIM_ADAFACTOR;
