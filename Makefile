@@ -31,9 +31,10 @@ else
   $(error SCALE must be quick or paper, got '$(SCALE)')
 endif
 
-# Debian packages the toolkit needs (make deps installs the missing ones).
-DEB_PACKAGES := libopenblas-dev liblapacke-dev libgsl-dev zlib1g-dev pkg-config \
-                gnuplot-nox dataset-fashion-mnist
+# Debian packages the toolkit needs: the libraries it compiles against, and what
+# the figures and tests need besides (make deps installs the missing ones).
+DEB_LIBS := libopenblas-dev liblapacke-dev libgsl-dev zlib1g-dev pkg-config
+DEB_PACKAGES := $(DEB_LIBS) gnuplot-nox dataset-fashion-mnist
 
 # Libraries through pkg-config where they have .pc files. GSL's .pc names its
 # own reference CBLAS; we link OpenBLAS's instead.
@@ -41,10 +42,13 @@ PKGS := openblas lapacke gsl zlib
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS) 2>/dev/null))
 
+# CFLAGS and LDFLAGS are the user's (make CFLAGS=-O3 replaces only them); the
+# flags the build needs are kept apart so that they cannot be lost.
 CFLAGS ?= -O2 -g
-CFLAGS += -fno-math-errno -fvect-cost-model=dynamic -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -I. $(PKG_CFLAGS) $(SANFLAGS)
+TK_CFLAGS = -fno-math-errno -fvect-cost-model=dynamic -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -I. \
+            $(PKG_CFLAGS) $(SANFLAGS)
+TK_LDFLAGS = $(SANFLAGS)
 LDLIBS = $(PKG_LIBS) -lm
-LDFLAGS += $(SANFLAGS)
 
 LIBDIRS := core hessian optim quad mlp tinytransformer harness
 LIBSRC := $(wildcard $(addsuffix /*.c,$(LIBDIRS)))
@@ -64,9 +68,9 @@ BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
 all: $(PROGS) $(TESTS) $(BENCHES)
 
-$(BUILD)/%.o: %.c | deps-checked
+$(BUILD)/%.o: %.c | libs-checked
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(TK_CFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LIB): $(LIBOBJ)
 	@rm -f $@
@@ -75,24 +79,31 @@ $(LIB): $(LIBOBJ)
 # Programs, tests and benchmarks: one .c file each, linked against the library.
 $(BUILD)/bin/%: $(BUILD)/experiments/%.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
 # ---- dependencies ---------------------------------------------------------
-# deps-checked is an order-only prerequisite of every object: the check runs
-# once per make invocation and installs only what is missing.
-.PHONY: deps-checked
-deps-checked: deps
+# Building needs only the libraries: when pkg-config finds them, nothing is
+# checked or installed (no dpkg, no apt); otherwise libs-checked installs them
+# on Debian (tools/deps.sh). make test and make figures also need gnuplot and
+# the data set: they run deps first, which installs only what is missing.
+HAVE_LIBS := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
+.PHONY: libs-checked
+libs-checked:
+ifneq ($(HAVE_LIBS),yes)
+	@./tools/deps.sh $(DEB_LIBS)
+endif
 deps:
 	@./tools/deps.sh $(DEB_PACKAGES)
 
 # ---- tests ------------------------------------------------------------------
-test: $(TESTS) $(PROGS)
+test: deps
+	@$(MAKE) --no-print-directory $(TESTS) $(PROGS)
 	@BUILD=$(BUILD) ./tests/run.sh $(TESTS)
 
 # ---- benchmarks -------------------------------------------------------------
@@ -114,7 +125,11 @@ define render
 endef
 include $(wildcard mk/*.mk)
 
-figures: $(FIGURES) $(CLAIMS)
+figures: deps
+	@$(MAKE) --no-print-directory figures-only
+
+.PHONY: figures-only
+figures-only: $(FIGURES) $(CLAIMS)
 	@echo "figures: $(words $(FIGURES)) PNGs in $(FIG)/"
 
 claims: $(CLAIMS)

@@ -76,8 +76,13 @@ static double time_steps(optimizer *o, double *w, const double *g, size_t P, int
     return best;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    cli_parse(argc, argv,
+              "Optimizer benchmark: one Adam-mini step against one AdamW step on a 10-million-parameter\n"
+              "GPT-like tensor table with the Algorithm 3 partition (their ratio, same run), and the tiny\n"
+              "Transformer's training throughput (tokens/s) with each. Not a test.",
+              NULL, 0);
     tensor_info *t;
     model m = fake_gpt(&t);
     partition *p = partition_alg3(&m, 0);

@@ -13,13 +13,20 @@
 #include <stdio.h>
 #include <gsl/gsl_rng.h>
 
-/* ---- errors ---------------------------------------------------------------
- * die_user: bad flag, bad file, bad value — one line "prog: message" on stderr,
- *           exit code 2. Uncommitted output files are removed first.
- * DIE:      an internal error (a bug or an impossible state) — file:line,
- *           exit code 1.
+/* ---- errors and exit codes --------------------------------------------------
+ * Every program exits 0 when it succeeds, 1 on an internal error, 2 on bad
+ * input, 3 when training diverged.
+ * die_user:     bad flag, bad file, bad value — one line "prog: message" on
+ *               stderr, exit code 2. Uncommitted output files are removed first.
+ * die_diverged: a training run diverged (a non-finite or exploding loss) — one
+ *               line, exit code 3; files already committed stay (they hold the
+ *               steps before it).
+ * DIE:          an internal error (a bug or an impossible state) — file:line,
+ *               exit code 1.
  */
+enum { EXIT_INTERNAL = 1, EXIT_USER = 2, EXIT_DIVERGED = 3 };
 void die_user(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void die_diverged(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 #define DIE(...) die_internal(__FILE__, __LINE__, __VA_ARGS__)
 void die_internal(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));

@@ -19,19 +19,32 @@ const char *program_name(void) { return prog_name; }
 
 void set_user_error_hook(user_error_hook hook) { error_hook = hook; }
 
-void die_user(const char *fmt, ...)
+/* One line "prog: message", then exit (the atexit handler in output.c removes
+ * uncommitted files); the test hook, when set, gets the message instead. */
+static void die_with(int code, const char *fmt, va_list ap)
 {
     char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     if (error_hook) {
         error_hook(msg);
         abort(); /* a hook must not return */
     }
     fprintf(stderr, "%s: %s\n", prog_name, msg);
-    exit(2); /* the atexit handler in output.c removes uncommitted files */
+    exit(code);
+}
+
+void die_user(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    die_with(EXIT_USER, fmt, ap);
+}
+
+void die_diverged(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    die_with(EXIT_DIVERGED, fmt, ap);
 }
 
 void die_internal(const char *file, int line, const char *fmt, ...)
@@ -42,7 +55,7 @@ void die_internal(const char *file, int line, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
-    exit(1);
+    exit(EXIT_INTERNAL);
 }
 
 void *xmalloc(size_t bytes)

@@ -420,7 +420,7 @@ int main(int argc, char **argv)
     train_hooks hooks = {set_batch, after_step, &r};
     int diverged = 0;
     long ran = train_run(r.m, r.opt, &tc, &hooks, &diverged);
-    if (diverged) die_user("training diverged at step %ld (non-finite loss or gradient); lower --lr", ran);
+    if (diverged) die_diverged("training diverged at step %ld (non-finite loss or gradient); lower --lr", ran);
     if (r.done != r.ncheck) DIE("%d of %d checkpoints done", r.done, r.ncheck);
     csv_close(r.train_csv);
     csv_close(r.check_csv);

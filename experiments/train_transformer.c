@@ -32,11 +32,11 @@ int main(int argc, char **argv)
         {"text", OPT_STRING, &text, "train on the bytes of this file instead of the Markov source"},
         {"order", OPT_INT, &order, "Markov source order (the next token depends on this many)"},
         {"successors", OPT_INT, &successors, "Markov source: likely successors per context"},
-        {"optim", OPT_STRING, &optim, "gd, adam, adamw or adam-mini"},
+        {"optim", OPT_STRING, &optim, "gd, adam, adamw, adam-mini, adafactor or sm3"},
         {"lr", OPT_DOUBLE, &lr, "peak learning rate"},
         {"beta1", OPT_DOUBLE, &beta1, "first-moment decay"},
-        {"beta2", OPT_DOUBLE, &beta2, "second-moment decay (1: the exact running-mean limit)"},
-        {"eps", OPT_DOUBLE, &eps, "epsilon"},
+        {"beta2", OPT_DOUBLE, &beta2, "second-moment decay (1: the exact running-mean limit; Adafactor and SM3 have their own)"},
+        {"eps", OPT_DOUBLE, &eps, "epsilon (Adam family; Adafactor and SM3 use 1e-30 inside the root)"},
         {"wd", OPT_DOUBLE, &wd, "decoupled weight decay (-1: 0.1 for adamw and adam-mini, 0 otherwise)"},
         {"vstat", OPT_STRING, &vstat, "Adam-mini block statistic: mean, l2, l1, max, min"},
         {"partition", OPT_STRING, &partition_name,
@@ -52,8 +52,9 @@ int main(int argc, char **argv)
     };
     cli_parse(argc, argv,
               "Train the tiny GPT-style Transformer (defaults: the paper's 1-layer model, V 8, C 16, 4 heads,\n"
-              "M 32, T 8, biases) on an order-2 Markov source or a text file, with any of the toolkit's\n"
-              "optimizers. Adam-mini follows the official v1.1.1 update; cosine decay ends at 10% of lr.\n"
+              "M 32, T 8, biases) on an order-2 Markov source or a text file, with GD, Adam, AdamW,\n"
+              "Adam-mini, Adafactor or SM3 (blockwise GD and leave-out need per-block rates: exp2_blockwise_gd,\n"
+              "leave_out). Adam-mini follows the official v1.1.1 update; cosine decay ends at 10% of lr.\n"
               "Checkpoints hold the parameters and, for Adam-family optimizers, v-hat (D_Adam = 1/(sqrt(v)+eps)).\n"
               "Exit status 3: the loss diverged (the files up to that step are complete).",
               opts, sizeof opts / sizeof *opts);
@@ -102,10 +103,7 @@ int main(int argc, char **argv)
     partition_free(p);
     model_free(m);
     tt_data_free(d);
-    if (r.diverged) {
-        fprintf(stderr, "%s: diverged at step %ld (loss or gradient not finite); %s holds the steps before it\n",
-                program_name(), r.steps_done, out);
-        return 3;
-    }
+    if (r.diverged) die_diverged("diverged at step %ld (loss or gradient not finite); %s holds the steps before it",
+                                 r.steps_done, out);
     return 0;
 }
