@@ -296,7 +296,10 @@ hstream *hstream_new(const model *m, const hstream_opts *o)
             tot += s->blocks[k].n * s->blocks[k].n;
         }
         s->hoff[s->nb] = tot;
-        s->hb = xcalloc(tot ? tot : 1, sizeof(double));
+        /* 2 MB pages where the VM gives them: first-touch faults of small pages
+         * cost more than the copying (see huge_alloc) */
+        s->hb = huge_alloc(tot ? tot : 1, "kept Hessian blocks");
+        memset(s->hb, 0, (tot ? tot : 1) * sizeof(double));
     }
     s->rm = xcalloc(P, sizeof(double));
     s->inrow = xcalloc(P, sizeof(double));
@@ -350,47 +353,75 @@ size_t hstream_rows_fed(const hstream *s) { return s->nfed; }
 
 /* ---- the j-pass ------------------------------------------------------------------------ */
 
-/* j0..j1-1, all in tensor t and pixel column c, for NR rows; HK: heat kind. The
- * chains of each row are sequential in j, whatever NR is. */
-static inline __attribute__((always_inline)) void seg(rowacc *ra, const int NR, const int HK, size_t j0, size_t j1,
-                                                      int t, size_t c)
+/* j0..j1-1, all in tensor t and pixel column c; HK: heat kind. Each row's chains
+ * are sequential in j; the four-row kernel only runs four rows' chains side by
+ * side (scalars, so they stay in registers), which changes no result. */
+#define SEG_STEP(v, own, ts, hs)                     \
+    do {                                             \
+        double h_ = (v) * (v);                       \
+        own += h_;                                   \
+        ts += h_;                                    \
+        if (HK == HEAT_SUM) {                        \
+            hs += fabs(v);                           \
+        } else if (HK == HEAT_MAX) {                 \
+            double a_ = fabs(v);                     \
+            if (a_ > hs) hs = a_;                    \
+        }                                            \
+    } while (0)
+
+static inline __attribute__((always_inline)) void seg1(rowacc *ra, const int HK, size_t j0, size_t j1, int t, size_t c)
 {
-    double own[4], ts[4], hs[4];
-    const double *x[4];
-    for (int r = 0; r < NR; r++) {
-        x[r] = ra[r].x;
-        own[r] = ra[r].own;
-        ts[r] = ra[r].tp[t];
-        hs[r] = HK ? ra[r].hp[c] : 0;
+    const double *x = ra->x;
+    double own = ra->own, ts = ra->tp[t], hs = HK ? ra->hp[c] : 0;
+    for (size_t j = j0; j < j1; j++) SEG_STEP(x[j], own, ts, hs);
+    ra->own = own;
+    ra->tp[t] = ts;
+    if (HK) ra->hp[c] = hs;
+}
+
+static inline __attribute__((always_inline)) void seg4(rowacc *ra, const int HK, size_t j0, size_t j1, int t, size_t c)
+{
+    const double *x0 = ra[0].x, *x1 = ra[1].x, *x2 = ra[2].x, *x3 = ra[3].x;
+    double o0 = ra[0].own, o1 = ra[1].own, o2 = ra[2].own, o3 = ra[3].own;
+    double t0 = ra[0].tp[t], t1 = ra[1].tp[t], t2 = ra[2].tp[t], t3 = ra[3].tp[t];
+    double h0 = 0, h1 = 0, h2 = 0, h3 = 0;
+    if (HK) {
+        h0 = ra[0].hp[c];
+        h1 = ra[1].hp[c];
+        h2 = ra[2].hp[c];
+        h3 = ra[3].hp[c];
     }
-    for (size_t j = j0; j < j1; j++)
-        for (int r = 0; r < NR; r++) {
-            double v = x[r][j], h = v * v;
-            own[r] += h;
-            ts[r] += h;
-            if (HK == HEAT_SUM) {
-                hs[r] += fabs(v);
-            } else if (HK == HEAT_MAX) {
-                double a = fabs(v);
-                if (a > hs[r]) hs[r] = a;
-            }
-        }
-    for (int r = 0; r < NR; r++) {
-        ra[r].own = own[r];
-        ra[r].tp[t] = ts[r];
-        if (HK) ra[r].hp[c] = hs[r];
+    for (size_t j = j0; j < j1; j++) {
+        SEG_STEP(x0[j], o0, t0, h0);
+        SEG_STEP(x1[j], o1, t1, h1);
+        SEG_STEP(x2[j], o2, t2, h2);
+        SEG_STEP(x3[j], o3, t3, h3);
+    }
+    ra[0].own = o0;
+    ra[1].own = o1;
+    ra[2].own = o2;
+    ra[3].own = o3;
+    ra[0].tp[t] = t0;
+    ra[1].tp[t] = t1;
+    ra[2].tp[t] = t2;
+    ra[3].tp[t] = t3;
+    if (HK) {
+        ra[0].hp[c] = h0;
+        ra[1].hp[c] = h1;
+        ra[2].hp[c] = h2;
+        ra[3].hp[c] = h3;
     }
 }
 
 static void seg_dispatch(rowacc *ra, int nr, int hk, size_t j0, size_t j1, int t, size_t c)
 {
     switch (hk * 2 + (nr == 4)) {
-    case 0: seg(ra, 1, HEAT_NONE, j0, j1, t, c); break;
-    case 1: seg(ra, 4, HEAT_NONE, j0, j1, t, c); break;
-    case 2: seg(ra, 1, HEAT_SUM, j0, j1, t, c); break;
-    case 3: seg(ra, 4, HEAT_SUM, j0, j1, t, c); break;
-    case 4: seg(ra, 1, HEAT_MAX, j0, j1, t, c); break;
-    default: seg(ra, 4, HEAT_MAX, j0, j1, t, c); break;
+    case 0: seg1(ra, HEAT_NONE, j0, j1, t, c); break;
+    case 1: seg4(ra, HEAT_NONE, j0, j1, t, c); break;
+    case 2: seg1(ra, HEAT_SUM, j0, j1, t, c); break;
+    case 3: seg4(ra, HEAT_SUM, j0, j1, t, c); break;
+    case 4: seg1(ra, HEAT_MAX, j0, j1, t, c); break;
+    default: seg4(ra, HEAT_MAX, j0, j1, t, c); break;
     }
 }
 
@@ -436,38 +467,65 @@ static void row_finish(hstream *s, size_t i, const rowacc *ra)
     }
 }
 
-/* Full row i: its block row (copied when kept) and in-block mass. */
+/* Σ of the squares of n entries x[0], x[st], ... in four lanes (lane = entry mod 4),
+ * combined as (l0 + l1) + (l2 + l3), l0 starting from `start`: a fixed order that
+ * depends only on the entries, and not latency-bound. */
+static double sq_sum_lanes(const double *x, size_t n, size_t st, double start)
+{
+    double l0 = start, l1 = 0, l2 = 0, l3 = 0;
+    size_t e = 0;
+    for (; e + 4 <= n; e += 4) {
+        const double *y = x + e * st;
+        l0 += y[0] * y[0];
+        l1 += y[st] * y[st];
+        l2 += y[2 * st] * y[2 * st];
+        l3 += y[3 * st] * y[3 * st];
+    }
+    if (e < n) l0 += x[e * st] * x[e * st];
+    if (e + 1 < n) l1 += x[(e + 1) * st] * x[(e + 1) * st];
+    if (e + 2 < n) l2 += x[(e + 2) * st] * x[(e + 2) * st];
+    return (l0 + l1) + (l2 + l3);
+}
+
+/* Full row i: its block row copied when kept, else its in-block mass (the kept
+ * block gives the block masses itself). */
 static void block_row_full(hstream *s, size_t i, const double *x)
 {
     const block *b = &s->blocks[s->blk[i]];
     size_t n = b->n, r = s->pos[i];
-    double *dst = s->keep ? s->hb + s->hoff[s->blk[i]] + r * n : NULL;
-    double own = 0;
-    for (size_t e = 0; e < n; e++) {
-        double v = x[b->start + e * b->stride];
-        own += v * v;
-        if (dst) dst[e] = v;
+    if (!s->keep) {
+        s->inrow[i] = sq_sum_lanes(x + b->start, n, b->stride, 0);
+        return;
     }
-    s->inrow[i] = own;
+    double *dst = s->hb + s->hoff[s->blk[i]] + r * n;
+    if (b->stride == 1) memcpy(dst, x + b->start, n * sizeof(double));
+    else
+        for (size_t e = 0; e < n; e++) dst[e] = x[b->start + e * b->stride];
 }
 
-/* Lower row i (entries j >= i): the upper part of its block row, the mirrored
- * in-block masses of later rows, and its own in-block mass continuing the chain
- * the earlier rows built. */
+/* Lower row i (entries j >= i): the upper part of its block row when kept; else
+ * the mirrored in-block masses of the later rows of its block and its own,
+ * continuing what the earlier rows gave it. */
 static void block_row_lower(hstream *s, size_t i, const double *x)
 {
     const block *b = &s->blocks[s->blk[i]];
-    size_t n = b->n, r = s->pos[i];
-    double *dst = s->keep ? s->hb + s->hoff[s->blk[i]] + r * n : NULL;
-    double own = s->inrow[i];
-    for (size_t e = r; e < n; e++) {
-        size_t j = b->start + e * b->stride;
-        double v = x[j], h = v * v;
-        own += h;
-        if (e > r) s->inrow[j] += h;
-        if (dst) dst[e] = v;
+    size_t n = b->n, r = s->pos[i], st = b->stride;
+    if (s->keep) {
+        double *dst = s->hb + s->hoff[s->blk[i]] + r * n;
+        if (st == 1) memcpy(dst + r, x + i, (n - r) * sizeof(double));
+        else
+            for (size_t e = r; e < n; e++) dst[e] = x[b->start + e * st];
+        return;
     }
-    s->inrow[i] = own;
+    double *restrict in = s->inrow;
+    if (st == 1)
+        for (size_t j = i + 1; j < b->start + n; j++) in[j] += x[j] * x[j];
+    else
+        for (size_t e = r + 1; e < n; e++) {
+            size_t j = b->start + e * st;
+            in[j] += x[j] * x[j];
+        }
+    in[i] = sq_sum_lanes(x + i, n - r, st, in[i]);
 }
 
 static void add_full(hstream *s, size_t j0, int k, const double *rows)
