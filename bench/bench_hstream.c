@@ -58,7 +58,7 @@ static model *markov_tt(int B, unsigned long seed)
 }
 
 typedef struct {
-    double ratio, heat_rel, metric_rel;
+    double ratio, truth;   /* mass ratio; the same in long double (full path only) */
 } summary;
 
 /* Streamed: panels from `lower` (or hess_cols), each fed to the stream; the
@@ -104,6 +104,19 @@ static void full_path(model *m, const partition *p, hess_cols_fn lower, int pane
     double *H = hessian_full(m, &o);
     size_t P = m->P, pr, pc, f;
     out->ratio = mass_ratio(H, P, p);
+    /* the mass ratio once more in long double: which of the two double sums is off */
+    int *lab = xmalloc(P * sizeof(int));
+    for (int k = 0; k < p->nblocks; k++)
+        for (size_t e = 0; e < p->b[k].n; e++) lab[p->b[k].start + e * p->b[k].stride] = k;
+    long double num = 0, den = 0;
+    for (size_t i = 0; i < P; i++)
+        for (size_t j = 0; j < P; j++) {
+            long double h = (long double)H[i * P + j] * H[i * P + j];
+            den += h;
+            if (lab[i] == lab[j]) num += h;
+        }
+    out->truth = (double)(num / den);
+    free(lab);
     *heat = heatmap_pool(H, P, P, P, px, POOL_MEAN, &pr, &pc, &f);
     *bm = xmalloc((size_t)p->nblocks * sizeof(block_metrics));
     for (int b = 0; b < p->nblocks; b++) (*bm)[b] = block_analyze(H, P, &p->b[b], d);
@@ -119,8 +132,10 @@ static void bench_model(model *m, const char *name, hess_cols_fn lowerfn, int pa
     for (size_t i = 0; i < P; i++) d[i] = 1 + (double)(i % 7);
     double keep = 0;
     for (int b = 0; b < p->nblocks; b++) keep += 8.0 * p->b[b].n * p->b[b].n;
-    printf("%s: P = %zu, H %.3f GB; Algorithm 3: %d blocks, Σ n_b² %.4f GB; panel %d, heatmap <= %d px, mean-pooled\n",
-           name, P, 8.0 * P * P / 1e9, p->nblocks, keep / 1e9, panel, px);
+    hstream_opts so = {p, 1, px, POOL_MEAN};
+    printf("%s: P = %zu, H %.3f GB; Algorithm 3: %d blocks, Σ n_b² %.4f GB; panel %d, heatmap <= %d px, mean-pooled;\n"
+           "  hstream_bytes (stream + one panel) %.4f GB\n",
+           name, P, 8.0 * P * P / 1e9, p->nblocks, keep / 1e9, panel, px, hstream_bytes(m, &so, panel) / 1e9);
     double base = maxrss_gb();
     /* full panels (hess_cols), then lower panels (the symmetric fast path): the stream's share of each */
     for (int lw = 0; lw <= 1; lw++) {
@@ -145,17 +160,29 @@ static void bench_model(model *m, const char *name, hess_cols_fn lowerfn, int pa
     full_path(m, p, lowerfn, panel, px, d, &tf, &sf, &hf, &bf);
     double peak_f = maxrss_gb();
     size_t f = (P + px - 1) / px, R = (P + f - 1) / f;
-    double eh = rel_max_diff(R * R, hs, hf), eb = 0;
+    /* blocks of round-off (|λ|max below 1e-6 of the largest; e.g. the Transformer's key
+     * bias, whose H rows are 0 up to round-off) have no meaningful relative error */
+    double eh = rel_max_diff(R * R, hs, hf), eb = 0, top = 0;
+    int noise = 0;
+    for (int b = 0; b < p->nblocks; b++) top = fmax(top, bf[b].s.absmax);
     for (int b = 0; b < p->nblocks; b++) {
-        eb = fmax(eb, fabs(bs[b].s.lmax - bf[b].s.lmax) / fmax(fabs(bf[b].s.lmax), 1e-300));
+        if (bf[b].s.absmax < 1e-6 * top) {
+            noise++;
+            continue;
+        }
+        eb = fmax(eb, fabs(bs[b].s.lmax - bf[b].s.lmax) / bf[b].s.absmax);
         eb = fmax(eb, fabs(bs[b].tau - bf[b].tau) / fmax(bf[b].tau, 1e-300));
     }
     printf("  both with lower panels: streamed %.3f s, full-H path %.3f s: time ratio streamed/full %.2f\n", ts, tf, ts / tf);
     printf("  peak RSS: before %.3f GB, after streaming %.3f GB, after the full path %.3f GB: peak ratio streamed/full "
            "%.3f (growth over the start %.3f GB vs %.3f GB)\n", base, peak_s, peak_f, peak_s / peak_f, peak_s - base,
            peak_f - base);
-    printf("  agreement: mass ratio %.15f vs %.15f (rel %.2e); heatmap max rel %.2e of max; λmax, τ of every block rel %.2e\n",
-           ss.ratio, sf.ratio, fabs(ss.ratio - sf.ratio) / sf.ratio, eh, eb);
+    printf("  agreement (lower panels: the stream takes H_ij from row min(i,j), hessian_full mirrors per panel: the\n"
+           "  entries differ by H's asymmetry; the mass ratios mostly by mass_ratio()'s own rounding): mass ratio %.15f vs %.15f (rel %.2e); heatmap max diff %.2e of max;\n"
+           "  λmax (of |λ|max) and τ of every block rel %.2e (%d blocks of round-off skipped)\n"
+           "  mass ratio against the same sums in long double on the full path's H: streamed rel %.2e, mass_ratio() rel %.2e\n",
+           ss.ratio, sf.ratio, fabs(ss.ratio - sf.ratio) / sf.ratio, eh, eb, noise, fabs(ss.ratio - sf.truth) / sf.truth,
+           fabs(sf.ratio - sf.truth) / sf.truth);
     free(hs);
     free(hf);
     free(bs);

@@ -242,6 +242,7 @@ double hstream_bytes(const model *m, const hstream_opts *o, int panel)
     size_t P = m->P, T = (size_t)m->ntensors, maxt = 0;
     for (size_t t = 0; t < T; t++) if (tensor_size(&m->tensors[t]) > maxt) maxt = tensor_size(&m->tensors[t]);
     double b = (double)P * (sizeof(int) + sizeof(size_t) + 1 + 2 * sizeof(double));   /* blk, pos, fed, rm, inrow */
+    b += (double)o->p->nblocks * (sizeof(block) + sizeof(size_t));                    /* the blocks' copy, offsets */
     b += 8.0 * (T * (T + 1) + T * T);                                                 /* tensor sums and result */
     b += 2 * 8.0 * (double)maxt * (T + 2);   /* worst pending tensor rows (sums and row), doubling growth */
     if (o->keep_blocks)

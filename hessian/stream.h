@@ -20,8 +20,11 @@
  *
  * Fixed summation order (what makes the results reproducible):
  *  - A row's own sums — ‖H_{i,:}‖² (sequential over j = 0..P-1, exactly like
- *    frobenius_sq), its in-block sum, its sum per tensor, its sum (or max) of |H_ij|
- *    per heatmap pixel column — depend only on that row.
+ *    frobenius_sq), its sum per tensor and its sum (or max) of |H_ij| per heatmap
+ *    pixel column (sequential over the tensor's / pixel's j), its in-block sum
+ *    when blocks are not kept (four lanes, entry e in lane e mod 4, combined as
+ *    (l0 + l1) + (l2 + l3)) — depend only on that row. Four rows run side by
+ *    side, each its own chains, so the grouping changes nothing.
  *  - Cross-row sums (tensor masses, mean-pooled heatmap cells) are chains in row
  *    order inside their group (a tensor's rows, a heatmap pixel row's rows): the
  *    chain of a group takes the row sums in ascending row order, starting from
@@ -43,6 +46,12 @@
  *  Against the full-H path, the cross-row sums (mass ratio, ‖H‖_F², mean heatmap)
  *  are regrouped (per row first, then across rows): equal to round-off, not
  *  bitwise; everything else is bitwise when the stream is fed the same rows.
+ *  The regrouped sums are the more accurate ones: mass_ratio's single sequential
+ *  sum over P² terms is off by 1e-12 relative already at P = 2,640 (against the
+ *  same sum in long double), the stream's by ~1e-16 (bench_hstream prints both).
+ *  Lower panels against hessian_full(lower): the stream takes H_ij from row
+ *  min(i, j), hessian_full keeps a panel's own entries at j0 <= j < i, so the two
+ *  differ by H's asymmetry (~1e-16 of max|H|), not by the stream.
  *
  * Results need every row 0..P-1 fed exactly once (user error otherwise). The
  * result getters finish the stream lazily on first call (mirroring kept blocks

@@ -448,6 +448,22 @@ static void test_model(model *m, hess_cols_fn lowerfn, const char *name)
             hstream_free(sl);
         }
     }
+    /* accuracy: the stream's regrouped sums against long double (the full-H path's flat
+     * sequential sum over P² terms is the less accurate of the two at large P) */
+    {
+        hstream_opts so = {parts[0], 0, 0, POOL_MAX};
+        hstream *a = feed(m, &so, H, 0, P, w1, 0, 0), *b = feed(m, &so, Hu, 0, P, w1, 1, 0);
+        long double tot = 0, totu = 0;
+        for (size_t q = 0; q < P * P; q++) {
+            tot += (long double)H[q] * H[q];
+            totu += (long double)Hu[q] * Hu[q];
+        }
+        double ea = rel(hstream_total_fro2(a), (double)tot), eb = rel(hstream_total_fro2(b), (double)totu);
+        CHECK(ea <= 1e-14 && eb <= 1e-14, "%s: ||H||_F^2 against long double: full panels %.2e, lower %.2e; "
+              "frobenius_sq of all of H %.2e", name, ea, eb, rel(frobenius_sq(P * P, H), (double)tot));
+        hstream_free(a);
+        hstream_free(b);
+    }
     /* the hvp path (unit directions through the R-operator) */
     {
         heat_cfg hc = {9, POOL_MEAN};
