@@ -48,7 +48,9 @@
  *  bitwise; everything else is bitwise when the stream is fed the same rows.
  *  The regrouped sums are the more accurate ones: mass_ratio's single sequential
  *  sum over P² terms is off by 1e-12 relative already at P = 2,640 (against the
- *  same sum in long double), the stream's by ~1e-16 (bench_hstream prints both).
+ *  same sum in long double), the stream's by 2e-16 (bench_hstream prints both;
+ *  on the MLP up to 2e-14, where the lower panels' H and the full path's differ
+ *  by H's asymmetry).
  *  Lower panels against hessian_full(lower): the stream takes H_ij from row
  *  min(i, j), hessian_full keeps a panel's own entries at j0 <= j < i, so the two
  *  differ by H's asymmetry (~1e-16 of max|H|), not by the stream.
