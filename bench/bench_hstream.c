@@ -63,7 +63,7 @@ typedef struct {
 
 /* Streamed: panels from `lower` (or hess_cols), each fed to the stream; the
  * model's time and the stream's time are kept apart. */
-static void streamed(model *m, const partition *p, hess_cols_fn lower, int panel, int px, const double *d,
+static void streamed(model *m, const partition *p, int lower, int panel, int px, const double *d,
                      double *t_model, double *t_add, double *t_total, summary *out, double **heat, block_metrics **bm)
 {
     double t0 = wall_seconds();
@@ -75,10 +75,10 @@ static void streamed(model *m, const partition *p, hess_cols_fn lower, int panel
     for (size_t c = 0; c < P; c += (size_t)panel) {
         int k = (int)(P - c < (size_t)panel ? P - c : (size_t)panel);
         double a = wall_seconds();
-        if (lower) lower(m, c, k, buf);
+        if (lower) m->hess_cols_lower(m, c, k, buf);
         else m->hess_cols(m, c, k, buf);
         double b = wall_seconds();
-        hstream_add(s, c, k, buf, lower != NULL);
+        hstream_add(s, c, k, buf, lower);
         *t_add += wall_seconds() - b;
         *t_model += b - a;
     }
@@ -94,13 +94,13 @@ static void streamed(model *m, const partition *p, hess_cols_fn lower, int panel
     *t_total = wall_seconds() - t0;
 }
 
-static void full_path(model *m, const partition *p, hess_cols_fn lower, int panel, int px, const double *d,
+static void full_path(model *m, const partition *p, int lower, int panel, int px, const double *d,
                       double *t_total, summary *out, double **heat, block_metrics **bm)
 {
     double t0 = wall_seconds();
     hessian_opts o = hessian_defaults();
     o.panel = panel;
-    o.lower = lower;
+    o.symmetric = lower;
     double *H = hessian_full(m, &o);
     size_t P = m->P, pr, pc, f;
     out->ratio = mass_ratio(H, P, p);
@@ -124,7 +124,7 @@ static void full_path(model *m, const partition *p, hess_cols_fn lower, int pane
     *t_total = wall_seconds() - t0;
 }
 
-static void bench_model(model *m, const char *name, hess_cols_fn lowerfn, int panel, int px)
+static void bench_model(model *m, const char *name, int panel, int px)
 {
     size_t P = m->P;
     partition *p = partition_alg3(m, 0);
@@ -144,7 +144,7 @@ static void bench_model(model *m, const char *name, hess_cols_fn lowerfn, int pa
         summary s;
         double *heat;
         block_metrics *bm;
-        streamed(m, p, lw ? lowerfn : NULL, panel, px, d, &tm, &ta, &tt, &s, &heat, &bm);
+        streamed(m, p, lw, panel, px, d, &tm, &ta, &tt, &s, &heat, &bm);
         printf("  streamed, %s panels: R-passes %.3f s, hstream_add %.3f s (%.1f%% of the R-passes, %.2f ns per H entry "
                "read), total %.3f s\n", lw ? "lower" : "full", tm, ta, 100 * ta / tm,
                1e9 * ta / (lw ? 0.5 * P * (P + 1.0) : (double)P * P), tt);
@@ -156,8 +156,8 @@ static void bench_model(model *m, const char *name, hess_cols_fn lowerfn, int pa
     summary ss, sf;
     double *hs, *hf;
     block_metrics *bs, *bf;
-    streamed(m, p, lowerfn, panel, px, d, &tm, &ta, &ts, &ss, &hs, &bs);
-    full_path(m, p, lowerfn, panel, px, d, &tf, &sf, &hf, &bf);
+    streamed(m, p, 1, panel, px, d, &tm, &ta, &ts, &ss, &hs, &bs);
+    full_path(m, p, 1, panel, px, d, &tf, &sf, &hf, &bf);
     double peak_f = maxrss_gb();
     size_t f = (P + px - 1) / px, R = (P + f - 1) / f;
     /* blocks of round-off (|λ|max below 1e-6 of the largest; e.g. the Transformer's key
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
                 m = markov_tt(tt_batch, 1);
                 snprintf(name, sizeof name, "Transformer (tt_defaults), B = %d", tt_batch);
             }
-            bench_model(m, name, which == 0 ? mlp_hess_cols_lower : tt_hess_cols_lower, panel, px);
+            bench_model(m, name, panel, px);
             model_free(m);
             fflush(stdout);
             _exit(0);

@@ -602,13 +602,13 @@ void hstream_add(hstream *s, size_t j0, int k, const double *rows, int lower)
 
 /* ---- driving the model ------------------------------------------------------------------ */
 
-void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_opts *opt, hess_cols_fn lower)
+void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_opts *opt)
 {
     hessian_opts o = opt ? *opt : hessian_defaults();
     size_t P = m->P;
     if (P != s->P) DIE("hstream_run: model has P = %zu, stream %zu", P, s->P);
     if (j0 > j1 || j1 > P) die_user("hstream: column range %zu..%zu is not inside 0..%zu", j0, j1, P);
-    if (!lower) lower = o.lower;
+    hess_cols_fn lower = o.symmetric && o.use_hess_cols ? m->hess_cols_lower : NULL;
     int pw = o.panel > 0 ? o.panel : 128;
     int use_hvp = !lower && !(o.use_hess_cols && m->hess_cols);
     /* the stream's own bytes, plus this run's panel (and unit directions for hvp) */
@@ -645,9 +645,9 @@ void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_
     free(buf);
 }
 
-void hstream_run(hstream *s, model *m, const hessian_opts *o, hess_cols_fn lower)
+void hstream_run(hstream *s, model *m, const hessian_opts *o)
 {
-    hstream_run_cols(s, m, 0, m->P, o, lower);
+    hstream_run_cols(s, m, 0, m->P, o);
 }
 
 /* ---- merge --------------------------------------------------------------------------------- */

@@ -12,8 +12,7 @@
  * Two kinds of panels (one kind per stream):
  *  - full: row i of H complete (hess_cols, hvp). Every ordered pair (i, j) is
  *    counted from row i.
- *  - lower (hessian_opts.lower, e.g. tt_hess_cols_lower, mlp_hess_cols_lower): a
- *    panel at j0 is valid only at indices >= j0. The stream reads only j >= i of
+ *  - lower (the model's hess_cols_lower, the symmetric fast path): a panel at j0 is valid only at indices >= j0. The stream reads only j >= i of
  *    row i and counts each unordered pair {i, j} once, mirrored: H_bb gets
  *    (a, b) and (b, a), row masses get H_ij² on rows i and j (i ≠ j), tensor
  *    masses and the heatmap are symmetric.
@@ -87,12 +86,13 @@ hstream *hstream_new(const model *m, const hstream_opts *o);
  * `lower`: only the entries at indices >= j0 are valid. User error if a row was
  * fed already or lies outside 0..P-1, or if the panel kind differs from earlier ones. */
 void hstream_add(hstream *s, size_t j0, int k, const double *rows, int lower);
-/* Drive the model: panels of o->panel columns from m->hess_cols / hvp (as in
- * hessian_cols), or from `lower` when given (else o->lower when set), fed to
- * hstream_add in ascending order. Checks the memory with the real panel width. */
-void hstream_run(hstream *s, model *m, const hessian_opts *o, hess_cols_fn lower);
+/* Drive the model: panels of o->panel columns, as hessian_full makes them (the
+ * model's hess_cols_lower when o->symmetric and the model has it, else
+ * hess_cols, else hvp on unit vectors), fed to hstream_add in ascending order.
+ * Checks the memory with the real panel width. */
+void hstream_run(hstream *s, model *m, const hessian_opts *o);
 /* The same for columns j0..j1-1 only (one rank's share; merge the streams after). */
-void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_opts *o, hess_cols_fn lower);
+void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_opts *o);
 /* Combine partial results (column ranges computed separately, e.g. by MPI ranks):
  * a += b. Sums and maxima only; exact for disjoint rows (see the order above).
  * User error unless a and b were made with the same model size, partition and

@@ -314,13 +314,14 @@ static hstream *feed(const model *m, const hstream_opts *o, const double *H, siz
     return s;
 }
 
-static hstream *run(model *m, const hstream_opts *so, int panel, int use_hess_cols, hess_cols_fn lower)
+static hstream *run(model *m, const hstream_opts *so, int panel, int use_hess_cols, int lower)
 {
     hstream *s = hstream_new(m, so);
     hessian_opts o = hessian_defaults();
     o.panel = panel;
     o.use_hess_cols = use_hess_cols;
-    hstream_run(s, m, &o, lower);
+    o.symmetric = lower;
+    hstream_run(s, m, &o);
     return s;
 }
 
@@ -336,7 +337,7 @@ static void test_by_hand(void)
         0, 0, 0, -1, 0,
         0, 0, 3, 0, 1,
     };
-    tensor_info ti[2] = {{"a", ROLE_MATRIX, 0, 1, 2, 1, -1, 0}, {"b", ROLE_MATRIX, 2, 1, 3, 1, -1, 0}};
+    tensor_info ti[2] = {{"a", ROLE_MATRIX, 0, 1, 2, 1, -1}, {"b", ROLE_MATRIX, 2, 1, 3, 1, -1}};
     model m = {0};
     m.kind = "by hand";
     m.P = 5;
@@ -380,14 +381,15 @@ static void test_by_hand(void)
 
 /* ---- the models --------------------------------------------------------------------------- */
 
-static void test_model(model *m, hess_cols_fn lowerfn, const char *name)
+static void test_model(model *m, const char *name)
 {
     size_t P = m->P;
     const int w1 = 7, w2 = 32;
     hessian_opts o = hessian_defaults();
     o.panel = w1;
+    o.symmetric = 0;
     double *H = hessian_full(m, &o);
-    o.lower = lowerfn;
+    o.symmetric = 1;
     double *Hl = hessian_full(m, &o);
     double *Hu = upper_symmetrized(Hl, P);
     double maxH = max_abs(P * P, H);
@@ -407,11 +409,11 @@ static void test_model(model *m, hess_cols_fn lowerfn, const char *name)
             hstream_opts so = {p, 1, hc.px, hc.pool};
             char label[160];
             /* full panels from hess_cols, the same panels as H */
-            hstream *sf = run(m, &so, w1, 1, NULL);
+            hstream *sf = run(m, &so, w1, 1, 0);
             snprintf(label, sizeof label, "%s %s %s-pool, full panels %d", name, pname[pi], pool == POOL_MAX ? "max" : "mean", w1);
             check_against_H(sf, H, m, p, d, hc, 1, 0, TOL, label);
             /* lower panels: bitwise against the matrix they define, to 1e-12 against hessian_full's */
-            hstream *sl = run(m, &so, w1, 1, lowerfn);
+            hstream *sl = run(m, &so, w1, 1, 1);
             snprintf(label, sizeof label, "%s %s %s-pool, lower panels %d vs their upper triangle", name, pname[pi],
                      pool == POOL_MAX ? "max" : "mean", w1);
             check_against_H(sl, Hu, m, p, d, hc, 1, 0, TOL, label);
@@ -430,8 +432,8 @@ static void test_model(model *m, hess_cols_fn lowerfn, const char *name)
             hstream_free(sl2);
             if (pool == POOL_MEAN) {
                 /* the model run with panels of w2 (its own round-off differs) */
-                sf2 = run(m, &so, w2, 1, NULL);
-                sl2 = run(m, &so, w2, 1, lowerfn);
+                sf2 = run(m, &so, w2, 1, 0);
+                sl2 = run(m, &so, w2, 1, 1);
                 snprintf(label, sizeof label, "%s %s, full panels %d from the model", name, pname[pi], w2);
                 check_against_H(sf2, H, m, p, d, hc, 0, 1, TOL, label);
                 a = stream_diffs_x(sf2, sf, m, p, 1);
@@ -468,7 +470,7 @@ static void test_model(model *m, hess_cols_fn lowerfn, const char *name)
     {
         heat_cfg hc = {9, POOL_MEAN};
         hstream_opts so = {parts[0], 1, hc.px, hc.pool};
-        hstream *sh = run(m, &so, w1, 0, NULL);
+        hstream *sh = run(m, &so, w1, 0, 0);
         char label[128];
         snprintf(label, sizeof label, "%s Algorithm 3, hvp panels", name);
         check_against_H(sh, H, m, parts[0], d, hc, 0, 1, TOL, label);
@@ -548,13 +550,14 @@ static void test_model(model *m, hess_cols_fn lowerfn, const char *name)
             }
         /* hstream_run_cols on two ranges (split at a panel boundary) merged == hstream_run */
         hstream_opts so = {p, 1, 9, POOL_MEAN};
-        hstream *all = run(m, &so, w1, 1, NULL);
+        hstream *all = run(m, &so, w1, 1, 0);
         hstream *A = hstream_new(m, &so), *B = hstream_new(m, &so);
         hessian_opts ho = hessian_defaults();
         ho.panel = w1;
+        ho.symmetric = 0;
         size_t cut = (size_t)w1 * (P / w1 / 2);
-        hstream_run_cols(A, m, 0, cut, &ho, NULL);
-        hstream_run_cols(B, m, cut, P, &ho, NULL);
+        hstream_run_cols(A, m, 0, cut, &ho);
+        hstream_run_cols(B, m, cut, P, &ho);
         hstream_merge(B, A);
         diffs dr = stream_diffs(B, all, m, p);
         CHECK(dmax(dr) == 0, "%s: hstream_run_cols 0..%zu and %zu..%zu merged == hstream_run, bitwise (%.3g)", name, cut,
@@ -627,7 +630,7 @@ static void test_memory(void)
 {
     /* A P = 100,000 model (two tensors, no data): the stream without kept blocks
      * holds O(P), a fraction of one 128-column panel, never P². */
-    tensor_info ti[2] = {{"w", ROLE_MATRIX, 0, 1000, 99, 1, -1, 0}, {"b", ROLE_BIAS, 99000, 1000, 1, 1, -1, 0}};
+    tensor_info ti[2] = {{"w", ROLE_MATRIX, 0, 1000, 99, 1, -1}, {"b", ROLE_BIAS, 99000, 1000, 1, 1, -1}};
     model m = {0};
     m.P = 100000;
     m.ntensors = 2;
@@ -652,11 +655,11 @@ int main(void)
     test_by_hand();
     model *m = mlp_small();
     printf("# MLP P = %zu\n", m->P);
-    test_model(m, mlp_hess_cols_lower, "MLP");
+    test_model(m, "MLP");
     model_free(m);
     m = tt_small();
     printf("# Transformer P = %zu\n", m->P);
-    test_model(m, tt_hess_cols_lower, "Transformer");
+    test_model(m, "Transformer");
     model_free(m);
     test_errors();
     test_memory();
