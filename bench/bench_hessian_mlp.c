@@ -16,10 +16,10 @@
 
 static model *random_mlp(int in, int width, int classes, int N, unsigned long seed)
 {
-    mlp_config cfg = {in, width, classes, ACT_TANH, 1, LOSS_XENT};
+    mlp_config cfg = {in, width, classes, ACT_TANH, 1, LOSS_XENT, 1};
     model *m = mlp_new(&cfg);
     gsl_rng *r = rng_new(seed);
-    mlp_init(m, r);
+    mlp_init_params(m, gsl_rng_get(r));
     double *X = xmalloc((size_t)N * in * sizeof(double));
     int *y = xmalloc((size_t)N * sizeof(int));
     for (size_t e = 0; e < (size_t)N * in; e++) X[e] = rng_gaussian(r, 1.0);

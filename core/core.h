@@ -108,6 +108,10 @@ double *npy_read(const char *path, int *ndim, size_t shape[4]);
  * <dir>/run.txt with the command line, seed, git commit and wall time. */
 void run_begin(int argc, char **argv);
 void run_write_info(const char *dir, unsigned long seed);
+/* Adds a line (e.g. "hessian seconds: 1.23") to the run.txt that run_write_info
+ * writes next: what varies from run to run (times) lives there, so that the
+ * data files of two runs with one seed are byte-identical. */
+void run_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double wall_seconds(void); /* monotonic clock */
 
 /* ---- command line ------------------------------------------------------------------

@@ -21,7 +21,7 @@ void set_user_error_hook(user_error_hook hook) { error_hook = hook; }
 
 /* One line "prog: message", then exit (the atexit handler in output.c removes
  * uncommitted files); the test hook, when set, gets the message instead. */
-static void die_with(int code, const char *fmt, va_list ap)
+static __attribute__((noreturn)) void die_with(int code, const char *fmt, va_list ap)
 {
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);

@@ -1,6 +1,7 @@
 /* Run metadata (run.txt), command-line parsing and progress lines. */
 #include "core.h"
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ double wall_seconds(void)
 }
 
 static char run_command[4096];
+static char run_notes[4096];
 static double run_t0;
 static time_t run_started;
 
@@ -47,6 +49,19 @@ static void git_commit(char *out, size_t n)
     if (pclose(p) == 0 && buf[0]) snprintf(out, n, "%s", buf);
 }
 
+void run_note(const char *fmt, ...)
+{
+    size_t len = strlen(run_notes);
+    if (len + 2 >= sizeof run_notes) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(run_notes + len, sizeof run_notes - len - 1, fmt, ap);
+    va_end(ap);
+    len = strlen(run_notes);
+    run_notes[len] = '\n';
+    run_notes[len + 1] = '\0';
+}
+
 void run_write_info(const char *dir, unsigned long seed)
 {
     char commit[96], when[64];
@@ -54,8 +69,8 @@ void run_write_info(const char *dir, unsigned long seed)
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S%z", localtime(&run_started));
     char *path = path_join(dir, "run.txt");
     outfile *f = outfile_open(path);
-    fprintf(outfile_fp(f), "command: %s\nseed: %lu\ngit commit: %s\nstarted: %s\nwall seconds: %.3f\n",
-            run_command, seed, commit, when, wall_seconds() - run_t0);
+    fprintf(outfile_fp(f), "command: %s\nseed: %lu\ngit commit: %s\nstarted: %s\nwall seconds: %.3f\n%s",
+            run_command, seed, commit, when, wall_seconds() - run_t0, run_notes);
     outfile_commit(f);
     free(path);
 }

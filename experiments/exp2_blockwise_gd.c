@@ -145,9 +145,9 @@ int main(int argc, char **argv)
     path = path_join(a.out, "claims.txt");
     f = outfile_open(path);
     FILE *cl = outfile_fp(f);
-    fprintf(cl, "exp2_blockwise_gd: 1-layer Transformer, %ld steps; %d groups (%s), %d pass(es); %ld training runs, "
-                "%.0f s\n", a.steps, ngroups, per_block ? "Algorithm 3 blocks" : "tensors", passes, runs,
-            wall_seconds() - t0);
+    fprintf(cl, "exp2_blockwise_gd: 1-layer Transformer, %ld steps; %d groups (%s), %d pass(es); %ld training runs\n",
+            a.steps, ngroups, per_block ? "Algorithm 3 blocks" : "tensors", passes, runs);
+    run_note("search seconds: %.1f", wall_seconds() - t0);
     fprintf(cl, "  AdamW (lr %.4g%s): held-out loss %.4f\n", ga[ba].method.lr, ttexp_edge_note(ba, nlr), La);
     fprintf(cl, "  blockwise GD, Hessian rule (c = %.4g%s): %.4f\n", c, ttexp_edge_note(bg, ng), L0);
     fprintf(cl, "  blockwise GD, searched: %.4f (floor %.4f)\n", Ls, ttexp_optimal_loss(&e));

@@ -31,7 +31,7 @@ typedef struct {
     /* options */
     const char *data, *data_dir, *out, *act, *pool_kind, *scale;
     int pool, standardize, width, bias, batch, epochs, eval_n, pixels, panel, reps, save_h;
-    long steps, seed;
+    long steps, seed, data_seed;
     double lr;
     double_list fractions;
     /* state */
@@ -39,7 +39,8 @@ typedef struct {
     dataset *train, *test;   /* d's */
     model *m;
     optimizer *opt;
-    gsl_rng *rng;
+    gsl_rng *rng;            /* shuffles */
+    gsl_rng *base_rng;       /* random baselines */
     double *Xb, *Xe;
     int *yb, *ye, *perm;
     long total, steps_per_epoch;
@@ -65,7 +66,7 @@ static void tag_of(double f, char *tag, size_t n)
 
 static void load_data(run *r)
 {
-    mlp_data_load(&r->d, r->data, r->data_dir, r->pool, r->standardize, (unsigned long)r->seed);
+    mlp_data_load(&r->d, r->data, r->data_dir, r->pool, r->standardize, seed_for((unsigned long)r->data_seed, SEED_DATA));
     r->train = r->d.train;
     r->test = r->d.test;
     int dropped = r->d.dropped;
@@ -169,8 +170,8 @@ static void checkpoint(run *r, long step, int idx)
     partition *neurons = partition_alg3(m, 0), *hidden = partition_new();
     partition_add_tensor(hidden, m, 0, SPLIT_ROWS);
     double mass = mass_ratio(H, P, neurons), hmass = mass_ratio(H, P, hidden), base, sd, hbase, hsd;
-    mass_ratio_random(H, P, neurons, r->rng, r->reps, &base, &sd);
-    mass_ratio_random(H, P, hidden, r->rng, r->reps, &hbase, &hsd);
+    mass_ratio_random(H, P, neurons, r->base_rng, r->reps, &base, &sd);
+    mass_ratio_random(H, P, hidden, r->base_rng, r->reps, &hbase, &hsd);
     size_t P1 = tensor_size(&m->tensors[0]);
     double fc1 = 0;
     for (size_t i = 0; i < P1; i++) fc1 += frobenius_sq(P1, H + i * P);
@@ -196,9 +197,10 @@ static void checkpoint(run *r, long step, int idx)
                 bm.sd.kappa, bm.sd.nneg, bm.kappa_dh_svd);
     }
     free(d);
-    csv_row(r->check_csv, "%s,%.6g,%ld,%.10g,%.10g,%.10g,%.10g,%zu,%.3e,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.3f",
+    csv_row(r->check_csv, "%s,%.6g,%ld,%.10g,%.10g,%.10g,%.10g,%zu,%.3e,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g",
             tag, (double)step / r->total, step, test_loss, test_acc, batch_loss, batch_acc, P, asym, mass, base, sd,
-            hmass, hbase, hsd, share, hsec);
+            hmass, hbase, hsd, share);
+    run_note("hessian seconds at %s: %.3f", tag, hsec);
     if (!core_quiet)
         fprintf(stderr, "fig2: %s (step %ld): test loss %.4f acc %.4f; H in %.2fs, asymmetry %.1e; "
                 "neuron mass %.3f vs random %.3f; hidden %.3f vs %.3f\n", tag, step, test_loss, test_acc, hsec,
@@ -293,6 +295,7 @@ static void check_options(run *r)
     if (r->panel < 1) die_user("--panel must be >= 1 (got %d)", r->panel);
     if (r->reps < 2) die_user("--reps must be >= 2 (got %d)", r->reps);
     if (r->seed < 0) die_user("--seed must be >= 0 (got %ld)", r->seed);
+    if (r->data_seed < 0) die_user("--data-seed must be >= 0 (got %ld)", r->data_seed);
     pool_parse(r->pool_kind);
     double prev = -1;
     for (int i = 0; i < r->fractions.n; i++) {
@@ -323,6 +326,7 @@ int main(int argc, char **argv)
     r.reps = 20;
     r.save_h = 1;
     r.seed = 1;
+    r.data_seed = 1;
     r.fractions = (double_list){3, {0, 0.5, 1}};
     const cli_opt opts[] = {
         {"scale", OPT_STRING, &r.scale, "quick (2x2-pooled inputs) or paper (full-size inputs); both train 20 epochs"},
@@ -344,7 +348,8 @@ int main(int argc, char **argv)
         {"pool-kind", OPT_STRING, &r.pool_kind, "heatmap pooling of |H|: max or mean"},
         {"reps", OPT_INT, &r.reps, "random permutations for the mass-ratio baseline"},
         {"save-h", OPT_INT, &r.save_h, "1: write H_<tag>.npy at every checkpoint"},
-        {"seed", OPT_LONG, &r.seed, "random seed (init, shuffles, baselines)"},
+        {"seed", OPT_LONG, &r.seed, "the run's seed: initialisation, shuffles, random baselines"},
+        {"data-seed", OPT_LONG, &r.data_seed, "the data's seed (--data synthetic)"},
         {"out", OPT_STRING, &r.out, "output folder"},
     };
     cli_parse(argc, argv,
@@ -361,10 +366,11 @@ int main(int argc, char **argv)
     ensure_dir(r.out);
 
     load_data(&r);
-    mlp_config cfg = {r.train->dim, r.width, r.train->classes, act, r.bias ? 1 : 0, LOSS_XENT};
+    mlp_config cfg = {r.train->dim, r.width, r.train->classes, act, r.bias ? 1 : 0, LOSS_XENT,
+                      seed_for((unsigned long)r.seed, SEED_INIT)};
     r.m = mlp_new(&cfg);
-    r.rng = rng_new((unsigned long)r.seed);
-    mlp_init(r.m, r.rng);
+    r.rng = rng_new(seed_for((unsigned long)r.seed, SEED_BATCHES));
+    r.base_rng = rng_new(seed_for((unsigned long)r.seed, SEED_BASELINES));
     r.steps_per_epoch = (r.train->n + r.batch - 1) / r.batch;
     r.total = r.steps > 0 ? r.steps : r.epochs * r.steps_per_epoch;
     r.ncheck = r.fractions.n;
@@ -387,7 +393,7 @@ int main(int argc, char **argv)
     r.train_csv = csv_open_in(r.out, "train.csv", "step,lr,batch_loss");
     r.check_csv = csv_open_in(r.out, "checkpoints.csv", "tag,fraction,step,test_loss,test_acc,eval_batch_loss,eval_batch_acc,P,asymmetry,"
                               "mass_ratio,mass_ratio_random,mass_ratio_random_sd,hidden_mass_ratio,"
-                              "hidden_mass_ratio_random,hidden_mass_ratio_random_sd,fc1_share,hessian_seconds");
+                              "hidden_mass_ratio_random,hidden_mass_ratio_random_sd,fc1_share");
     r.block_csv = csv_open_in(r.out, "blocks.csv", "tag,step,block,name,n,fro2,row_mass_ratio,tau,lambda_min,lambda_max,kappa,n_negative,"
                               "kappa_DH_eig,n_negative_DH,kappa_DH_svd");
     outfile *mc = csv_open_in(r.out, "model.csv", "in,width,classes,act,bias,loss,P");
@@ -436,6 +442,7 @@ int main(int argc, char **argv)
     optim_free(r.opt);
     model_free(r.m);
     rng_free(r.rng);
+    rng_free(r.base_rng);
     mlp_data_free(&r.d);
     return 0;
 }

@@ -119,7 +119,7 @@ int main(int argc, char **argv)
     free(lrs);
 
     /* x = 2, 3: random tensor sets, joint grids */
-    gsl_rng *r = rng_new((unsigned long)a.seed + 7);
+    gsl_rng *r = rng_new(seed_for((unsigned long)a.seed, SEED_DRAWS));
     f = csv_open_in(a.out, "leave_x.csv", "x,draw,tensors,best_mults,best_score,adam_score,diff_eval,diff_se,"
                                         "best_final_eval,adam_final_eval");
     const ttexp_record *curves[4] = {&ga[ba].rec, NULL, NULL, NULL};

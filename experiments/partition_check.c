@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     if (r.reps < 2 || r.reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r.reps);
     tt_ckpt_setup setup = ckpt_cli_setup(&r.cli);
     mlp_ckpt_setup ms = {r.mlp_data, r.mlp_act, r.mlp_width, r.mlp_pool, r.mlp_eval_n, r.cli.batch, r.cli.steps,
-                         r.cli.lr, r.cli.frac, (unsigned long)r.cli.seed};
+                         r.cli.lr, r.cli.frac, (unsigned long)r.cli.seed, (unsigned long)r.cli.data_seed};
     if (!is_tt) {
         if (strcmp(r.mlp_data, "fashion-mnist") != 0 && strcmp(r.mlp_data, "synthetic") != 0)
             die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", r.mlp_data);
@@ -155,15 +155,14 @@ int main(int argc, char **argv)
         r.H = r.tt.H;
         r.step = r.tt.step;
         r.total = setup.train.steps;
-        r.rng = rng_new((unsigned long)r.cli.seed + 2);
     } else {
         mlp_ckpt_hessian(&ms, &r.mlp);
         r.m = r.mlp.m;
         r.H = r.mlp.H;
         r.step = r.mlp.step;
         r.total = r.mlp.total;
-        r.rng = r.mlp.rng;
     }
+    r.rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_BASELINES));
     const model *m = r.m;
     partition *alg3 = partition_alg3(m, 0);
     double total = frobenius_sq(m->P * m->P, r.H);
@@ -238,8 +237,8 @@ int main(int argc, char **argv)
 
     free(checks);
     partition_free(alg3);
+    rng_free(r.rng);
     if (is_tt) {
-        rng_free(r.rng);
         tt_ckpt_free(&r.tt);
     } else {
         mlp_ckpt_free(&r.mlp);

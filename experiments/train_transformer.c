@@ -46,8 +46,8 @@ int main(int argc, char **argv)
         {"steps", OPT_LONG, &steps, "training steps"},
         {"batch", OPT_INT, &batch, "sequences per step"},
         {"checkpoints", OPT_DOUBLE_LIST, &fracs, "fractions of training to checkpoint, in (0, 1]"},
-        {"seed", OPT_LONG, &seed, "initialisation seed"},
-        {"data-seed", OPT_LONG, &data_seed, "Markov chain and batch seed"},
+        {"seed", OPT_LONG, &seed, "the run's seed: initialisation and training batches"},
+        {"data-seed", OPT_LONG, &data_seed, "the data's seed: the Markov chain"},
         {"out", OPT_STRING, &out, "output folder"},
     };
     cli_parse(argc, argv,
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
     o.warmup = warmup;
     o.steps = steps;
     o.batch = batch;
-    o.seed = (unsigned long)data_seed + 1;
+    o.seed = seed_for((unsigned long)seed, SEED_BATCHES);
     if (steps < 1) die_user("--steps must be >= 1 (got %ld)", steps);
     if (batch < 1) die_user("--batch must be >= 1 (got %d)", batch);
     if (warmup < 0 || warmup > steps) die_user("--warmup must be in 0..steps (got %ld)", warmup);
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
         if (!(fracs.v[i] > 0 && fracs.v[i] <= 1)) die_user("--checkpoints: fractions must be in (0, 1] (got %g)", fracs.v[i]);
         o.fracs[i] = fracs.v[i];
     }
-    cfg.seed = (unsigned long)seed;
+    cfg.seed = seed_for((unsigned long)seed, SEED_INIT);
     tt_check_config(&cfg);
 
     tt_data *d = token_source(text, cfg.V, cfg.T, order, successors, (unsigned long)data_seed);

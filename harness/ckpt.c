@@ -18,7 +18,6 @@ tt_ckpt_setup tt_ckpt_defaults(void)
         .text = NULL,
         .train = tt_train_defaults(),
         .hess_batch = 256,
-        .hess_seed = 7,
         .panel = 64,
     };
     return s;
@@ -59,7 +58,7 @@ void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out
     model *m = out->m;
     /* the Hessian batch: its own stream, so it is the same whatever the training */
     out->tokens = xmalloc((size_t)s->hess_batch * (c->T + 1) * sizeof(int));
-    gsl_rng *r = rng_new(s->hess_seed);
+    gsl_rng *r = rng_new(seed_for(s->data_seed, SEED_HELD_OUT));
     tt_data_batch(out->data, r, s->hess_batch, c->T, out->tokens);
     rng_free(r);
     tt_set_batch(m, out->tokens, s->hess_batch);
@@ -134,7 +133,7 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     if (!(c->frac > 0 && c->frac <= 1)) die_user("--checkpoint must be a fraction in (0, 1] (got %g)", c->frac);
     tt_ckpt_setup s = tt_ckpt_defaults();
     s.cfg = (tt_config){.V = c->V, .C = c->C, .heads = c->heads, .M = c->M, .layers = c->layers, .T = c->T,
-                        .bias = c->bias, .seed = (unsigned long)c->seed};
+                        .bias = c->bias, .seed = seed_for((unsigned long)c->seed, SEED_INIT)};
     s.order = c->order;
     s.successors = c->successors;
     s.data_seed = (unsigned long)c->data_seed;
@@ -144,7 +143,7 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     s.train.batch = c->batch;
     s.train.nfracs = 1;
     s.train.fracs[0] = c->frac;
-    s.train.seed = (unsigned long)c->seed + 1;
+    s.train.seed = seed_for((unsigned long)c->seed, SEED_BATCHES);
     s.hess_batch = c->hess_batch;
     s.panel = c->panel;
     tt_ckpt_check(&s);
@@ -192,19 +191,17 @@ void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out)
     if (s->eval_n < 1) die_user("MLP Hessian batch must be >= 1 image (got %d)", s->eval_n);
     if (s->steps < 1) die_user("training steps must be >= 1 (got %ld)", s->steps);
     if (s->batch < 1) die_user("batch size must be >= 1 (got %d)", s->batch);
-    mlp_data_load(&out->data, s->data, NULL, s->pool, 1, s->seed);
+    mlp_data_load(&out->data, s->data, NULL, s->pool, 1, seed_for(s->data_seed, SEED_DATA));
     const dataset *train = out->data.train;
-    mlp_config cfg = {train->dim, s->width, train->classes, act_parse(s->act), 1, LOSS_XENT};
+    mlp_config cfg = {train->dim, s->width, train->classes, act_parse(s->act), 1, LOSS_XENT, seed_for(s->seed, SEED_INIT)};
     double *X = xmalloc((size_t)s->eval_n * train->dim * sizeof(double));
     int *y = xmalloc((size_t)s->eval_n * sizeof(int));
     mlp_data_head(&out->data, s->eval_n, "MLP Hessian batch", X, y);
     out->m = mlp_new(&cfg);
-    out->rng = rng_new(s->seed);
-    mlp_init(out->m, out->rng);
     out->total = s->steps;
     out->step = checkpoint_step(s->frac, s->steps);
 
-    mlp_run r = {out->m, &out->data, out->rng, s->batch, NULL, NULL, NULL, out->step};
+    mlp_run r = {out->m, &out->data, rng_new(seed_for(s->seed, SEED_BATCHES)), s->batch, NULL, NULL, NULL, out->step};
     r.X = xmalloc((size_t)s->batch * train->dim * sizeof(double));
     r.y = xmalloc((size_t)s->batch * sizeof(int));
     r.ckpt_params = xmalloc(out->m->P * sizeof(double));
@@ -219,6 +216,7 @@ void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out)
     if (diverged && ran < out->step) die_diverged("MLP training diverged at step %ld; lower the learning rate", ran);
     memcpy(out->m->params, r.ckpt_params, out->m->P * sizeof(double));
     free(r.X), free(r.y), free(r.ckpt_params);
+    rng_free(r.rng);
 
     mlp_set_batch(out->m, X, y, s->eval_n);
     free(X), free(y);
@@ -232,6 +230,5 @@ void mlp_ckpt_free(mlp_ckpt *c)
     model_free(c->m);
     mlp_data_free(&c->data);
     free(c->H);
-    rng_free(c->rng);
     memset(c, 0, sizeof *c);
 }

@@ -3,6 +3,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+unsigned long seed_for(unsigned long base, seed_stream s)
+{
+    switch (s) {
+    case SEED_INIT: return base;
+    case SEED_BATCHES: return base + 1;
+    case SEED_BASELINES: return base + 2;
+    case SEED_DRAWS: return base + 7;
+    case SEED_DATA: return base;
+    case SEED_HELD_OUT: return base ^ 0x5eedUL;
+    }
+    DIE("unknown seed stream %d", (int)s);
+}
+
 int scale_parse(const char *scale)
 {
     if (strcmp(scale, "paper") == 0) return 1;

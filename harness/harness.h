@@ -16,6 +16,19 @@
 #include "quad/quad.h"
 #include "tinytransformer/tt.h"
 
+/* ---- seeds (common.c) ------------------------------------------------------------------
+ * Every random stream of a run comes from the user's two seeds, in one place:
+ *   --seed S       the run: model initialisation (S), training batches and
+ *                  shuffles (S+1; another batch order k: S+1+7919k), random
+ *                  baselines (S+2), random draws of tensors or blocks (S+7);
+ *   --data-seed D  the data: the Markov chain or synthetic image set (D), and
+ *                  the fixed held-out sequences, on which the Transformer's
+ *                  Hessians are taken too (D xor 0x5eed).
+ * So a second --seed with the same --data-seed trains another model on the same
+ * data and is judged on the same held-out set; --data-seed changes the data. */
+typedef enum { SEED_INIT, SEED_BATCHES, SEED_BASELINES, SEED_DRAWS, SEED_DATA, SEED_HELD_OUT } seed_stream;
+unsigned long seed_for(unsigned long base, seed_stream s);
+
 /* ---- command-line glue (common.c) -------------------------------------------------------- */
 /* "quick" -> 0, "paper" -> 1; user error otherwise. */
 int scale_parse(const char *scale);
@@ -105,17 +118,16 @@ void load_params(model *m, const char *path);
  * What fig6, table_kappa and partition_check share. Transformer: build the model
  * and the token source, train with tt_train into train_dir (checkpoint at
  * train.fracs[0]), read the checkpoint's parameters and v̂ back from their .npy
- * files, set a fixed batch of hess_batch sequences (drawn from the source with
- * hess_seed, independent of the training batches) and compute the full H there
+ * files, set a fixed batch of hess_batch sequences (the held-out stream of the
+ * data seed, independent of the training batches) and compute the full H there
  * with the engine's symmetric path. Deterministic: the same setup gives the same H. */
 typedef struct {
     tt_config cfg;             /* tt_defaults() */
     int order, successors;     /* Markov source: 2 and 2 (the next token needs attention) */
-    unsigned long data_seed;   /* the Markov chain (1) */
+    unsigned long data_seed;   /* the data: Markov chain and the Hessian batch (1) */
     const char *text;          /* a text file instead of the Markov source (NULL) */
     tt_train_opts train;       /* tt_train_defaults(): AdamW, checkpoint fracs[0] = 0.01 */
-    int hess_batch;            /* sequences in the Hessian batch (256) */
-    unsigned long hess_seed;   /* its sampling seed (7) */
+    int hess_batch;            /* sequences in the Hessian batch (256): the first of the held-out stream */
     int panel;                 /* Hessian columns per panel (64) */
 } tt_ckpt_setup;
 typedef struct {
@@ -172,8 +184,8 @@ void ckpt_cli_init(ckpt_cli *c);
     {"order", OPT_INT, &(c)->order, "Markov source: the next token depends on this many previous ones"},        \
     {"successors", OPT_INT, &(c)->successors, "Markov source: likely next tokens per context"},                  \
     {"text", OPT_STRING, &(c)->text, "train on the bytes of this text file instead of the Markov source"},       \
-    {"data-seed", OPT_LONG, &(c)->data_seed, "seed of the Markov chain"},                                        \
-    {"seed", OPT_LONG, &(c)->seed, "seed of the initialisation and of the training batches"}
+    {"data-seed", OPT_LONG, &(c)->data_seed, "the data's seed: Markov chain and Hessian batch"},                 \
+    {"seed", OPT_LONG, &(c)->seed, "the run's seed: initialisation, training batches, baselines"}
 /* The scale's Hessian batch unless --hess-batch is given, range checks, the data
  * source opened once (so a bad file stops before any output), and the setup. */
 tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c);
@@ -186,14 +198,14 @@ typedef struct {
     int width, pool, eval_n, batch;
     long steps;
     double lr, frac;
-    unsigned long seed;
+    unsigned long seed;        /* the run: initialisation, batches */
+    unsigned long data_seed;   /* the synthetic image set */
 } mlp_ckpt_setup;
 typedef struct {
     model *m;                  /* at the checkpoint's parameters, on the Hessian batch */
     mlp_data data;
     double *H;                 /* (P,P) */
     long step, total;
-    gsl_rng *rng;              /* the run's stream after training (the caller's baselines continue it) */
 } mlp_ckpt;
 void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out);
 void mlp_ckpt_free(mlp_ckpt *c);

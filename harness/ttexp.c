@@ -20,12 +20,12 @@ void ttexp_open(ttexp *e, const ttexp_setup *s)
     memcpy(e->params0, e->m->params, e->m->P * sizeof(double));
     e->tokens = xmalloc((size_t)s->B * (s->cfg.T + 1) * sizeof(int));
     e->eval_tokens = xmalloc((size_t)s->eval_B * (s->cfg.T + 1) * sizeof(int));
-    gsl_rng *r = rng_new(s->data_seed ^ 0x5eedULL);  /* held-out batch: its own stream */
+    gsl_rng *r = rng_new(seed_for(s->data_seed, SEED_HELD_OUT));
     tt_data_batch(e->data, r, s->eval_B, s->cfg.T, e->eval_tokens);
     rng_free(r);
     e->eval_m = tt_new(&s->cfg);
     tt_set_batch(e->eval_m, e->eval_tokens, s->eval_B);
-    e->batch_rng = rng_new(s->data_seed + 1);
+    e->batch_rng = rng_new(seed_for(s->seed, SEED_BATCHES));
 }
 
 void ttexp_close(ttexp *e)
@@ -131,7 +131,7 @@ void ttexp_train(ttexp *e, const ttexp_method *mt, const ttexp_schedule *sc, tte
     model *m = e->m;
     if (sc->steps < 1 || sc->eval_every < 1 || sc->steps % sc->eval_every) DIE("eval_every must divide steps");
     memcpy(m->params, e->params0, m->P * sizeof(double));
-    gsl_rng_set(e->batch_rng, e->s->data_seed + 1 + 7919 * mt->batch_offset);
+    gsl_rng_set(e->batch_rng, seed_for(e->s->seed, SEED_BATCHES) + 7919 * mt->batch_offset);
     int nev = ttexp_nevals(sc);
     if (rec->train_loss) for (long s = 0; s < sc->steps; s++) rec->train_loss[s] = NAN;
     if (rec->eval_loss) for (int k = 0; k < nev; k++) rec->eval_loss[k] = NAN;
@@ -259,7 +259,6 @@ double ttexp_block_lr_from_hessian(ttexp *e, const partition *p, int hess_B, dou
     memcpy(m->params, e->params0, m->P * sizeof(double));
     tt_set_batch(m, e->eval_tokens, hess_B < e->s->eval_B ? hess_B : e->s->eval_B);
     hessian_opts ho = hessian_defaults();
-    ho.symmetric = 0;
     ho.label = "hessian at init";
     double *H = hessian_full(m, &ho), *lam = xmalloc(p->nblocks * sizeof(double));
     for (int b = 0; b < p->nblocks; b++) {
@@ -380,8 +379,8 @@ void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int qu
 
 ttexp_setup ttexp_default_setup(const ttexp_args *a)
 {
-    ttexp_setup s = {tt_defaults(), 64, 512, 2, 2, (unsigned long)a->data_seed, a->text};
-    s.cfg.seed = (unsigned long)a->seed;
+    ttexp_setup s = {tt_defaults(), 64, 512, 2, 2, (unsigned long)a->seed, (unsigned long)a->data_seed, a->text};
+    s.cfg.seed = seed_for(s.seed, SEED_INIT);
     return s;
 }
 

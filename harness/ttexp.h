@@ -21,7 +21,8 @@ typedef struct {
     int eval_B;               /* held-out evaluation batch (sequences) */
     int order;                /* Markov source: the next token depends on this many previous ones */
     int successors;           /* Markov source: likely successors per context */
-    unsigned long data_seed;  /* Markov chain and batches */
+    unsigned long seed;       /* the run: initialisation and training batches (harness.h, seeds) */
+    unsigned long data_seed;  /* the data: Markov chain and the held-out batch */
     const char *text;         /* optional text file instead of the Markov source */
 } ttexp_setup;
 
@@ -151,8 +152,8 @@ typedef struct {
     {"scale", OPT_STRING, &(a).scale, scale_help},                                                  \
     {"steps", OPT_LONG, &(a).steps, "training steps (0: from --scale)"},                            \
     {"lrs", OPT_INT, &(a).grid, grid_help},                                                         \
-    {"seed", OPT_LONG, &(a).seed, "model initialisation seed"},                                     \
-    {"data-seed", OPT_LONG, &(a).data_seed, "Markov chain and batch seed"},                         \
+    {"seed", OPT_LONG, &(a).seed, "the run's seed: initialisation and training batches"},           \
+    {"data-seed", OPT_LONG, &(a).data_seed, "the data's seed: Markov chain and held-out batch"},    \
     {"text", OPT_STRING, &(a).text, "train on the bytes of this text file instead of the Markov source"}, \
     {"threads", OPT_INT, &(a).threads, "training runs in parallel"},                                \
     {"out", OPT_STRING, &(a).out, "output folder"}

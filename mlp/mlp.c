@@ -548,17 +548,20 @@ model *mlp_new(const mlp_config *cfg)
     m->destroy = mlp_destroy;
     m->impl = im;
     model_check_tensors(m);
+    mlp_init_params(m, cfg->seed);
     return m;
 }
 
-void mlp_init(model *m, gsl_rng *rng)
+void mlp_init_params(model *m, unsigned long seed)
 {
     mlp_impl *im = impl_of(m);
+    gsl_rng *rng = rng_new(seed);
     double b1 = 1 / sqrt((double)im->cfg.in), b2 = 1 / sqrt((double)im->cfg.width);
     for (size_t j = 0; j < m->P; j++) {
         double b = j < im->o2 ? b1 : b2;
         m->params[j] = rng_uniform_in(rng, -b, b);
     }
+    rng_free(rng);
 }
 
 void mlp_set_batch(model *m, const double *X, const int *y, int N)

@@ -39,13 +39,15 @@ typedef struct {
     mlp_act act;
     int bias;          /* 1: biases in both layers */
     mlp_loss loss;
+    unsigned long seed; /* initialisation */
 } mlp_config;
 
-/* A model with parameters zeroed and no batch; user error on bad sizes. */
+/* A new model (params initialised from cfg->seed, as tt_new does), no batch
+ * yet; user error on bad sizes. */
 model *mlp_new(const mlp_config *cfg);
-/* PyTorch's nn.Linear default: every weight and bias ~ U(−1/√fan_in, 1/√fan_in),
- * fan_in = in for fc1, width for fc2. */
-void mlp_init(model *m, gsl_rng *rng);
+/* Reinitialises params like PyTorch's nn.Linear default: every weight and bias
+ * ~ U(−1/√fan_in, 1/√fan_in), fan_in = in for fc1, width for fc2, drawn from seed. */
+void mlp_init_params(model *m, unsigned long seed);
 /* The batch the loss is averaged over: X (N, in) row-major, labels y (N) in
  * 0..classes-1. Copied (X~ with its ones column is built here). */
 void mlp_set_batch(model *m, const double *X, const int *y, int N);

@@ -141,9 +141,13 @@ typedef struct {
     void *ctx;
 } train_hooks;
 
-/* Runs tc->steps steps of o on m. Stops early when a loss or gradient entry is
- * not finite: *diverged = 1 and the parameters are those before the bad step.
+/* Runs tc->steps steps of o on m. Stops early, *diverged = 1, when the run
+ * diverges: a loss or gradient entry is not finite, the loss exceeds
+ * TRAIN_DIVERGE_FACTOR × the first step's |loss|, or an update leaves a
+ * parameter that is not finite. The parameters are then those before the bad
+ * step, and after_step is not called for it (so a checkpoint never holds NaN).
  * Returns the number of steps completed. */
+#define TRAIN_DIVERGE_FACTOR 1e6
 long train_run(model *m, optimizer *o, const train_config *tc, const train_hooks *h, int *diverged);
 
 #endif

@@ -193,10 +193,10 @@ static void test_asymmetry(void)
 static void test_mlp_panels(void)
 {
     for (int a = ACT_RELU; a <= ACT_GELU; a++) {
-        mlp_config cfg = {11, 4, 3, a, 1, LOSS_XENT};
+        mlp_config cfg = {11, 4, 3, a, 1, LOSS_XENT, 1};
         model *m = mlp_new(&cfg);
         gsl_rng *r = rng_new(21);
-        mlp_init(m, r);
+        mlp_init_params(m, gsl_rng_get(r));
         int N = 40;
         double *X = xmalloc(N * 11 * sizeof(double));
         int *y = xmalloc(N * sizeof(int));

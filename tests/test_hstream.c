@@ -43,10 +43,10 @@ static double relf(double a, double b, double floor)
 
 static model *mlp_small(void)
 {
-    mlp_config cfg = {12, 6, 4, ACT_TANH, 1, LOSS_XENT};
+    mlp_config cfg = {12, 6, 4, ACT_TANH, 1, LOSS_XENT, 1};
     model *m = mlp_new(&cfg);
     gsl_rng *r = rng_new(5);
-    mlp_init(m, r);
+    mlp_init_params(m, gsl_rng_get(r));
     int N = 30;
     double *X = xmalloc((size_t)N * 12 * sizeof(double));
     int *y = xmalloc(N * sizeof(int));

@@ -795,6 +795,36 @@ static void test_train_loop(void)
     CHECK(diverged && done < 100000 && isfinite(last_loss), "divergence stops the run (%ld steps)", done);
     CHECK(isfinite(params[0]) && isfinite(params[1]), "parameters before the bad step kept");
     optim_free(o);
+
+    /* the threshold: GD at lr 2.1/L grows the loss by ~1.1² per step, so it stops at the
+     * first loss above 1e6 × the first one, long before anything is non-finite */
+    memcpy(params, W0, sizeof params);
+    c = optim_defaults(OPTIM_GD);
+    o = optim_new(OPTIM_GD, &c, 3, NULL, &m);
+    tc = (train_config){100000, 2.1 / 4.0, SCHED_CONSTANT, 0, 0};
+    after_calls = 0;
+    done = train_run(&m, o, &tc, &h, &diverged);
+    double l0 = 0.5 * (A3[0] * W0[0] * W0[0] + A3[1] * W0[1] * W0[1] + A3[2] * W0[2] * W0[2]);
+    CHECK(diverged && after_calls == done && last_loss <= TRAIN_DIVERGE_FACTOR * l0 &&
+          quad_loss(&m) > TRAIN_DIVERGE_FACTOR * l0 && quad_loss(&m) < 1e3 * TRAIN_DIVERGE_FACTOR * l0,
+          "exploding loss stops at the threshold: %ld steps, last hooked loss %g, loss now %g, limit %g", done,
+          last_loss, quad_loss(&m), TRAIN_DIVERGE_FACTOR * l0);
+    optim_free(o);
+
+    /* an update that makes a parameter non-finite (Adam with eps = 0 on a zero gradient
+     * entry: 0/0) is undone, and its step is not reported */
+    memcpy(params, W0, sizeof params);
+    params[2] = 0;
+    c = optim_defaults(OPTIM_ADAM);
+    c.eps = 0;
+    o = optim_new(OPTIM_ADAM, &c, 3, NULL, &m);
+    tc = (train_config){10, 0.1, SCHED_CONSTANT, 0, 0};
+    after_calls = 0;
+    done = train_run(&m, o, &tc, &h, &diverged);
+    CHECK(diverged && done == 0 && after_calls == 0 && params[0] == W0[0] && params[2] == 0,
+          "non-finite update undone: %ld steps, %d hooks, w = (%g, %g, %g)", done, after_calls, params[0], params[1],
+          params[2]);
+    optim_free(o);
 }
 
 int main(void)
