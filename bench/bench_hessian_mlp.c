@@ -1,5 +1,5 @@
 /* bench_hessian_mlp — exact Hessians of 1-hidden-layer MLPs against a dgemm of
- * similar size measured in the same run (SPEC targets: 784-8-10 tanh on 1,000
+ * similar size measured in the same run (targets: 784-8-10 tanh on 1,000
  * samples in <= 1 s at >= 40% of dgemm GFLOP/s; the CIFAR-sized 3072-8-100).
  *
  * GFLOP/s count the dgemm flops the model actually issued (2·M·N·K per call,

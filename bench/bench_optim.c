@@ -1,5 +1,5 @@
 /* bench_optim — step time of Adam-mini vs AdamW on a 10-million-parameter
- * vector with an Algorithm 3 partition (issue 6), as a ratio in one run. */
+ * vector with an Algorithm 3 partition, as a ratio in one run. */
 #include "bench.h"
 #include "core/model.h"
 #include "optim/optim.h"

@@ -3,8 +3,10 @@
  * rename, run metadata, command-line parsing, progress lines, and the dense
  * linear-algebra helpers (eigenvalues, singular values, κ, τ).
  *
- * Conventions: matrices are float64, row-major (C order); sizes come last in
- * argument lists; functions that can fail on user input call die_user().
+ * Conventions: matrices are float64, row-major (C order); a function that
+ * fills an array takes it first (then its inputs, then sizes) where it is a
+ * kernel, and a dimension is named next to the array it describes elsewhere;
+ * functions that can fail on user input call die_user().
  */
 #ifndef CORE_H
 #define CORE_H

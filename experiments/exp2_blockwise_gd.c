@@ -1,6 +1,6 @@
 /* exp2_blockwise_gd — blockwise GD with one grid-searched learning rate per
  * block vs AdamW on the 1-layer Transformer (paper appendix "More Results for
- * Motivation", Exp 2; issue 6).
+ * Motivation", Exp 2).
  *
  * One learning rate per Algorithm 3 block is too many for a joint grid
  * (grid^blocks runs), so the search is coordinate-wise:

@@ -1,4 +1,4 @@
-/* fig2 — the Hessian of a 1-hidden-layer MLP through training (paper Fig. 2, SPEC E4).
+/* fig2 — the Hessian of a 1-hidden-layer MLP through training (paper Fig. 2).
  *
  * Trains an MLP with 8 hidden neurons with mini-batch Adam and cosine decay
  * (the paper's recipe: lr 1e-4, batch 128, 20 epochs) and, at chosen fractions
@@ -8,13 +8,13 @@
  * neuron's incoming weights and bias contiguous), so "one block per neuron"
  * lies on the diagonal.
  *
- * Data (SPEC E4): Fashion-MNIST from Debian's dataset-fashion-mnist by default
+ * Data: Fashion-MNIST from Debian's dataset-fashion-mnist by default
  * (CIFAR-100, the paper's set, cannot be downloaded here; --data cifar100
  * --data-dir DIR reads its binary files). Pixels are scaled to [0,1], pooled
  * k×k (--pool), features constant over the training set dropped, and the rest
  * standardised per feature with the training mean and std (--standardize 0
  * keeps [0,1] pixels). The paper does not name the activation: tanh by default
- * (the SPEC's MLP anchor; ReLU has σ'' = 0 a.e.), --act to change.
+ * (our speed benchmark's MLP too; ReLU has σ'' = 0 a.e.), --act to change.
  *
  * Outputs in --out: checkpoints.csv (loss, accuracy, mass ratios with their
  * random baselines, symmetry), blocks.csv (every neuron block: size, mass,
@@ -251,7 +251,7 @@ static void write_claims(run *r)
     FILE *fp = outfile_fp(o);
     int n = r->ncheck, width = mlp_get_config(r->m)->width;
     fprintf(fp, "%s: the Hessian is near-block-diagonal with one block per hidden neuron, maintained through "
-                "training (paper Fig. 2; SPEC E4): hidden-neuron mass ratio inside the fc1-fc1 part of H",
+                "training (paper Fig. 2): hidden-neuron mass ratio inside the fc1-fc1 part of H",
             rule(r->hmass, r->hbase, n) ? "PASS" : "FAIL");
     for (int c = 0; c < n; c++)
         fprintf(fp, "%s %s %.4f (random %.4f, x%.1f)", c ? "," : ":", r->tags[c], r->hmass[c], r->hbase[c],

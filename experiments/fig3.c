@@ -1,4 +1,4 @@
-/* fig3 — the three-block random quadratic (paper Fig. 3; SPEC E2).
+/* fig3 — the three-block random quadratic (paper Fig. 3).
  *
  * f(w) = ½ wᵀHw, H = blockdiag(H1, H2, H3), H_l = Q_l Λ_l Q_lᵀ with Haar Q_l
  * and eigenvalues drawn i.i.d. from {1,2,3}, {99,100,101}, {4998,4999,5000}.
@@ -14,7 +14,7 @@
 #include <string.h>
 
 static const char *SUMMARY =
-    "Paper Fig. 3 (SPEC E2): f(w) = w'Hw/2 with H = blockdiag(H1, H2, H3), each block Q diag(lambda) Q',\n"
+    "Paper Fig. 3: f(w) = w'Hw/2 with H = blockdiag(H1, H2, H3), each block Q diag(lambda) Q',\n"
     "Q Haar-random (QR of a Gaussian matrix, sign-fixed), lambda drawn i.i.d. from {1,2,3}, {99,100,101},\n"
     "{4998,4999,5000}. Methods: GD with 2/(L+mu) of H; blockwise GD with 2/(L_l+mu_l) per block; Adam with\n"
     "beta1 = --beta1 (0) and beta2 -> 1 exactly (v = running mean of g^2, with bias correction); Adam-mini\n"

@@ -1,5 +1,5 @@
 /* fig4 — κ(D_Adam H)/κ(H) against τ(H) for rotated random PD matrices
- * (paper Fig. 4; SPEC E1).
+ * (paper Fig. 4).
  *
  * Panel a: κ = 500 over several d; panel b: d = 50 over several κ. For each
  * (d, κ): nthetas angle draws, each scaled by R = k/(nr-1), k = 0..nr-1, and
@@ -17,7 +17,7 @@
 #define PHASE_LOG_LO (-2.4)
 
 static const char *SUMMARY =
-    "Paper Fig. 4 (SPEC E1): r = kappa(D_Adam H)/kappa(H) against tau(H) for H = Q diag(kappa,1,...,1) Q',\n"
+    "Paper Fig. 4: r = kappa(D_Adam H)/kappa(H) against tau(H) for H = Q diag(kappa,1,...,1) Q',\n"
     "Q from d(d-1)/2 Givens rotations with angles R*theta, theta_ij ~ U[-pi/2, pi/2], R = k/(nr-1).\n"
     "D_Adam = diag(1/|g|), g = Hx, x ~ N(0, 1/sqrt(d)) (variance 1/sqrt(d)); r by two kappa definitions:\n"
     "  a (default in plots): lambda_max/lambda_min of D^1/2 H D^1/2 (the spectrum of DH);\n"
@@ -29,8 +29,8 @@ static const char *SUMMARY =
     "CSV rows give mean, median and quartiles of r; plots and claims use the median (the mean of r is\n"
     "infinite in theory: 1/min|g_i| has no finite mean for Gaussian x).\n"
     "Panel a: kappa = --kappa over --ds; panel b: d = --d over --kappas. The paper lists neither set;\n"
-    "these defaults are SPEC E1's. Scales: quick (8 theta x 20 x x 51 R) and paper (40 x 100 x 51).\n"
-    "Claim (SPEC E1), in claims.txt: per curve, the Spearman correlation of median r with mean tau over\n"
+    "these defaults are ours (the paper lists none). Scales: quick (8 theta x 20 x x 51 R) and paper (40 x 100 x 51).\n"
+    "Claim, in claims.txt: per curve, the Spearman correlation of median r with mean tau over\n"
     "R = 0..R* (R* = the R of the smallest mean tau); a curve 'falls as tau -> 1' when it is <= -0.5;\n"
     "PASS when more than half of the curves do. Medians, because the mean of r is infinite in theory.";
 

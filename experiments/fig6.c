@@ -1,5 +1,5 @@
 /* fig6 — the Hessian of each parameter block of a 1-layer Transformer at 1% of
- * training (paper Fig. 6, SPEC E5).
+ * training (paper Fig. 6).
  *
  * Trains the paper's small Transformer (V 8, C 16, 4 heads, M 32, T 8, biases)
  * with AdamW on an order-2 Markov source, takes the checkpoint at 1% of

@@ -1,4 +1,4 @@
-/* leave_out — Adam leave-x-out on a 4-layer tiny Transformer (paper Fig. 5; issue 6).
+/* leave_out — Adam leave-x-out on a 4-layer tiny Transformer (paper Fig. 5).
  *
  * Adam with the PyTorch default partition (one block per tensor). "Leaving
  * out" a tensor replaces Adam's per-coordinate 1/(√v̂+ε) on it by one

@@ -1,4 +1,4 @@
-/* table1_memory — optimizer-state memory of AdamW and Adam-mini (paper Table 1, SPEC E7).
+/* table1_memory — optimizer-state memory of AdamW and Adam-mini (paper Table 1).
  *
  * For each model the tensor table is built from its published shapes (no
  * parameters are allocated), partitioned by the paper's Algorithm 3 with the
@@ -18,7 +18,7 @@ typedef struct {
     double paper_adamw, paper_mini;  /* paper Table 1, GB */
 } arch;
 
-/* Published configurations; "Llama 2-1B" is SPEC E7's d 2048, 18 layers, 16 heads with
+/* Published configurations; "Llama 2-1B" (not a released model) is taken as d 2048, 18 layers, 16 heads with
  * Llama's FFN rule (8d/3 rounded up to a multiple of 256 = 5632). */
 static const arch ARCHS[] = {
     {"GPT-2 1.5B", 50257, 1600, 48, 25, 25, 6400, 1024, 1, 12.48, 6.24},

@@ -1,6 +1,6 @@
 /* table_kappa — κ(H_b) vs κ(D_Adam H_b) for dense Hessian blocks of a 1-layer
  * Transformer (paper appendix "More Results for Motivation", Exp 1 and its
- * Table "Comparison of κ(H) and κ(D_Adam H)"; SPEC E5, E3).
+ * Table "Comparison of κ(H) and κ(D_Adam H)").
  *
  * The same training and Hessian as fig6 (the same flags give the same H): the
  * paper's small Transformer trained with AdamW, H on a fixed batch at the
@@ -10,7 +10,7 @@
  * output neuron (row 0) of attn.proj, mlp.fc_1 and mlp.proj.
  *
  * κ = |λ|max/|λ|min of the symmetric block (NN blocks can be indefinite; the
- * negative count is reported). κ(D H_b) two ways (SPEC E1/E3): (a) eigenvalues
+ * negative count is reported). κ(D H_b) two ways: (a) eigenvalues
  * of D^½ H_b D^½ (the spectrum of D H_b; the default), (b) σmax/σmin of D H_b.
  *
  * Outputs in --out: table.csv, table.md (beside the paper's values), H_<blk>.npy
@@ -134,7 +134,7 @@ static void write_claims(const char *out, const tt_ckpt *c, const tt_ckpt_setup 
         all &= v == 1;
         nyes += v == 1, nno += v == 0, nund += v < 0;
     }
-    fprintf(fp, "%s: kappa(D_Adam H_b) > kappa(H_b) on these dense blocks (paper appendix Exp 1; SPEC E5): %d of %d "
+    fprintf(fp, "%s: kappa(D_Adam H_b) > kappa(H_b) on these dense blocks (paper appendix Exp 1): %d of %d "
                 "blocks larger, %d smaller, %d undecidable (singular to round-off)\n",
             all ? "PASS" : "FAIL", nyes, NB, nno, nund);
     for (int k = 0; k < NB; k++) {

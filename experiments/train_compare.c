@@ -1,7 +1,6 @@
 /* train_compare — training curves of GD, blockwise GD, AdamW, Adam-mini
  * (Algorithm 3 partition) and Adam-mini (default partition, Algorithm 2) on the
- * tiny Transformer, from the same initialisation and the same batches (issue 6,
- * SPEC E6).
+ * tiny Transformer, from the same initialisation and the same batches.
  *
  * Every method's learning rate is grid-searched (log grid; the lowest mean
  * training loss over the last 10% of steps wins — batches are fresh, so the

@@ -1,6 +1,5 @@
 /* trajectory — how far Adam-mini's, blockwise GD's and GD's weights stay from
- * AdamW's along training, from the same initialisation and batches (issue 6;
- * paper appendix "Why using average v": Adam-mini's trajectory resembles Adam's).
+ * AdamW's along training, from the same initialisation and batches (paper appendix "Why using average v": Adam-mini's trajectory resembles Adam's).
  *
  * AdamW, GD and blockwise GD get their best learning rate from a log grid
  * (lowest mean training loss over the last 10% of steps); Adam-mini runs at AdamW's, as the paper uses it (same

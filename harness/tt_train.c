@@ -1,6 +1,6 @@
 /* Training the tiny Transformer with the shared optimizers (optim/) and
  * checkpoints at chosen fractions of training: the parameters and the
- * optimizer's v̂ (for D_Adam = diag(1/(√v̂ + ε)), SPEC E3) as .npy. */
+ * optimizer's v̂ (for D_Adam = diag(1/(√v̂ + ε))) as .npy. */
 #include "harness.h"
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * that offers the interface of core/model.h (the MLP, the tiny Transformer, test
  * quadratics). The engine never knows which model it runs on.
  *
- * Assembly (SPEC E3): H is filled column panel by column panel. A panel of k
+ * Assembly: H is filled column panel by column panel. A panel of k
  * columns j0..j0+k-1 comes from the model's hess_cols fast path when it has one,
  * else from its hvp (Pearlmutter's R-operator) on the k unit vectors e_j0.. — the
  * k directions go through the model together, so the work is BLAS-3. H is
@@ -16,7 +16,7 @@
  * blocks can be indefinite), τ = Σ|diag|/Σ|all| (paper eq. 2), and the
  * partition's mass ratio Σ_b ‖H_bb‖_F² / ‖H‖_F².
  *
- * κ(D H_b) with D = diag(d), d = 1/(√v̂ + ε) from Adam's v̂ (SPEC E3), two ways:
+ * κ(D H_b) with D = diag(d), d = 1/(√v̂ + ε) from Adam's v̂, two ways:
  * (a) the eigenvalues of the symmetric D^½ H_b D^½, which has the spectrum of
  *     D H_b (the quantity that governs preconditioned GD; the default),
  *     κ = |λ|max/|λ|min, negative count reported;

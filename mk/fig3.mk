@@ -1,4 +1,4 @@
-# Paper Fig. 3 (SPEC E2): the three-block random quadratic; GD, blockwise GD, Adam (beta2 -> 1), Adam-mini.
+# Paper Fig. 3: the three-block random quadratic; GD, blockwise GD, Adam (beta2 -> 1), Adam-mini.
 # One scale only: the paper's own problem runs in about a second.
 $(RES)/fig3/run.txt: $(BUILD)/bin/fig3
 	$< --out $(@D) --quiet

@@ -1,4 +1,4 @@
-# Paper Fig. 4 (SPEC E1): r = kappa(D_Adam H)/kappa(H) against tau for rotated random PD matrices.
+# Paper Fig. 4: r = kappa(D_Adam H)/kappa(H) against tau for rotated random PD matrices.
 # Quick scale by default; SCALE=paper runs the paper's 40 theta x 100 x x 51 R.
 $(RES)/fig4/run.txt: $(BUILD)/bin/fig4
 	$< --scale $(SCALE) --out $(@D) --quiet

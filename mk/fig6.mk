@@ -1,4 +1,4 @@
-# Paper Fig. 6 (SPEC E5): the Hessian of each parameter block of the 1-layer
+# Paper Fig. 6: the Hessian of each parameter block of the 1-layer
 # Transformer at 1% of training; the kappa(H) vs kappa(D_Adam H) table; the
 # Principle-1 partition checker on the Transformer and on the MLP.
 FIG6_BLOCKS := query key value attn_proj mlp_fc1 mlp_proj embed output

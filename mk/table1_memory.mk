@@ -1,4 +1,4 @@
-# Paper Table 1 (SPEC E7): optimizer memory from model shapes. No figure; a table and claims.
+# Paper Table 1: optimizer memory from model shapes. No figure; a table and claims.
 $(RES)/table1_memory/run.txt: $(BUILD)/bin/table1_memory
 	$< --out $(@D) --quiet
 $(RES)/table1_memory/claims.txt: $(RES)/table1_memory/run.txt

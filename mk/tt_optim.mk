@@ -1,4 +1,4 @@
-# Optimizer experiments on the tiny Transformer (issue 6, SPEC E6).
+# Optimizer experiments on the tiny Transformer.
 TT_OPTIM_SCALE := --scale $(SCALE)
 
 $(RES)/train_compare/run.txt: $(BUILD)/bin/train_compare

@@ -45,7 +45,6 @@ static const char *SCHED_NAMES[SCHED_COUNT] = {"constant", "cosine", "warmup-cos
 
 const char *optim_name(optim_kind k) { return (k >= 0 && k < OPTIM_COUNT) ? OPTIM_NAMES[k] : "unknown"; }
 const char *vstat_name(vstat_kind s) { return (s >= 0 && s < VSTAT_COUNT) ? VSTAT_NAMES[s] : "unknown"; }
-const char *schedule_name(schedule_kind s) { return (s >= 0 && s < SCHED_COUNT) ? SCHED_NAMES[s] : "unknown"; }
 
 /* Index of name in a table of n names, or a user error listing the choices. */
 static int parse_name(const char *what, const char *name, const char *const *names, int n)

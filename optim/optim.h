@@ -6,7 +6,7 @@
  * small table of init/step/free behind optim_new/optim_step/optim_free.
  *
  * Adam-mini follows the official implementation (v1.1.1), per block b with
- * gradient slice g_b of n_b entries, at step t (SPEC E6; paper Algorithm 1):
+ * gradient slice g_b of n_b entries, at step t (paper Algorithm 1):
  *   1. w ← w·(1 − lr·λ)                    decoupled decay, not on norms/biases
  *   2. m ← β1·m + (1−β1)·g                  per coordinate
  *   3. v_b ← β2·v_b + (1−β2)·stat(g_b²)     one scalar per block; stat = mean by default
@@ -15,7 +15,7 @@
  * Blocks of bias tensors (ROLE_BIAS) use plain Adam (one v per entry).
  * AdamW is the same with one v per coordinate; Adam is AdamW with λ = 0.
  *
- * β2 = 1 is the exact limit β2 → 1 with bias correction (SPEC E2):
+ * β2 = 1 is the exact limit β2 → 1 with bias correction:
  * v̂_t = (1/t) Σ_{s≤t} g_s², the running mean of squared gradients.
  *
  * The memory-efficient baselines of the paper's experiments (pre-training setup
@@ -122,7 +122,6 @@ typedef enum { SCHED_CONSTANT, SCHED_COSINE, SCHED_WARMUP_COSINE, SCHED_COUNT } 
  * linear warmup over `warmup` steps then cosine. */
 double lr_at(schedule_kind s, double base, long step, long total, long warmup, double final_frac);
 schedule_kind schedule_parse(const char *name); /* "constant", "cosine", "warmup-cosine" */
-const char *schedule_name(schedule_kind s);
 
 /* ---- the training loop every model shares ------------------------------------------ */
 typedef struct {

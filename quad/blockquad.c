@@ -1,4 +1,4 @@
-/* The block-diagonal random quadratic of paper Fig. 3 (SPEC E2): Haar-random
+/* The block-diagonal random quadratic of paper Fig. 3: Haar-random
  * orthogonal blocks with eigenvalues drawn from small sets. */
 #include "quad.h"
 #include <cblas.h>

@@ -1,12 +1,12 @@
 /* quad — random quadratic problems of the paper's motivation section.
  *
  * 1. Rotated random PD matrices (paper Fig. 4; appendix "Configurations for
- *    Figure 4"; SPEC E1): d(d-1)/2 angles θ_ij ~ U[-π/2, π/2], scaled by R;
+ *    Figure 4"): d(d-1)/2 angles θ_ij ~ U[-π/2, π/2], scaled by R;
  *    Q = Π P_ij applied in (i, j) loop order to the identity; H = Q Λ Qᵀ with
  *    Λ = diag(κ, 1, …, 1). Because Λ - I has rank one, H = I + (κ-1) q qᵀ with
  *    q = Q e₁, and everything the sweep needs (τ, g = Hx, κ(D_Adam H) both ways)
  *    is O(d) or O(d²) from q; the dense paths are kept for tests.
- * 2. The block-diagonal quadratic of Fig. 3 (SPEC E2): Haar-random Q_l,
+ * 2. The block-diagonal quadratic of Fig. 3: Haar-random Q_l,
  *    eigenvalues drawn i.i.d. from given sets, H = blockdiag(H_1, …).
  * 3. f(w) = ½ wᵀHw with its optimal constant steps, whole and per block (the
  *    shared optimizers run on it in harness/quad_train.c).
@@ -40,7 +40,7 @@ void quad_hessian_from_q(double *H /* (d,d) */, const double *q, double kappa, i
 double quad_tau(const double *q, double kappa, int d);
 
 /* ---- D_Adam and r = κ(D_Adam H)/κ(H) ------------------------------------------------
- * g = Hx, D_Adam = diag(1/|g|) (v = g⊙g, D = 1/√v). κ(DH) two ways (SPEC E1):
+ * g = Hx, D_Adam = diag(1/|g|) (v = g⊙g, D = 1/√v). κ(DH) two ways:
  *   a: λmax/λmin of D^½ H D^½ = D + (κ-1) u uᵀ, u = D^½ q   (diagonal + rank one)
  *   b: σmax/σmin of DH; (DH)(DH)ᵀ = D H² D = D² + (κ²-1) w wᵀ, w = Dq, because
  *      H² = I + ((1 + (κ-1))² - 1) q qᵀ for a unit q: again diagonal + rank one.
@@ -49,7 +49,7 @@ typedef struct {
     double a, b;  /* r by method a (eigenvalues) and b (singular values) */
 } quad_ratio;
 /* Fast path from q. Returns 0 (and leaves *r untouched) when some g_i is 0 or
- * 1/|g_i| is not finite: such an x is skipped by the sweep (SPEC: guard g_i = 0).
+ * 1/|g_i| is not finite: such an x is skipped by the sweep (guarded: g_i = 0 makes D undefined).
  * work: 2d doubles. */
 int quad_ratio_fast(quad_ratio *r, const double *q, double kappa, const double *x, double *work, int d);
 /* Dense reference: g = Hx (BLAS), κ(D^½HD^½) from LAPACK eigenvalues, κ(DH) from

@@ -1,4 +1,4 @@
-/* D_Adam from g = Hx and r = κ(D_Adam H)/κ(H) two ways (SPEC E1), fast from
+/* D_Adam from g = Hx and r = κ(D_Adam H)/κ(H) two ways, fast from
  * q (H = I + (κ-1) q qᵀ) and dense from H (the reference the tests use). */
 #include "quad.h"
 #include <cblas.h>

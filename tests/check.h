@@ -1,8 +1,8 @@
 /* check.h — the tiny test harness shared by every tests/test_*.c program.
  *
- * Each CHECK prints "ok" or "FAIL" with its numbers; a test program ends with
- * check_summary(), which prints "# counts P F" for tests/run.sh and returns the
- * exit status (non-zero on any failure). EXPECT_USER_ERROR runs an expression
+ * Each CHECK counts a pass or prints "FAIL file:line: condition detail" with its
+ * numbers; a test program ends with check_summary(), which prints "# counts P F"
+ * for tests/run.sh and returns the exit status (non-zero on any failure). EXPECT_USER_ERROR runs an expression
  * that must call die_user() and checks the message contains a substring.
  */
 #ifndef CHECK_H

@@ -1,4 +1,4 @@
-# train_transformer: the optimizer flags' bad input (issue 6), a short run of each
+# train_transformer: the optimizer flags' bad input, a short run of each
 # optimizer, partition files, and divergence.
 source tests/lib_cli.sh
 P=$BIN/train_transformer

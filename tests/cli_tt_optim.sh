@@ -1,4 +1,4 @@
-# The Transformer optimizer experiments (issue 6): bad input, and tiny runs
+# The Transformer optimizer experiments: bad input, and tiny runs
 # that write every file with its header and a claims file with verdicts.
 source tests/lib_cli.sh
 for p in train_compare ablation_vstat trajectory exp2_blockwise_gd leave_out; do

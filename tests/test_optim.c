@@ -192,7 +192,7 @@ static void test_vstats(void)
     partition_free(p);
 }
 
-/* β2 = 1: v̂_t is the running mean of g² (SPEC E2), and β2 → 1 approaches it. */
+/* β2 = 1: v̂_t is the running mean of g², and β2 → 1 approaches it. */
 static void test_beta2_limit(void)
 {
     optim_config c = optim_defaults(OPTIM_ADAM);
