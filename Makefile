@@ -118,12 +118,14 @@ bench: $(BENCHES) $(PROGS)
 # inside the variables: $(call) splits its arguments at commas.)
 FIGURES :=
 CLAIMS :=
+VERDICT_EXPS :=
 define render
 	@mkdir -p $(@D)
 	@gnuplot -e "out='$@.tmp'; $(2)" $(1) || { rm -f $@.tmp; exit 1; }
 	@mv $@.tmp $@ && echo "rendered $@"
 endef
 include $(wildcard mk/*.mk)
+$(eval $(verdict_rules))
 
 figures: deps
 	@$(MAKE) --no-print-directory figures-only

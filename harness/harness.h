@@ -10,6 +10,7 @@
 
 #include "core/core.h"
 #include "core/model.h"
+#include "core/stats.h"
 #include "hessian/hessian.h"
 #include "mlp/mlp.h"
 #include "optim/optim.h"
@@ -45,6 +46,37 @@ typedef struct {
 const lr_range *lr_range_of(lr_method m);
 /* Copies a committed text file to stderr (a program's claims), unless --quiet. */
 void echo_file(const char *path);
+
+/* ---- per-run statistics and the claims judged on them (verdict.c) -------------------------
+ * Every experiment writes <out>/stats.csv, rows "name,value": each number a
+ * claim of the paper is judged on, and the same number for the claim's
+ * negative control, named "<experiment>.<what>" (values %.17g; nan and inf as
+ * such). make verdicts runs each experiment once per seed and the verdicts
+ * program judges every claim of claim_rules() over the seeds (docs/verdicts.md). */
+outfile *stats_open(const char *dir);
+void stats_put(outfile *f, const char *name, double value);
+/* The value of `name` in a stats.csv; 0 if the file or the name is missing. */
+int stats_get(const char *path, const char *name, double *value);
+
+typedef enum { RULE_INTERVAL, RULE_SIGN } rule_kind;
+typedef struct {
+    const char *id;            /* "fig3.adam_beats_gd" */
+    const char *experiment;    /* the program whose per-seed run folder holds the statistic */
+    const char *paper;         /* the paper's words, quoted */
+    const char *place;         /* where: "Sec. 2.2, Fig. 3(b)" */
+    const char *claim;         /* the claim as tested, one line */
+    const char *stat;          /* stats.csv name of the statistic */
+    const char *stat_what;     /* what the statistic is, with its unit */
+    claim_side side;           /* the claim holds when the statistic is above / below threshold */
+    double threshold;
+    rule_kind kind;            /* RULE_INTERVAL: Student-t 95% interval of the mean over seeds;
+                                  RULE_SIGN: exact sign test over seeds at alpha 0.05 */
+    const char *control;       /* stats.csv name of the negative control's statistic */
+    const char *control_what;  /* the control, and why the rule must reject it */
+    const char *depends;       /* the setup choices the verdict depends on */
+} claim_rule;
+/* Every claim, in the order of the README's table. */
+int claim_rules(const claim_rule **out);
 
 /* ---- the MLP's image data (common.c) ---------------------------------------------------------
  * dataset_load's train and test splits of `name`, pooled k×k, the features that

@@ -1,0 +1,43 @@
+# make verdicts: every claim of the paper the toolkit tests, judged over seeds
+# (docs/verdicts.md). Each experiment a fragment registers with
+#   VERDICT_EXPS += <program>
+#   VCMD_<program> := <its flags; SEED stands for the seed>   (default below)
+# runs once per seed into $(VRUNS)/<program>/seed<s>/ (make -j spreads the runs
+# over the cores; each run uses one thread, so results do not depend on -j);
+# then the verdicts program judges every claim of harness's claim table.
+#   SEEDS=5 (how many), SEED0=1 (the first): seeds SEED0 .. SEED0+SEEDS-1;
+#   another block of seeds (SEED0=6) writes $(RES)/verdicts-seed6/.
+SEEDS ?= 5
+SEED0 ?= 1
+VERDICT_SEEDS := $(shell seq $(SEED0) $$(($(SEED0) + $(SEEDS) - 1)) 2>/dev/null)
+VRUNS := $(RES)/verdict-runs
+VOUT := $(RES)/verdicts$(if $(filter-out 1,$(SEED0)),-seed$(SEED0))
+VCMD_DEFAULT := --scale $(SCALE) --seed SEED --data-seed SEED
+comma := ,
+empty :=
+space := $(empty) $(empty)
+
+# One run: the program's flags with SEED replaced, one BLAS thread.
+define verdict_run
+$(VRUNS)/$(1)/seed$(2)/run.txt: $(BUILD)/bin/$(1)
+	@mkdir -p $$(@D)
+	OPENBLAS_NUM_THREADS=1 $$< $$(subst SEED,$(2),$$(if $$(filter undefined,$$(origin VCMD_$(1))),$(VCMD_DEFAULT),$$(VCMD_$(1)))) --out $$(@D) --quiet
+endef
+
+.PHONY: verdicts verdicts-only readme-results
+verdicts: deps
+	@$(MAKE) --no-print-directory verdicts-only
+
+# The run rules are made at the end of the Makefile ($(eval $(verdict_rules))),
+# once every fragment has added to VERDICT_EXPS.
+define verdict_rules
+$(foreach e,$(VERDICT_EXPS),$(foreach s,$(VERDICT_SEEDS),$(eval $(call verdict_run,$(e),$(s)))))
+VERDICT_RUNS := $(foreach e,$(VERDICT_EXPS),$(foreach s,$(VERDICT_SEEDS),$(VRUNS)/$(e)/seed$(s)/run.txt))
+verdicts-only: $$(VERDICT_RUNS) $(BUILD)/bin/verdicts
+	$(BUILD)/bin/verdicts --runs $(VRUNS) --seeds $(subst $(space),$(comma),$(strip $(VERDICT_SEEDS))) --scale $(SCALE) --out $(VOUT) --quiet
+	@cat $(VOUT)/summary.md
+endef
+
+# The README's results table, from the default block of verdicts.
+readme-results: $(RES)/verdicts/summary.md
+	@./tools/readme_results.sh $< README.md
