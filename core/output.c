@@ -18,7 +18,13 @@ struct outfile {
 
 static outfile *open_files = NULL;
 
-/* Remove every uncommitted temporary: at exit and on a fatal signal. */
+/* Signals that remove the temporaries before the process dies of them. */
+static const int CLEANUP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define NCLEANUP ((int)(sizeof CLEANUP_SIGNALS / sizeof *CLEANUP_SIGNALS))
+
+/* Remove every uncommitted temporary: at exit and on a fatal signal. The
+ * registry is only changed with those signals blocked (registry_lock), so the
+ * handler always walks a consistent list; it calls nothing but unlink. */
 static void remove_temporaries(void)
 {
     for (outfile *f = open_files; f; f = f->next) unlink(f->tmp);
@@ -26,25 +32,64 @@ static void remove_temporaries(void)
 
 static void on_signal(int sig)
 {
+    int saved = errno;
     remove_temporaries(); /* unlink is async-signal-safe */
-    signal(sig, SIG_DFL);
+    /* Die of the same signal (the caller sees the usual status): default
+     * action, then re-raise; sig is blocked while the handler runs, so it is
+     * delivered as soon as the handler returns. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
     raise(sig);
+    errno = saved;
 }
 
+static void registry_lock(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (int i = 0; i < NCLEANUP; i++) sigaddset(&set, CLEANUP_SIGNALS[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void registry_unlock(const sigset_t *old) { sigprocmask(SIG_SETMASK, old, NULL); }
+
+/* SIGINT, SIGTERM, SIGHUP, SIGQUIT: remove the temporaries, then die of the
+ * signal. A signal the parent set to be ignored (nohup's SIGHUP, a background
+ * job's SIGINT) stays ignored. SIGXFSZ is ignored, so exceeding a file-size
+ * limit (ulimit -f) makes the write fail with EFBIG: a one-line user error
+ * "... File too large" instead of a core dump that leaves the temporary. */
 static void install_cleanup_once(void)
 {
     static int installed = 0;
     if (installed) return;
     installed = 1;
     atexit(remove_temporaries);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < NCLEANUP; i++) sigaddset(&sa.sa_mask, CLEANUP_SIGNALS[i]);
+    for (int i = 0; i < NCLEANUP; i++) {
+        if (sigaction(CLEANUP_SIGNALS[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(CLEANUP_SIGNALS[i], &sa, NULL);
+    }
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGXFSZ, &ign, NULL);
 }
 
 static void unregister(outfile *f)
 {
+    sigset_t old;
+    registry_lock(&old);
     for (outfile **p = &open_files; *p; p = &(*p)->next)
-        if (*p == f) { *p = f->next; return; }
+        if (*p == f) { *p = f->next; break; }
+    registry_unlock(&old);
 }
 
 static void free_outfile(outfile *f)
@@ -68,8 +113,11 @@ outfile *outfile_open(const char *path)
         free_outfile(f);
         die_user("cannot write %s: %s", path, strerror(e));
     }
+    sigset_t old;
+    registry_lock(&old);
     f->next = open_files;
     open_files = f;
+    registry_unlock(&old);
     return f;
 }
 
@@ -77,10 +125,13 @@ FILE *outfile_fp(outfile *f) { return f->fp; }
 
 void outfile_commit(outfile *f)
 {
-    int bad = ferror(f->fp) | fflush(f->fp);
-    bad |= fclose(f->fp);
+    /* The first failure's errno names the cause (EFBIG "File too large", ENOSPC). */
+    int e = 0, bad = 0;
+    if (fflush(f->fp) != 0) { bad = 1; e = errno; }
+    if (ferror(f->fp)) { bad = 1; if (!e) e = errno; }
+    if (fclose(f->fp) != 0) { bad = 1; if (!e) e = errno; }
     f->fp = NULL;
-    if (bad) die_user("writing %s failed: %s", f->path, strerror(errno));
+    if (bad) die_user("writing %s failed: %s", f->path, strerror(e ? e : EIO));
     if (rename(f->tmp, f->path) != 0) die_user("cannot rename onto %s: %s", f->path, strerror(errno));
     unregister(f);
     free_outfile(f);
@@ -96,6 +147,7 @@ void outfile_discard(outfile *f)
 
 void ensure_dir(const char *path)
 {
+    if (!path[0]) die_user("empty folder name (an output folder must not be empty)");
     char *p = xstrdup(path);
     for (char *s = p + 1; ; s++) {
         char c = *s;
