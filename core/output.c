@@ -237,61 +237,160 @@ void npy_write(const char *path, const double *data, int ndim, const size_t *sha
     outfile_commit(f);
 }
 
-/* Parses the header dict into ndim/shape/count; returns an error text or NULL. */
-static const char *npy_parse_header(const char *dict, int *ndim, size_t shape[4], size_t *count)
+/* The header dict, parsed as the Python literal numpy writes (and reads with
+ * ast.literal_eval): exactly the keys 'descr', 'fortran_order' and 'shape',
+ * each once, in any order, with their values; quotes ' or "; a trailing comma
+ * allowed; only whitespace after the closing brace. Returns an error text (in
+ * msg when it needs numbers) or NULL, and fills ndim/shape/count. */
+static const char *skip_ws(const char *s)
 {
-    if (!strstr(dict, "'descr': '<f8'")) return "expected float64 little-endian data ('<f8')";
-    if (!strstr(dict, "'fortran_order': False")) return "expected C order (fortran_order False)";
-    const char *s = strstr(dict, "'shape': (");
-    if (!s) return ".npy header has no shape";
-    s += strlen("'shape': (");
-    *count = 1;
-    *ndim = 0;
-    while (*s != ')') {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(s, &end, 10);
-        if (end == s || errno) return "bad shape in .npy header";
-        if (*ndim == 4) return "more than 4 dimensions";
-        if (v && *count > SIZE_MAX / sizeof(double) / v) return "shape too large";
-        shape[(*ndim)++] = (size_t)v;
-        *count *= (size_t)v;
-        s = end;
-        while (*s == ',' || *s == ' ') s++;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
+    return s;
+}
+
+/* A quoted string without escapes into out (at most cap-1 chars); NULL if malformed. */
+static const char *npy_string(const char *s, char *out, size_t cap)
+{
+    char q = *s;
+    if (q != '\'' && q != '"') return NULL;
+    const char *e = strchr(s + 1, q);
+    if (!e || (size_t)(e - s - 1) >= cap || memchr(s + 1, '\\', (size_t)(e - s - 1))) return NULL;
+    memcpy(out, s + 1, (size_t)(e - s - 1));
+    out[e - s - 1] = '\0';
+    return e + 1;
+}
+
+static const char *npy_parse_header(const char *dict, int *ndim, size_t shape[4], size_t *count, char *msg,
+                                    size_t mlen)
+{
+    int have_descr = 0, have_order = 0, have_shape = 0;
+    const char *s = skip_ws(dict);
+    if (*s++ != '{') return ".npy header is not a dict";
+    for (;;) {
+        s = skip_ws(s);
+        if (*s == '}') break;
+        char key[32], val[32];
+        s = npy_string(s, key, sizeof key);
+        if (!s) return ".npy header: expected a quoted key";
+        s = skip_ws(s);
+        if (*s++ != ':') return ".npy header: expected ':' after a key";
+        s = skip_ws(s);
+        if (strcmp(key, "descr") == 0) {
+            if (have_descr++) return ".npy header: 'descr' given twice";
+            s = npy_string(s, val, sizeof val);
+            if (!s || strcmp(val, "<f8") != 0) return "expected float64 little-endian data ('descr': '<f8')";
+        } else if (strcmp(key, "fortran_order") == 0) {
+            if (have_order++) return ".npy header: 'fortran_order' given twice";
+            if (strncmp(s, "False", 5) == 0) s += 5;
+            else if (strncmp(s, "True", 4) == 0) return "expected C order (fortran_order False)";
+            else return ".npy header: fortran_order is not True or False";
+        } else if (strcmp(key, "shape") == 0) {
+            if (have_shape++) return ".npy header: 'shape' given twice";
+            if (*s++ != '(') return ".npy header: shape is not a tuple";
+            *count = 1;
+            *ndim = 0;
+            int comma = 0;
+            for (;;) {
+                s = skip_ws(s);
+                if (*s == ')') break;
+                if (*s < '0' || *s > '9') return "bad shape in .npy header";
+                char *end;
+                errno = 0;
+                unsigned long long v = strtoull(s, &end, 10);
+                if (errno) return "bad shape in .npy header";
+                if (*ndim == 4) return "more than 4 dimensions";
+                if (v > SIZE_MAX || (v && *count > SIZE_MAX / sizeof(double) / v)) return "shape too large";
+                shape[(*ndim)++] = (size_t)v;
+                *count *= (size_t)v;
+                s = skip_ws(end);
+                comma = *s == ',';
+                if (comma) s++;
+                else if (*s != ')') return "bad shape in .npy header";
+            }
+            s++;
+            if (*ndim == 0) return "scalar .npy arrays are not supported";
+            if (*ndim == 1 && !comma) return ".npy header: shape is not a tuple (one dimension needs '(n,)')";
+        } else {
+            snprintf(msg, mlen, ".npy header: unknown key '%s' (format 1.0 has descr, fortran_order, shape)", key);
+            return msg;
+        }
+        s = skip_ws(s);
+        if (*s == ',') s++;
+        else if (*s != '}') return ".npy header: expected ',' or '}' after a value";
     }
-    if (*ndim == 0) return "scalar .npy arrays are not supported";
+    if (*skip_ws(s + 1) != '\0') return ".npy header: text after the closing '}'";
+    if (!have_descr) return ".npy header has no descr";
+    if (!have_order) return ".npy header has no fortran_order";
+    if (!have_shape) return ".npy header has no shape";
     return NULL;
+}
+
+/* 1 if path names a folder (callers report "X is a folder, expected a file"). */
+int path_is_folder(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 double *npy_read(const char *path, int *ndim, size_t shape[4])
 {
+    if (path_is_folder(path)) die_user("%s is a folder, expected a file", path);
     FILE *fp = fopen(path, "rb");
     if (!fp) die_user("cannot read %s: %s", path, strerror(errno));
     unsigned char pre[10];
-    char dict[65536];
+    char dict[65536], msg[256];
     const char *err = NULL;
-    size_t count = 0;
+    size_t count = 0, hlen = 0;
     if (fread(pre, 1, 10, fp) != 10 || memcmp(pre, NPY_MAGIC, 6) != 0) {
         err = "not a .npy file (bad magic)";
     } else if (pre[6] != 1 || pre[7] != 0) {
         err = "unsupported .npy version (expected 1.0)";
     } else {
-        size_t hlen = pre[8] | (size_t)pre[9] << 8;
+        hlen = pre[8] | (size_t)pre[9] << 8;
         if (fread(dict, 1, hlen, fp) != hlen) err = "truncated .npy header";
+        else if (memchr(dict, '\0', hlen)) err = ".npy header holds a NUL byte";
         else {
             dict[hlen] = '\0';
-            err = npy_parse_header(dict, ndim, shape, &count);
+            err = npy_parse_header(dict, ndim, shape, &count, msg, sizeof msg);
+        }
+    }
+    /* The data must be exactly count values: checked against the file's length
+     * before anything is allocated (a header may claim 10^12 values). */
+    struct stat st;
+    size_t want = count * sizeof(double); /* no overflow: checked by the parser */
+    int regular = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode);
+    if (!err && regular) {
+        size_t have = (size_t)st.st_size > 10 + hlen ? (size_t)st.st_size - 10 - hlen : 0;
+        if (have != want) {
+            snprintf(msg, sizeof msg, "%s: the header's shape needs %zu data bytes but the file holds %zu%s", 
+                     have < want ? "truncated data" : "trailing bytes", want, have,
+                     have < want ? "" : " (more data than the shape)");
+            err = msg;
         }
     }
     if (err) {
         fclose(fp);
         die_user("%s: %s", path, err);
     }
-    double *data = xmalloc(count * sizeof(double));
-    size_t got = fread(data, sizeof(double), count, fp);
+    /* A regular file has exactly count values (checked above). Anything else
+     * (a pipe): read in chunks, starting at 1 MiB and doubling, and stop when
+     * the data ends, so a lying header costs no more memory than the data. */
+    size_t cap = regular || count < (1u << 17) ? count : (1u << 17), got = 0;
+    double *data = xmalloc(cap * sizeof(double));
+    for (;;) {
+        if (got == cap && cap < count) {
+            cap = count - cap < cap ? count : 2 * cap;
+            data = xrealloc(data, cap * sizeof(double));
+        }
+        size_t r = fread(data + got, sizeof(double), cap - got, fp);
+        got += r;
+        if (got == count || r == 0) break;
+    }
+    int extra = got == count && fgetc(fp) != EOF;
     fclose(fp);
-    if (got != count) {
+    if (got != count || extra) {
         free(data);
+        if (extra) die_user("%s: trailing bytes: more data than the header's shape (%zu values)", path, count);
         die_user("%s: truncated data (%zu of %zu values)", path, got, count);
     }
     return data;

@@ -101,6 +101,92 @@ static void test_npy_reader_hand_written(void)
     free(p);
 }
 
+/* Hostile .npy headers: sizes checked against the file before allocating, the
+ * dict parsed by key, trailing bytes refused. */
+static void write_npy_bytes(const char *path, const char *dict, size_t data_bytes)
+{
+    FILE *fp = fopen(path, "wb");
+    size_t len = strlen(dict);
+    fwrite("\x93NUMPY\x01\x00", 1, 8, fp);
+    fputc((int)(len & 0xff), fp);
+    fputc((int)(len >> 8), fp);
+    fwrite(dict, 1, len, fp);
+    for (size_t i = 0; i < data_bytes; i++) fputc(0, fp);
+    fclose(fp);
+}
+
+static void npy_through_pipe(const char *fifo, const char *dict, size_t bytes, const char *want)
+{
+    unlink(fifo);
+    if (mkfifo(fifo, 0600) != 0) DIE("mkfifo failed");
+    pid_t pid = fork();
+    if (pid == 0) {
+        write_npy_bytes(fifo, dict, bytes);
+        _exit(0);
+    }
+    int ndim;
+    size_t shape[4];
+    double *x = NULL;
+    EXPECT_USER_ERROR(x = npy_read(fifo, &ndim, shape), want);
+    (void)x;
+    waitpid(pid, NULL, 0);
+}
+
+static void test_npy_hostile(void)
+{
+    char *p = tmp_path("hostile.npy");
+    int ndim;
+    size_t shape[4];
+    double *x = NULL;
+    /* a header claiming 10^12 values over 32 bytes: refused before any allocation */
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "needs 8000000000000 data bytes but the file holds 32");
+    CHECK(strstr(check_msg, p) != NULL, "the message names the file: %s", check_msg);
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }\n", 40);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "trailing bytes");
+    /* '<i4' is the descr; '<f8' elsewhere must not fool the parser */
+    write_npy_bytes(p, "{'fortran_order': False, 'shape': (2, 2), 'descr': '<i4'}  # 'descr': '<f8'\n", 16);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "float64");
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }  # 'descr': '<i4'\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "text after the closing");
+    write_npy_bytes(p, "{'fortran_order': False, 'shape': (2, 2), 'descr': '<i4', 'x': \"'descr': '<f8'\"}\n", 16);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "float64");
+    write_npy_bytes(p, "{'descr': '<f8', 'shape': (2, 2), 'fortran_order': True, 'note': 'fortran_order': False}\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "C order");
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), 'extra': 1}\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "unknown key 'extra'");
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False}\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "no shape");
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (4), }\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "not a tuple");
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (-4,), }\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "bad shape");
+    write_npy_bytes(p, "{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (4,), }\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "twice");
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2, 1, 1, 1), }\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "more than 4");
+    /* any order of keys, double quotes, no trailing comma: what literal_eval accepts */
+    write_npy_bytes(p, "{\"shape\": (2,2), \"fortran_order\": False, \"descr\": \"<f8\"}\n", 32);
+    x = npy_read(p, &ndim, shape);
+    CHECK(ndim == 2 && shape[0] == 2 && shape[1] == 2, "keys in another order read as (%zu,%zu)", shape[0], shape[1]);
+    free(x);
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 3), }\n", 0);
+    x = npy_read(p, &ndim, shape);
+    CHECK(ndim == 2 && shape[0] == 0 && shape[1] == 3, "an empty (0, 3) array reads");
+    free(x);
+    EXPECT_USER_ERROR(x = npy_read(tmpdir, &ndim, shape), "is a folder, expected a file");
+
+    /* Through a pipe (no length known upfront): a lying header ends in a truncation
+     * error after reading what is there, with no 8 TB allocation; extra data is refused. */
+    char *fifo = tmp_path("fifo.npy");
+    npy_through_pipe(fifo, "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }\n", 2400000,
+                     "truncated data (300000 of 1000000000000 values)");
+    npy_through_pipe(fifo, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }\n", 32, "trailing bytes");
+    unlink(fifo);
+    free(fifo);
+    free(p);
+}
+
 static void test_csv(void)
 {
     char *p = tmp_path("t.csv");
@@ -339,6 +425,7 @@ int main(void)
     if (!mkdtemp(tmpdir)) DIE("mkdtemp failed");
     test_npy_round_trip();
     test_npy_reader_hand_written();
+    test_npy_hostile();
     test_csv();
     test_atomic_output();
     test_rng();
