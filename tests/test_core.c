@@ -415,6 +415,55 @@ static void test_partitions(void)
     EXPECT_USER_ERROR(partition_read(pf, &m), "expected 'name start n");
     char *none = tmp_path("none.txt");
     EXPECT_USER_ERROR(partition_read(none, &m), "cannot read partition file");
+
+    /* Hostile partition files: each a user error naming its line. P = 72:
+     * wte 0..31, q 32..47, v 48..63, ln 64..67, b 68..71. */
+    struct { const char *text, *want; } badp[] = {
+        {"first 0 4 1 junk\nrest 4 68\n", ":1: extra field 'junk'"},
+        {"first 0 4x\n", ":1: expected 'name start n"},
+        {"first 0 36 -1\n", ":1: expected 'name start n"},
+        {"first 0 36 0\n", ":1: expected 'name start n"},
+        {"# ok\nfirst 0 -4\n", ":2: expected 'name start n"},
+        {"first +0 4\n", ":1: expected 'name start n"},
+        {"first 0 4\nrest 4 69\n", ":2: block rest (start 4, n 69, stride 1) reaches beyond P = 72"},
+        {"all 0 2 18446744073709551615\n", ":1: block all"},
+        {"q 0 16\nrest 16 56\n", ":1: block q is not inside tensor q (indices 32..47)"},
+        {"wte 0 32\nv[0] 32 8\n", ":2: block v[0] is not inside tensor v"},
+        {"first 0 4\n\n  \t\nrest 4 68 1 # comment\nmore 0 1 1 1\n", ":5: extra field '1'"},
+    };
+    for (volatile size_t k = 0; k < sizeof badp / sizeof *badp; k++) {
+        fp = fopen(pf, "w");
+        fputs(badp[k].text, fp);
+        fclose(fp);
+        EXPECT_USER_ERROR(partition_read(pf, &m), badp[k].want);
+    }
+    /* a line longer than any buffer still counts as one line */
+    fp = fopen(pf, "w");
+    fputs("# ", fp);
+    for (int i = 0; i < 3000; i++) fputc('x', fp);
+    fputs("\nfirst 0 4\nrest 4 68 junk\n", fp);
+    fclose(fp);
+    EXPECT_USER_ERROR(partition_read(pf, &m), ":3: expected 'name start n");
+    fp = fopen(pf, "w");
+    for (int i = 0; i < 120; i++) fputc('n', fp);
+    fputs(" 0 72\n", fp);
+    fclose(fp);
+    EXPECT_USER_ERROR(partition_read(pf, &m), ":1: block name longer than 95");
+    EXPECT_USER_ERROR(partition_read(tmpdir, &m), "is a folder, expected a file");
+    /* names are free-text labels; a tensor's name claims that tensor */
+    fp = fopen(pf, "w");
+    fprintf(fp, "wte 0 32\nq[h0] 32 8\nq[h1] 40 8\nanything-else 48 24 # free text\n");
+    fclose(fp);
+    p = partition_read(pf, &m);
+    CHECK(p->nblocks == 4 && p->b[0].tensor == 0 && p->b[2].tensor == 1 && p->b[3].tensor == -1 &&
+          strcmp(p->b[3].name, "anything-else") == 0, "labels and claimed tensors (%d blocks)", p->nblocks);
+    partition_free(p);
+    fp = fopen(pf, "w");
+    fprintf(fp, "evens 0 36 2\nodds 1 36 2\n");
+    fclose(fp);
+    p = partition_read(pf, &m);
+    CHECK(p->nblocks == 2 && p->b[1].stride == 2 && p->b[1].n == 36, "strided blocks read");
+    partition_free(p);
     free(none);
     free(pf);
 }
