@@ -56,4 +56,51 @@ run_then_signal() {
 for s in HUP QUIT INT TERM; do run_then_signal $s; done
 run_then_signal HUP ignore
 
+# write_npy FILE DICT [DATA_BYTES]: a .npy 1.0 file with the given header dict and zero data.
+write_npy() {
+  local f=$1 dict=$2 n=${3:-0} len
+  len=${#dict}
+  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((len & 255)))\\x$(printf %02x $((len >> 8)))"
+    printf '%s' "$dict"; head -c "$n" /dev/zero; } >"$f"
+}
+
+# ---- 6. mlp_hessian: model.csv's P, an empty X_eval, --merge in any order -------------
+MH=$BIN/mlp_hessian
+S=$TMPD/fig2
+check "a small fig2 run" timeout 60 "$BIN/fig2" --data synthetic --steps 30 --batch 32 --eval-n 100 --reps 2 --out "$S" --quiet
+NP=$(tail -1 "$S/model.csv" | cut -d, -f7)
+check "columns 0..100" timeout 60 "$MH" --from "$S" --cols 0,100 --out "$TMPD/parts" --quiet
+check "columns 100..P" timeout 60 "$MH" --from "$S" --cols 100,$NP --out "$TMPD/parts" --quiet
+[ "$(cat "$TMPD/parts/H_cols_100_$NP.npy.range")" = "columns 100 $NP of $NP" ] && cli_ok || cli_fail "--cols writes a .range file"
+A=$TMPD/parts/H_cols_0_100.npy B=$TMPD/parts/H_cols_100_$NP.npy
+check "merge in order" timeout 60 "$MH" --merge "$A,$B" --out "$TMPD/m1" --quiet
+check "merge out of order" timeout 60 "$MH" --merge "$B,$A" --out "$TMPD/m2" --quiet
+cmp -s "$TMPD/m1/H.npy" "$TMPD/m2/H.npy" && cli_ok || cli_fail "out-of-order merge == in-order merge"
+cp "$A" "$TMPD/parts/first.npy"
+expect_user_error "merge of a part with no recorded range" "$MH" --merge "$TMPD/parts/first.npy,$B" --out "$TMPD/e6"
+mkdir -p "$TMPD/lie" && cp "$A" "$TMPD/lie/H_cols_0_99.npy" && cp "$B" "$TMPD/lie/H_cols_99_$NP.npy"
+expect_user_error "merge of a part whose name lies about its rows" "$MH" --merge "$TMPD/lie/H_cols_99_$NP.npy,$TMPD/lie/H_cols_0_99.npy" --out "$TMPD/e6"
+grep -q "holds 100 rows but its range 0..99 needs 99" "$TMPD/err" && cli_ok || cli_fail "row count named: $(cat "$TMPD/err")"
+expect_user_error "merge with the first part missing" "$MH" --merge "$B" --out "$TMPD/e6"
+grep -q "columns 0..100 are in no file" "$TMPD/err" && cli_ok || cli_fail "gap named: $(cat "$TMPD/err")"
+expect_user_error "merge with a part twice" "$MH" --merge "$B,$A,$A" --out "$TMPD/e6"
+cp -r "$S" "$TMPD/badP"
+printf "in,width,classes,act,bias,loss,P\n16,8,10,tanh,1,xent,227\n" >"$TMPD/badP/model.csv"
+expect_user_error "model.csv P does not match its sizes" "$MH" --from "$TMPD/badP" --out "$TMPD/e6"
+grep -q "P = 227 but .* give P = 226" "$TMPD/err" && cli_ok || cli_fail "both Ps named: $(cat "$TMPD/err")"
+printf "in,width,classes,act,bias,loss,P\n16,8,10,tanh,1,xent,226 junk\n" >"$TMPD/badP/model.csv"
+expect_user_error "model.csv row with junk after P" "$MH" --from "$TMPD/badP" --out "$TMPD/e6"
+printf "in,width,classes,act,bias,loss,P\n16,8,10,tanh,1,xent,-226\n" >"$TMPD/badP/model.csv"
+expect_user_error "model.csv negative P" "$MH" --from "$TMPD/badP" --out "$TMPD/e6"
+cp "$S/model.csv" "$TMPD/badP/model.csv"
+write_npy "$TMPD/badP/X_eval.npy" "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 16), }"
+write_npy "$TMPD/badP/y_eval.npy" "{'descr': '<f8', 'fortran_order': False, 'shape': (0,), }"
+expect_user_error "an empty X_eval" "$MH" --from "$TMPD/badP" --out "$TMPD/e6"
+write_npy "$TMPD/badP/X_eval.npy" "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000, 16), }" 128
+expect_user_error "X_eval whose header claims 10^12 rows" "$MH" --from "$TMPD/badP" --out "$TMPD/e6"
+rm "$TMPD/badP/X_eval.npy" && mkdir "$TMPD/badP/X_eval.npy"
+expect_user_error "X_eval.npy is a folder" "$MH" --from "$TMPD/badP" --out "$TMPD/e6"
+grep -q "is a folder, expected a file" "$TMPD/err" && cli_ok || cli_fail "folder named: $(cat "$TMPD/err")"
+expect_no_files "no output after bad mlp_hessian input" "$TMPD/e6"
+
 cli_summary
