@@ -53,6 +53,7 @@ int main(int argc, char **argv)
     long steps = a.steps, seed = a.seed;
     const char *out = a.out;
     if (passes == 0) passes = paper ? 3 : 2;
+    if (per_block < -1 || per_block > 1) die_user("--per-block must be -1, 0 or 1 (got %d)", per_block);
     if (per_block < 0) per_block = paper;
     if (passes < 1 || passes > 10) die_user("--passes must be in 1..10 (got %d)", passes);
     if (per_block > 1) die_user("--per-block must be 0 or 1 (got %d)", per_block);

@@ -267,6 +267,56 @@ static void test_cli_lists(void)
     CHECK(l.n == 2 && l.v[0] == 2 && l.v[1] == 5, "parsed %d ints", l.n);
     EXPECT_USER_ERROR(parse_double_list("k", "10,abc", &d), "--k expects comma-separated numbers");
     EXPECT_USER_ERROR(parse_int_list("d", "2.5", &l), "integers");
+    /* subnormals are numbers (strtod's ERANGE on them is not an error); overflow
+     * and underflow to zero are not */
+    parse_double_list("k", "1e-320,-4.9e-324,2", &d);
+    CHECK(d.n == 3 && d.v[0] > 0 && d.v[0] < 1e-310 && d.v[1] < 0, "subnormals parsed (%g, %g)", d.v[0], d.v[1]);
+    EXPECT_USER_ERROR(parse_double_list("k", "1e400", &d), "expects comma-separated numbers");
+    EXPECT_USER_ERROR(parse_double_list("k", "1e-400", &d), "expects comma-separated numbers");
+    EXPECT_USER_ERROR(parse_double_list("k", "-1e400", &d), "expects comma-separated numbers");
+}
+
+/* The whole parser in-process: each argv must fail with the message named. */
+static double cli_eps;
+static int cli_n, cli_flag;
+static void run_cli(int argc, const char **argv)
+{
+    const cli_opt opts[] = {
+        {"eps", OPT_DOUBLE, &cli_eps, "a number"},
+        {"epsilon-list", OPT_STRING, NULL, "unused"},
+        {"n", OPT_INT, &cli_n, "an integer"},
+        {"flag", OPT_FLAG, &cli_flag, "a flag"},
+    };
+    cli_parse(argc, (char **)argv, "test", opts, 4);
+}
+
+static void test_cli_parse(void)
+{
+    const char *a1[] = {"prog", "--quiet", "-xy"};
+    EXPECT_USER_ERROR(run_cli(3, a1), "unknown option -x ");
+    const char *a2[] = {"prog", "--eps", "1e-320", "-q"};
+    EXPECT_USER_ERROR(run_cli(4, a2), "unknown option -q ");
+    CHECK(cli_eps > 0 && cli_eps < 1e-310, "--eps 1e-320 parsed as a subnormal (%g)", cli_eps);
+    const char *a3[] = {"prog", "--quiet=1"};
+    EXPECT_USER_ERROR(run_cli(2, a3), "option --quiet takes no value");
+    const char *a4[] = {"prog", "--flag=1"};
+    EXPECT_USER_ERROR(run_cli(2, a4), "option --flag takes no value");
+    const char *a5[] = {"prog", "--n"};
+    EXPECT_USER_ERROR(run_cli(2, a5), "option --n needs a value");
+    const char *a6[] = {"prog", "--bogus=3"};
+    EXPECT_USER_ERROR(run_cli(2, a6), "unknown option --bogus ");
+    const char *a7[] = {"prog", "--ep", "3"};
+    EXPECT_USER_ERROR(run_cli(3, a7), "ambiguous option --ep (could be --eps, --epsilon-list)");
+    const char *a8[] = {"prog", "--eps", "1e400"};
+    EXPECT_USER_ERROR(run_cli(3, a8), "--eps expects a number");
+    const char *a9[] = {"prog", "--eps", "1e-400"};
+    EXPECT_USER_ERROR(run_cli(3, a9), "--eps expects a number");
+    const char *a10[] = {"prog", "--flag", "-\x01"};
+    EXPECT_USER_ERROR(run_cli(3, a10), "unknown option character 0x01");
+    const char *ok[] = {"prog", "--eps=-2.5e-315", "--n", "7", "--flag"};
+    run_cli(5, ok);
+    CHECK(cli_eps < 0 && cli_eps > -1e-310 && cli_n == 7 && cli_flag == 1, "a good command line parsed");
+    core_quiet = 0;
 }
 
 /* Symmetric A = R diag(a, b) Rᵀ for a rotation by angle t. */
@@ -479,6 +529,7 @@ int main(void)
     test_atomic_output();
     test_rng();
     test_cli_lists();
+    test_cli_parse();
     test_spectra();
     test_partitions();
     char cmd[300];
