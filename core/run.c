@@ -181,7 +181,10 @@ void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, 
 {
     set_program_name(argv[0]);
     run_begin(argc, argv);
-    struct option *lo = xcalloc(nopts + 3, sizeof *lo);
+    /* On the stack: a bad value stops in die_user from inside the loop, and
+     * nothing must be left allocated then (in-process tests catch it). */
+    struct option lo[nopts + 3];
+    memset(lo, 0, sizeof lo);
     for (int i = 0; i < nopts; i++) {
         lo[i].name = opts[i].name;
         lo[i].has_arg = opts[i].kind == OPT_FLAG ? no_argument : required_argument;
@@ -199,7 +202,7 @@ void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, 
     optind = 0; /* 0, not 1: glibc then resets its state too (a second argv after an error mid-cluster) */
     int c, idx;
     while ((c = getopt_long(argc, argv, ":", lo, &idx)) != -1) {
-        if (c == VAL_HELP) { free(lo); print_help(summary, opts, nopts); exit(0); }
+        if (c == VAL_HELP) { print_help(summary, opts, nopts); exit(0); }
         if (c == VAL_QUIET) { core_quiet = 1; continue; }
         if (c == '?' || c == ':') {
             int oo = optopt;
@@ -209,7 +212,6 @@ void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, 
             if (oo > 0 && oo < 256) snprintf(bad, sizeof bad, "-%c", oo);
             else if (lname) snprintf(bad, sizeof bad, "--%s", lname);
             else snprintf(bad, sizeof bad, "%.*s", (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
-            free(lo);
             if (c == ':') die_user("option %s needs a value (see --help)", bad);
             if (lname) die_user("option %s takes no value (see --help)", bad);
             if (oo > 0 && oo < 256 && (oo < 32 || oo > 126))
@@ -237,7 +239,6 @@ void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, 
         default: parse_number(o->name, optarg, o->kind, o->target); break;
         }
     }
-    free(lo);
     if (optind < argc) die_user("unexpected argument '%s' (see --help)", argv[optind]);
 }
 
