@@ -104,6 +104,8 @@ void npy_write_chunk(outfile *f, const double *data, size_t count);
 /* Returns a malloc'ed array; fills ndim and shape[0..ndim-1]. User error on a
  * missing, truncated or non-float64 file. */
 double *npy_read(const char *path, int *ndim, size_t shape[4]);
+/* 1 if path names a folder: readers report "X is a folder, expected a file". */
+int path_is_folder(const char *path);
 
 /* ---- run metadata ---------------------------------------------------------------
  * run_begin records argv and the start time; run_write_info writes

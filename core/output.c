@@ -18,7 +18,13 @@ struct outfile {
 
 static outfile *open_files = NULL;
 
-/* Remove every uncommitted temporary: at exit and on a fatal signal. */
+/* Signals that remove the temporaries before the process dies of them. */
+static const int CLEANUP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define NCLEANUP ((int)(sizeof CLEANUP_SIGNALS / sizeof *CLEANUP_SIGNALS))
+
+/* Remove every uncommitted temporary: at exit and on a fatal signal. The
+ * registry is only changed with those signals blocked (registry_lock), so the
+ * handler always walks a consistent list; it calls nothing but unlink. */
 static void remove_temporaries(void)
 {
     for (outfile *f = open_files; f; f = f->next) unlink(f->tmp);
@@ -26,25 +32,64 @@ static void remove_temporaries(void)
 
 static void on_signal(int sig)
 {
+    int saved = errno;
     remove_temporaries(); /* unlink is async-signal-safe */
-    signal(sig, SIG_DFL);
+    /* Die of the same signal (the caller sees the usual status): default
+     * action, then re-raise; sig is blocked while the handler runs, so it is
+     * delivered as soon as the handler returns. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
     raise(sig);
+    errno = saved;
 }
 
+static void registry_lock(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (int i = 0; i < NCLEANUP; i++) sigaddset(&set, CLEANUP_SIGNALS[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void registry_unlock(const sigset_t *old) { sigprocmask(SIG_SETMASK, old, NULL); }
+
+/* SIGINT, SIGTERM, SIGHUP, SIGQUIT: remove the temporaries, then die of the
+ * signal. A signal the parent set to be ignored (nohup's SIGHUP, a background
+ * job's SIGINT) stays ignored. SIGXFSZ is ignored, so exceeding a file-size
+ * limit (ulimit -f) makes the write fail with EFBIG: a one-line user error
+ * "... File too large" instead of a core dump that leaves the temporary. */
 static void install_cleanup_once(void)
 {
     static int installed = 0;
     if (installed) return;
     installed = 1;
     atexit(remove_temporaries);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < NCLEANUP; i++) sigaddset(&sa.sa_mask, CLEANUP_SIGNALS[i]);
+    for (int i = 0; i < NCLEANUP; i++) {
+        if (sigaction(CLEANUP_SIGNALS[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(CLEANUP_SIGNALS[i], &sa, NULL);
+    }
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGXFSZ, &ign, NULL);
 }
 
 static void unregister(outfile *f)
 {
+    sigset_t old;
+    registry_lock(&old);
     for (outfile **p = &open_files; *p; p = &(*p)->next)
-        if (*p == f) { *p = f->next; return; }
+        if (*p == f) { *p = f->next; break; }
+    registry_unlock(&old);
 }
 
 static void free_outfile(outfile *f)
@@ -68,8 +113,11 @@ outfile *outfile_open(const char *path)
         free_outfile(f);
         die_user("cannot write %s: %s", path, strerror(e));
     }
+    sigset_t old;
+    registry_lock(&old);
     f->next = open_files;
     open_files = f;
+    registry_unlock(&old);
     return f;
 }
 
@@ -77,10 +125,13 @@ FILE *outfile_fp(outfile *f) { return f->fp; }
 
 void outfile_commit(outfile *f)
 {
-    int bad = ferror(f->fp) | fflush(f->fp);
-    bad |= fclose(f->fp);
+    /* The first failure's errno names the cause (EFBIG "File too large", ENOSPC). */
+    int e = 0, bad = 0;
+    if (fflush(f->fp) != 0) { bad = 1; e = errno; }
+    if (ferror(f->fp)) { bad = 1; if (!e) e = errno; }
+    if (fclose(f->fp) != 0) { bad = 1; if (!e) e = errno; }
     f->fp = NULL;
-    if (bad) die_user("writing %s failed: %s", f->path, strerror(errno));
+    if (bad) die_user("writing %s failed: %s", f->path, strerror(e ? e : EIO));
     if (rename(f->tmp, f->path) != 0) die_user("cannot rename onto %s: %s", f->path, strerror(errno));
     unregister(f);
     free_outfile(f);
@@ -96,6 +147,7 @@ void outfile_discard(outfile *f)
 
 void ensure_dir(const char *path)
 {
+    if (!path[0]) die_user("empty folder name (an output folder must not be empty)");
     char *p = xstrdup(path);
     for (char *s = p + 1; ; s++) {
         char c = *s;
@@ -207,61 +259,160 @@ void npy_write_in(const char *dir, const char *name, const double *data, int ndi
     free(path);
 }
 
-/* Parses the header dict into ndim/shape/count; returns an error text or NULL. */
-static const char *npy_parse_header(const char *dict, int *ndim, size_t shape[4], size_t *count)
+/* The header dict, parsed as the Python literal numpy writes (and reads with
+ * ast.literal_eval): exactly the keys 'descr', 'fortran_order' and 'shape',
+ * each once, in any order, with their values; quotes ' or "; a trailing comma
+ * allowed; only whitespace after the closing brace. Returns an error text (in
+ * msg when it needs numbers) or NULL, and fills ndim/shape/count. */
+static const char *skip_ws(const char *s)
 {
-    if (!strstr(dict, "'descr': '<f8'")) return "expected float64 little-endian data ('<f8')";
-    if (!strstr(dict, "'fortran_order': False")) return "expected C order (fortran_order False)";
-    const char *s = strstr(dict, "'shape': (");
-    if (!s) return ".npy header has no shape";
-    s += strlen("'shape': (");
-    *count = 1;
-    *ndim = 0;
-    while (*s != ')') {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(s, &end, 10);
-        if (end == s || errno) return "bad shape in .npy header";
-        if (*ndim == 4) return "more than 4 dimensions";
-        if (v && *count > SIZE_MAX / sizeof(double) / v) return "shape too large";
-        shape[(*ndim)++] = (size_t)v;
-        *count *= (size_t)v;
-        s = end;
-        while (*s == ',' || *s == ' ') s++;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
+    return s;
+}
+
+/* A quoted string without escapes into out (at most cap-1 chars); NULL if malformed. */
+static const char *npy_string(const char *s, char *out, size_t cap)
+{
+    char q = *s;
+    if (q != '\'' && q != '"') return NULL;
+    const char *e = strchr(s + 1, q);
+    if (!e || (size_t)(e - s - 1) >= cap || memchr(s + 1, '\\', (size_t)(e - s - 1))) return NULL;
+    memcpy(out, s + 1, (size_t)(e - s - 1));
+    out[e - s - 1] = '\0';
+    return e + 1;
+}
+
+static const char *npy_parse_header(const char *dict, int *ndim, size_t shape[4], size_t *count, char *msg,
+                                    size_t mlen)
+{
+    int have_descr = 0, have_order = 0, have_shape = 0;
+    const char *s = skip_ws(dict);
+    if (*s++ != '{') return ".npy header is not a dict";
+    for (;;) {
+        s = skip_ws(s);
+        if (*s == '}') break;
+        char key[32], val[32];
+        s = npy_string(s, key, sizeof key);
+        if (!s) return ".npy header: expected a quoted key";
+        s = skip_ws(s);
+        if (*s++ != ':') return ".npy header: expected ':' after a key";
+        s = skip_ws(s);
+        if (strcmp(key, "descr") == 0) {
+            if (have_descr++) return ".npy header: 'descr' given twice";
+            s = npy_string(s, val, sizeof val);
+            if (!s || strcmp(val, "<f8") != 0) return "expected float64 little-endian data ('descr': '<f8')";
+        } else if (strcmp(key, "fortran_order") == 0) {
+            if (have_order++) return ".npy header: 'fortran_order' given twice";
+            if (strncmp(s, "False", 5) == 0) s += 5;
+            else if (strncmp(s, "True", 4) == 0) return "expected C order (fortran_order False)";
+            else return ".npy header: fortran_order is not True or False";
+        } else if (strcmp(key, "shape") == 0) {
+            if (have_shape++) return ".npy header: 'shape' given twice";
+            if (*s++ != '(') return ".npy header: shape is not a tuple";
+            *count = 1;
+            *ndim = 0;
+            int comma = 0;
+            for (;;) {
+                s = skip_ws(s);
+                if (*s == ')') break;
+                if (*s < '0' || *s > '9') return "bad shape in .npy header";
+                char *end;
+                errno = 0;
+                unsigned long long v = strtoull(s, &end, 10);
+                if (errno) return "bad shape in .npy header";
+                if (*ndim == 4) return "more than 4 dimensions";
+                if (v > SIZE_MAX || (v && *count > SIZE_MAX / sizeof(double) / v)) return "shape too large";
+                shape[(*ndim)++] = (size_t)v;
+                *count *= (size_t)v;
+                s = skip_ws(end);
+                comma = *s == ',';
+                if (comma) s++;
+                else if (*s != ')') return "bad shape in .npy header";
+            }
+            s++;
+            if (*ndim == 0) return "scalar .npy arrays are not supported";
+            if (*ndim == 1 && !comma) return ".npy header: shape is not a tuple (one dimension needs '(n,)')";
+        } else {
+            snprintf(msg, mlen, ".npy header: unknown key '%s' (format 1.0 has descr, fortran_order, shape)", key);
+            return msg;
+        }
+        s = skip_ws(s);
+        if (*s == ',') s++;
+        else if (*s != '}') return ".npy header: expected ',' or '}' after a value";
     }
-    if (*ndim == 0) return "scalar .npy arrays are not supported";
+    if (*skip_ws(s + 1) != '\0') return ".npy header: text after the closing '}'";
+    if (!have_descr) return ".npy header has no descr";
+    if (!have_order) return ".npy header has no fortran_order";
+    if (!have_shape) return ".npy header has no shape";
     return NULL;
+}
+
+/* 1 if path names a folder (callers report "X is a folder, expected a file"). */
+int path_is_folder(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 double *npy_read(const char *path, int *ndim, size_t shape[4])
 {
+    if (path_is_folder(path)) die_user("%s is a folder, expected a file", path);
     FILE *fp = fopen(path, "rb");
     if (!fp) die_user("cannot read %s: %s", path, strerror(errno));
     unsigned char pre[10];
-    char dict[65536];
+    char dict[65536], msg[256];
     const char *err = NULL;
-    size_t count = 0;
+    size_t count = 0, hlen = 0;
     if (fread(pre, 1, 10, fp) != 10 || memcmp(pre, NPY_MAGIC, 6) != 0) {
         err = "not a .npy file (bad magic)";
     } else if (pre[6] != 1 || pre[7] != 0) {
         err = "unsupported .npy version (expected 1.0)";
     } else {
-        size_t hlen = pre[8] | (size_t)pre[9] << 8;
+        hlen = pre[8] | (size_t)pre[9] << 8;
         if (fread(dict, 1, hlen, fp) != hlen) err = "truncated .npy header";
+        else if (memchr(dict, '\0', hlen)) err = ".npy header holds a NUL byte";
         else {
             dict[hlen] = '\0';
-            err = npy_parse_header(dict, ndim, shape, &count);
+            err = npy_parse_header(dict, ndim, shape, &count, msg, sizeof msg);
+        }
+    }
+    /* The data must be exactly count values: checked against the file's length
+     * before anything is allocated (a header may claim 10^12 values). */
+    struct stat st;
+    size_t want = count * sizeof(double); /* no overflow: checked by the parser */
+    int regular = fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode);
+    if (!err && regular) {
+        size_t have = (size_t)st.st_size > 10 + hlen ? (size_t)st.st_size - 10 - hlen : 0;
+        if (have != want) {
+            snprintf(msg, sizeof msg, "%s: the header's shape needs %zu data bytes but the file holds %zu%s", 
+                     have < want ? "truncated data" : "trailing bytes", want, have,
+                     have < want ? "" : " (more data than the shape)");
+            err = msg;
         }
     }
     if (err) {
         fclose(fp);
         die_user("%s: %s", path, err);
     }
-    double *data = xmalloc(count * sizeof(double));
-    size_t got = fread(data, sizeof(double), count, fp);
+    /* A regular file has exactly count values (checked above). Anything else
+     * (a pipe): read in chunks, starting at 1 MiB and doubling, and stop when
+     * the data ends, so a lying header costs no more memory than the data. */
+    size_t cap = regular || count < (1u << 17) ? count : (1u << 17), got = 0;
+    double *data = xmalloc(cap * sizeof(double));
+    for (;;) {
+        if (got == cap && cap < count) {
+            cap = count - cap < cap ? count : 2 * cap;
+            data = xrealloc(data, cap * sizeof(double));
+        }
+        size_t r = fread(data + got, sizeof(double), cap - got, fp);
+        got += r;
+        if (got == count || r == 0) break;
+    }
+    int extra = got == count && fgetc(fp) != EOF;
     fclose(fp);
-    if (got != count) {
+    if (got != count || extra) {
         free(data);
+        if (extra) die_user("%s: trailing bytes: more data than the header's shape (%zu values)", path, count);
         die_user("%s: truncated data (%zu of %zu values)", path, got, count);
     }
     return data;

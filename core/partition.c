@@ -2,6 +2,9 @@
 #include "core.h"
 #include "model.h"
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,30 +191,99 @@ void partition_check_cover(const partition *p, size_t P, const char *what)
     if (cover_error(p, P, msg, sizeof msg)) die_user("%s: %s", what, msg);
 }
 
+/* One unsigned decimal field of a partition line (digits only: "-1" and "+1" are
+ * refused, never wrapped); 0 on success. */
+static int parse_count(const char *tok, size_t *out)
+{
+    if (*tok < '0' || *tok > '9') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(tok, &end, 10);
+    if (*end || errno || v > SIZE_MAX) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+/* A partition file: one block per line "name start n [stride]", '#' starts a
+ * comment, blank lines are skipped. The name is a free-text label (no spaces,
+ * at most 95 characters) printed in reports; when it is a tensor's name, or
+ * one followed by '[' (as in "h0.attn.query[head2]"), the line claims that
+ * tensor: the block must lie inside it and is recorded as that tensor's.
+ * Every line is checked on its own (numbers are unsigned decimals, n and
+ * stride >= 1, no extra fields, the block inside 0..P-1), with its line number
+ * however long the line; then the blocks must cover 0..P-1 exactly once. */
 partition *partition_read(const char *path, const model *m)
 {
+    if (path_is_folder(path)) die_user("partition file %s is a folder, expected a file", path);
     FILE *fp = fopen(path, "r");
     if (!fp) die_user("cannot read partition file %s: %s", path, strerror(errno));
     partition *p = partition_new();
-    char line[512];
-    int lineno = 0;
-    while (fgets(line, sizeof line, fp)) {
+    char *line = NULL, msg[256];
+    size_t cap = 0;
+    ssize_t len;
+    long lineno = 0;
+    const char *err = NULL;
+    while (!err && (len = getline(&line, &cap, fp)) >= 0) {
         lineno++;
+        if (memchr(line, '\0', (size_t)len)) { err = "a NUL byte in the line"; break; }
         char *hash = strchr(line, '#');
         if (hash) *hash = '\0';
-        char name[96];
-        unsigned long long start, n, stride = 1;
-        int got = sscanf(line, "%95s %llu %llu %llu", name, &start, &n, &stride);
-        if (got <= 0) continue;  /* blank or comment */
-        if (got < 3 || n == 0 || stride == 0) {
-            fclose(fp);
-            partition_free(p);
-            die_user("%s:%d: expected 'name start n [stride]' with n, stride >= 1", path, lineno);
+        char *tok[5], *save = NULL;
+        int nt = 0;
+        for (char *t = strtok_r(line, " \t\r\n\v\f", &save); t; t = strtok_r(NULL, " \t\r\n\v\f", &save)) {
+            if (nt == 4) {
+                snprintf(msg, sizeof msg, "extra field '%.40s' (expected 'name start n [stride]')", t);
+                err = msg;
+                break;
+            }
+            tok[nt++] = t;
         }
-        partition_add(p, start, n, stride, -1, name);
+        if (err) break;
+        if (nt == 0) continue;  /* blank or comment */
+        size_t start, n, stride = 1;
+        if (nt < 3 || parse_count(tok[1], &start) || parse_count(tok[2], &n) ||
+            (nt == 4 && parse_count(tok[3], &stride)) || n == 0 || stride == 0) {
+            err = "expected 'name start n [stride]' with start >= 0 and n, stride >= 1 (unsigned decimal numbers)";
+            break;
+        }
+        if (strlen(tok[0]) >= sizeof p->b[0].name) {
+            snprintf(msg, sizeof msg, "block name longer than %zu characters", sizeof p->b[0].name - 1);
+            err = msg;
+            break;
+        }
+        /* last index start + (n-1)*stride, without overflow */
+        if (start >= m->P || (n - 1) > (m->P - 1 - start) / stride) {
+            snprintf(msg, sizeof msg, "block %s (start %zu, n %zu, stride %zu) reaches beyond P = %zu",
+                     tok[0], start, n, stride, m->P);
+            err = msg;
+            break;
+        }
+        size_t base = strcspn(tok[0], "[");
+        int t = -1;
+        for (int k = 0; k < m->ntensors; k++)
+            if (strlen(m->tensors[k].name) == base && strncmp(m->tensors[k].name, tok[0], base) == 0) t = k;
+        if (t >= 0) {
+            const tensor_info *ti = &m->tensors[t];
+            if (start < ti->offset || start + (n - 1) * stride >= ti->offset + tensor_size(ti)) {
+                snprintf(msg, sizeof msg, "block %s is not inside tensor %s (indices %zu..%zu)", tok[0], ti->name,
+                         ti->offset, ti->offset + tensor_size(ti) - 1);
+                err = msg;
+                break;
+            }
+        }
+        partition_add(p, start, n, stride, t, tok[0]);
     }
+    free(line);
+    int rerr = !err && ferror(fp);
     fclose(fp);
-    char msg[256];
+    if (rerr) {
+        partition_free(p);
+        die_user("cannot read partition file %s", path);
+    }
+    if (err) {
+        partition_free(p);
+        die_user("%s:%ld: %s", path, lineno, err);
+    }
     if (cover_error(p, m->P, msg, sizeof msg)) {
         partition_free(p);
         die_user("%s: %s", path, msg);

@@ -1,6 +1,7 @@
 /* Run metadata (run.txt), command-line parsing and progress lines. */
 #include "core.h"
 #include <errno.h>
+#include <float.h>
 #include <stdarg.h>
 #include <getopt.h>
 #include <math.h>
@@ -77,14 +78,27 @@ void run_write_info(const char *dir, unsigned long seed)
 
 /* ---- command line ----------------------------------------------------------------- */
 
+/* strtod with errno judged: ERANGE on a subnormal result (finite, non-zero,
+ * below DBL_MIN in magnitude) is a valid number; overflow (±inf) and an
+ * underflow to zero are not. Returns 0 on success. */
+static int to_double(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || !isfinite(v)) return -1;
+    if (errno && !(errno == ERANGE && v != 0 && fabs(v) < DBL_MIN)) return -1;
+    *out = v;
+    return 0;
+}
+
 static void parse_number(const char *flag, const char *text, opt_kind kind, void *target)
 {
     char *end;
     errno = 0;
     if (kind == OPT_DOUBLE) {
-        double v = strtod(text, &end);
-        if (end == text || *end || errno || !isfinite(v))
-            die_user("--%s expects a number, got '%s'", flag, text);
+        double v;
+        if (to_double(text, &v)) die_user("--%s expects a number, got '%s'", flag, text);
         *(double *)target = v;
     } else {
         long v = strtol(text, &end, 10);
@@ -104,10 +118,8 @@ void parse_double_list(const char *flag, const char *text, double_list *out)
     out->n = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (out->n == LIST_MAX) { free(copy); die_user("--%s: more than %d values", flag, LIST_MAX); }
-        char *end;
-        errno = 0;
-        double v = strtod(tok, &end);
-        if (end == tok || *end || errno || !isfinite(v)) {
+        double v;
+        if (to_double(tok, &v)) {
             char bad[64];
             snprintf(bad, sizeof bad, "%s", tok);
             free(copy);
@@ -174,28 +186,63 @@ static void print_help(const char *summary, const cli_opt *opts, int nopts)
            "--help", "print this help and exit");
 }
 
+/* Name of long option i (the table's, then quiet and help). */
+static const char *lo_names(const cli_opt *opts, int nopts, int i)
+{
+    return i < nopts ? opts[i].name : i == nopts ? "quiet" : "help";
+}
+
 void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, int nopts)
 {
     set_program_name(argv[0]);
     run_begin(argc, argv);
-    struct option *lo = xcalloc(nopts + 3, sizeof *lo);
+    /* On the stack: a bad value stops in die_user from inside the loop, and
+     * nothing must be left allocated then (in-process tests catch it). */
+    struct option lo[nopts + 3];
+    memset(lo, 0, sizeof lo);
     for (int i = 0; i < nopts; i++) {
         lo[i].name = opts[i].name;
         lo[i].has_arg = opts[i].kind == OPT_FLAG ? no_argument : required_argument;
         lo[i].val = 1000 + i;
     }
-    lo[nopts] = (struct option){"quiet", no_argument, NULL, 'q'};
-    lo[nopts + 1] = (struct option){"help", no_argument, NULL, 'h'};
+    /* Every long option's val is >= 256 (quiet and help too), so after an error
+     * getopt's optopt tells the cases apart: 0 an unknown (or ambiguous) long
+     * option, named by argv[optind-1]; >= 256 a long option given a value it
+     * does not take, or (':') missing one; 1..255 an unknown short option,
+     * named by optopt itself (argv[optind-1] may be an earlier argument). */
+    enum { VAL_QUIET = 998, VAL_HELP = 999 };
+    lo[nopts] = (struct option){"quiet", no_argument, NULL, VAL_QUIET};
+    lo[nopts + 1] = (struct option){"help", no_argument, NULL, VAL_HELP};
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then resets its state too (a second argv after an error mid-cluster) */
     int c, idx;
     while ((c = getopt_long(argc, argv, ":", lo, &idx)) != -1) {
-        if (c == 'h') { free(lo); print_help(summary, opts, nopts); exit(0); }
-        if (c == 'q') { core_quiet = 1; continue; }
+        if (c == VAL_HELP) { print_help(summary, opts, nopts); exit(0); }
+        if (c == VAL_QUIET) { core_quiet = 1; continue; }
         if (c == '?' || c == ':') {
-            const char *bad = argv[optind - 1];
-            free(lo);
+            int oo = optopt;
+            const char *lname = oo == VAL_QUIET ? "quiet" : oo == VAL_HELP ? "help"
+                              : oo >= 1000 && oo < 1000 + nopts ? opts[oo - 1000].name : NULL;
+            char bad[80];
+            if (oo > 0 && oo < 256) snprintf(bad, sizeof bad, "-%c", oo);
+            else if (lname) snprintf(bad, sizeof bad, "--%s", lname);
+            else snprintf(bad, sizeof bad, "%.*s", (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
             if (c == ':') die_user("option %s needs a value (see --help)", bad);
+            if (lname) die_user("option %s takes no value (see --help)", bad);
+            if (oo > 0 && oo < 256 && (oo < 32 || oo > 126))
+                die_user("unknown option character 0x%02x (see --help)", (unsigned)oo);
+            if (!oo && bad[0] == '-' && bad[1] == '-' && bad[2]) { /* an abbreviation of two or more? */
+                char cands[160] = "";
+                int nc = 0;
+                size_t blen = strlen(bad + 2);
+                for (int i = 0; i < nopts + 2; i++)
+                    if (strncmp(lo_names(opts, nopts, i), bad + 2, blen) == 0) {
+                        size_t used = strlen(cands);
+                        snprintf(cands + used, sizeof cands - used, "%s--%s", nc++ ? ", " : "",
+                                 lo_names(opts, nopts, i));
+                    }
+                if (nc > 1) die_user("ambiguous option %s (could be %s)", bad, cands);
+            }
             die_user("unknown option %s (see --help)", bad);
         }
         const cli_opt *o = &opts[c - 1000];
@@ -207,7 +254,6 @@ void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, 
         default: parse_number(o->name, optarg, o->kind, o->target); break;
         }
     }
-    free(lo);
     if (optind < argc) die_user("unexpected argument '%s' (see --help)", argv[optind]);
 }
 

@@ -54,9 +54,9 @@ int main(int argc, char **argv)
     ttexp_args_finish(&a, 300, 1000, 5, 9, 50);
     int nlr = a.grid, threads = a.threads;
     if (passes == 0) passes = a.paper ? 3 : 2;
+    if (per_block < -1 || per_block > 1) die_user("--per-block must be -1, 0 or 1 (got %d)", per_block);
     if (per_block < 0) per_block = a.paper;
     if (passes < 1 || passes > 10) die_user("--passes must be in 1..10 (got %d)", passes);
-    if (per_block > 1) die_user("--per-block must be 0 or 1 (got %d)", per_block);
     double t0 = wall_seconds();
     ttexp e;
     ttexp_schedule sc = ttexp_begin(&e, ttexp_default_setup(&a), &a);

@@ -291,6 +291,9 @@ static void check_options(run *r)
     if (!(r->lr > 0)) die_user("--lr must be > 0 (got %g)", r->lr);
     if (r->pool < 1 || r->pool > 8) die_user("--pool must be in 1..8 (got %d)", r->pool);
     if (r->eval_n < 1) die_user("--eval-n must be >= 1 (got %d)", r->eval_n);
+    if (r->standardize != 0 && r->standardize != 1) die_user("--standardize must be 0 or 1 (got %d)", r->standardize);
+    if (r->bias != 0 && r->bias != 1) die_user("--bias must be 0 or 1 (got %d)", r->bias);
+    if (r->save_h != 0 && r->save_h != 1) die_user("--save-h must be 0 or 1 (got %d)", r->save_h);
     if (r->pixels < 16 || r->pixels > 4096) die_user("--pixels must be in 16..4096 (got %d)", r->pixels);
     if (r->panel < 1) die_user("--panel must be >= 1 (got %d)", r->panel);
     if (r->reps < 2) die_user("--reps must be >= 2 (got %d)", r->reps);

@@ -157,6 +157,8 @@ static void write_panel(const char *out, char panel, sweep_cache *cache, const i
     csv_close(ph);
 }
 
+#define KAPPA_MAX 1e12 /* largest kappa(H) --kappa and --kappas accept (see main) */
+
 int main(int argc, char **argv)
 {
     const char *scale = "quick", *out = "results/fig4", *panels = "ab";
@@ -172,9 +174,9 @@ int main(int argc, char **argv)
         {"rs", OPT_INT, &nr, "number of R values k/(rs-1), k = 0..rs-1"},
         {"panels", OPT_STRING, &panels, "which panels: a, b or ab"},
         {"ds", OPT_INT_LIST, &ds, "panel a: dimensions d"},
-        {"kappa", OPT_DOUBLE, &kappa_a, "panel a: kappa(H)"},
+        {"kappa", OPT_DOUBLE, &kappa_a, "panel a: kappa(H), in [1, 1e12]"},
         {"d", OPT_INT, &d_b, "panel b: dimension d"},
-        {"kappas", OPT_DOUBLE_LIST, &kappas, "panel b: condition numbers kappa(H)"},
+        {"kappas", OPT_DOUBLE_LIST, &kappas, "panel b: condition numbers kappa(H), each in [1, 1e12]"},
         {"threads", OPT_INT, &threads, "worker threads (results do not depend on it)"},
         {"seed", OPT_LONG, &seed, "random seed"},
         {"out", OPT_STRING, &out, "output folder"},
@@ -190,6 +192,12 @@ int main(int argc, char **argv)
     if (nr < 2) die_user("--rs must be >= 2 (got %d)", nr);
     if (threads < 1 || threads > 256) die_user("--threads must be in 1..256 (got %d)", threads);
     if (seed < 0) die_user("--seed must be >= 0 (got %ld)", seed);
+    /* kappa(H) in [1, 1e12]: above ~1/eps = 4.5e15 the small eigenvalue is lost
+     * in round-off (r means nothing), above ~1e154 r itself is NaN. */
+    if (!(kappa_a >= 1 && kappa_a <= KAPPA_MAX)) die_user("--kappa must be in [1, 1e12] (got %g)", kappa_a);
+    for (int i = 0; i < kappas.n; i++)
+        if (!(kappas.v[i] >= 1 && kappas.v[i] <= KAPPA_MAX))
+            die_user("--kappas must be in [1, 1e12] (got %g)", kappas.v[i]);
     int do_a = strchr(panels, 'a') != NULL, do_b = strchr(panels, 'b') != NULL;
     if (!panels[0] || strspn(panels, "ab") != strlen(panels))
         die_user("--panels must be a, b or ab (got '%s')", panels);

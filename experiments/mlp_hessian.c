@@ -4,8 +4,12 @@
  * Reads what experiments/fig2 saved: <from>/model.csv, X_eval.npy, y_eval.npy
  * and weights_<tag>.npy. Writes <out>/H.npy (P×P), or with --cols j0,j1 the
  * columns j0..j1-1 as <out>/H_cols_<j0>_<j1>.npy (shape (j1-j0, P), streamed
- * one panel at a time); --merge FILE,FILE,... stacks column-range files given
- * in column order into <out>/H.npy.
+ * one panel at a time, with H_cols_<j0>_<j1>.npy.range recording "columns j0
+ * j1 of P"); --merge FILE,FILE,... stacks column-range files, in any order,
+ * into <out>/H.npy: each part's range comes from its .range file, else from
+ * its name H_cols_<j0>_<j1>.npy, and is checked against the rows it holds; the
+ * ranges must tile 0..P (a gap, an overlap or a missing part is a user error).
+ * model.csv's P must be the P its sizes give; an empty X_eval is a user error.
  *
  *   mlp_hessian --from results/fig2 --tag end --cols 0,3000 --out part
  *   mlp_hessian --from results/fig2 --tag end --cols 3000,6370 --out part
@@ -29,15 +33,22 @@ static mlp_config read_model_csv(const char *dir)
         free(path);
         die_user("%s (run fig2 first, or point --from at its output folder)", msg);
     }
-    char line[256], act[32] = "", loss[32] = "";
+    /* exactly the header fig2 writes, then one row (digits only for P, nothing
+     * after it but the line end), then nothing */
+    char head[256], line[256], act[32] = "", loss[32] = "", Ptext[32] = "";
     mlp_config c = {0};
-    unsigned long P = 0;
-    int ok = fgets(line, sizeof line, fp) && fgets(line, sizeof line, fp) &&
-             sscanf(line, "%d,%d,%d,%31[^,],%d,%31[^,],%lu", &c.in, &c.width, &c.classes, act, &c.bias, loss, &P) == 7;
+    int used = -1;
+    int ok = fgets(head, sizeof head, fp) && strcmp(head, "in,width,classes,act,bias,loss,P\n") == 0 &&
+             fgets(line, sizeof line, fp) &&
+             sscanf(line, "%d,%d,%d,%31[^,],%d,%31[^,],%31[0-9]%n", &c.in, &c.width, &c.classes, act, &c.bias, loss,
+                    Ptext, &used) == 7 &&
+             used > 0 && (strcmp(line + used, "\n") == 0 || line[used] == '\0') && fgetc(fp) == EOF;
+    int rerr = ferror(fp);
     fclose(fp);
-    if (!ok) {
+    if (!ok || rerr) {
         char msg[600];
-        snprintf(msg, sizeof msg, "%s: expected a header and a row 'in,width,classes,act,bias,loss,P'", path);
+        snprintf(msg, sizeof msg, "%s: expected the header 'in,width,classes,act,bias,loss,P' and one row of those values",
+                 path);
         free(path);
         die_user("%s", msg);
     }
@@ -47,6 +58,13 @@ static mlp_config read_model_csv(const char *dir)
     c.act = act_parse(act);
     if (strcmp(loss, "xent") && strcmp(loss, "squared")) die_user("model.csv: unknown loss '%s'", loss);
     c.loss = strcmp(loss, "xent") == 0 ? LOSS_XENT : LOSS_SQUARED;
+    /* the P column must be the P these sizes give (fc1, fc2 and the biases) */
+    size_t P = (size_t)c.width * ((size_t)c.in + c.bias) + (size_t)c.classes * ((size_t)c.width + c.bias);
+    errno = 0;
+    unsigned long long Pfile = strtoull(Ptext, NULL, 10);
+    if (errno || Pfile != P)
+        die_user("%s/model.csv: P = %s but in %d, width %d, classes %d, bias %d give P = %zu", dir, Ptext, c.in,
+                 c.width, c.classes, c.bias, P);
     return c;
 }
 
@@ -110,7 +128,7 @@ int main(int argc, char **argv)
         {"cols", OPT_INT_LIST, &cols, "j0,j1: only columns j0..j1-1 (default: all of H)"},
         {"panel", OPT_INT, &panel, "columns per panel"},
         {"symmetric", OPT_FLAG, &symmetric, "whole H by the symmetric fast path (no symmetry report)"},
-        {"merge", OPT_STRING, &merge_list, "comma-separated column-range files, in column order, to stack into H.npy"},
+        {"merge", OPT_STRING, &merge_list, "comma-separated column-range files (any order; ranges from their .range files or H_cols_<j0>_<j1> names) to stack into H.npy"},
         {"out", OPT_STRING, &out, "output folder"},
     };
     cli_parse(argc, argv,
@@ -133,6 +151,11 @@ int main(int argc, char **argv)
     double *X = read_npy(from, "X_eval.npy", 2, 0, (size_t)cfg.in, &N, NULL, 0);
     double *w = read_npy(from, wname, 1, P, 0, NULL, &X, 1);
     double *held[2] = {X, w};
+    if (N == 0 || N > 2147483647) {
+        free(X);
+        free(w);
+        die_user("%s/X_eval.npy: %zu rows (the evaluation set must have 1..2147483647 samples)", from, N);
+    }
     double *yd = read_npy(from, "y_eval.npy", 1, N, 0, NULL, held, 2);
     const char *bad = NULL;
     char msg[128];

@@ -58,13 +58,13 @@ static block first_block(const model *m, int layer, int k)
 static int defined(double kappa) { return isfinite(kappa) && kappa <= KAPPA_SINGULAR; }
 
 /* 1: κ(DH) > κ(H) with both defined; 0: not; -1: undecidable (a κ singular to round-off). */
-static int verdict(const block_metrics *m)
+static int block_verdict(const block_metrics *m)
 {
     if (!defined(m->s.kappa) || !defined(m->sd.kappa)) return -1;
     return m->sd.kappa > m->s.kappa;
 }
 
-static const char *verdict_name(int v) { return v > 0 ? "yes" : v == 0 ? "no" : "undecidable"; }
+static const char *block_verdict_name(int v) { return v > 0 ? "yes" : v == 0 ? "no" : "undecidable"; }
 
 static void fmt_kappa(char *buf, size_t n, double k)
 {
@@ -84,7 +84,7 @@ static void write_outputs(const char *out, const tt_ckpt *c, const tt_ckpt_setup
                    "%.2f,%.4f",
                 KEY[k], LABEL[k], rows[k].b.name, m->n, m->s.kappa, m->s.lmin, m->s.lmax, m->s.absmin, m->s.absmax,
                 m->s.nneg, m->tau, m->sd.kappa, m->sd.lmin, m->sd.lmax, m->sd.nneg, m->kappa_dh_svd,
-                m->sd.kappa / m->s.kappa, m->kappa_dh_svd / m->s.kappa, verdict_name(verdict(m)), PAPER_H[k],
+                m->sd.kappa / m->s.kappa, m->kappa_dh_svd / m->s.kappa, block_verdict_name(block_verdict(m)), PAPER_H[k],
                 PAPER_DH[k], PAPER_DH[k] / PAPER_H[k]);
     }
     csv_close(f);
@@ -96,7 +96,7 @@ static void write_outputs(const char *out, const tt_ckpt *c, const tt_ckpt_setup
     for (int k = 0; k < NB; k++) {
         const block_metrics *m = &rows[k].m;
         char kh[48], kd[48], ks[48], ratio[32] = "–";
-        if (verdict(m) >= 0) snprintf(ratio, sizeof ratio, "%.3g", m->sd.kappa / m->s.kappa);
+        if (block_verdict(m) >= 0) snprintf(ratio, sizeof ratio, "%.3g", m->sd.kappa / m->s.kappa);
         fmt_kappa(kh, sizeof kh, m->s.kappa);
         fmt_kappa(kd, sizeof kd, m->sd.kappa);
         fmt_kappa(ks, sizeof ks, m->kappa_dh_svd);
@@ -130,7 +130,7 @@ static void write_claims(const char *out, const tt_ckpt *c, const tt_ckpt_setup 
     FILE *fp = outfile_fp(o);
     int all = 1, nyes = 0, nno = 0, nund = 0;
     for (int k = 0; k < NB; k++) {
-        int v = verdict(&rows[k].m);
+        int v = block_verdict(&rows[k].m);
         all &= v == 1;
         nyes += v == 1, nno += v == 0, nund += v < 0;
     }
@@ -139,7 +139,7 @@ static void write_claims(const char *out, const tt_ckpt *c, const tt_ckpt_setup 
             all ? "PASS" : "FAIL", nyes, NB, nno, nund);
     for (int k = 0; k < NB; k++) {
         const block_metrics *m = &rows[k].m;
-        int v = verdict(m);
+        int v = block_verdict(m);
         fprintf(fp, "%s: %s (%s, n %zu)%s: kappa(H) %.4g (%d negative), kappa(DH) eigenvalues %.4g (%d negative), "
                     "SVD %.4g; ratio %.3g (SVD %.3g); paper %.2f -> %.2f (ratio %.2f)\n",
                 v == 1 ? "PASS" : "FAIL", LABEL[k], rows[k].b.name, m->n, v < 0 ? " undecidable, singular to round-off" : "",

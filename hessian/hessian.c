@@ -1,7 +1,9 @@
 /* The exact-Hessian engine: panels from hess_cols or hvp, memory checks,
  * column-range files, the symmetry report. Block metrics and heatmaps: blocks.c. */
 #include "hessian.h"
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,45 +115,166 @@ void hessian_write_cols(model *m, size_t j0, size_t j1, const hessian_opts *opt,
     free(V);
     free(buf);
     outfile_commit(f);
+    /* The range the file holds, for hessian_merge: "<path>.range". */
+    char *rpath = xmalloc(strlen(path) + 8);
+    sprintf(rpath, "%s.range", path);
+    outfile *rf = outfile_open(rpath);
+    fprintf(outfile_fp(rf), "columns %zu %zu of %zu\n", j0, j1, P);
+    outfile_commit(rf);
+    free(rpath);
+}
+
+/* ---- merging column ranges --------------------------------------------------------
+ * A part's range comes from its sidecar "<path>.range" ("columns j0 j1 of P",
+ * written by hessian_write_cols next to the .npy), else from a file name
+ * H_cols_<j0>_<j1>.npy (what mlp_hessian --cols writes); neither is a user
+ * error, and so is a sidecar that disagrees with the name. The parts may be
+ * given in any order: they are sorted by j0, then must tile 0..P exactly (a
+ * gap, an overlap or a missing end is named), and each file's shape must be
+ * (j1-j0, P) with the same P. */
+typedef struct { size_t j0, j1, P; int has_P; int file; } part_range;
+
+/* Unsigned decimal at *s (digits only); advances *s. 0 on success. */
+static int read_count(const char **s, size_t *v)
+{
+    if (**s < '0' || **s > '9') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(*s, &end, 10);
+    if (errno || x > SIZE_MAX) return -1;
+    *v = (size_t)x;
+    *s = end;
+    return 0;
+}
+
+/* The range of part `path`; returns an error text (in msg) or NULL. */
+static const char *range_of(const char *path, part_range *r, char *msg, size_t len)
+{
+    int from_name = 0, from_side = 0;
+    size_t n0 = 0, n1 = 0;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *s = base;
+    if (strncmp(s, "H_cols_", 7) == 0) {
+        s += 7;
+        from_name = !read_count(&s, &n0) && *s++ == '_' && !read_count(&s, &n1) && strcmp(s, ".npy") == 0;
+    }
+    char *rpath = xmalloc(strlen(path) + 8);
+    sprintf(rpath, "%s.range", path);
+    FILE *fp = fopen(rpath, "r");
+    free(rpath);
+    if (fp) {
+        char line[128] = "";
+        int ok = fgets(line, sizeof line, fp) != NULL && fgetc(fp) == EOF;
+        fclose(fp);
+        const char *t = line;
+        ok = ok && strncmp(t, "columns ", 8) == 0 && (t += 8, !read_count(&t, &r->j0)) && *t++ == ' ' &&
+             !read_count(&t, &r->j1) && strncmp(t, " of ", 4) == 0 && (t += 4, !read_count(&t, &r->P)) &&
+             strcmp(t, "\n") == 0;
+        if (!ok) return "its .range file is not one line 'columns j0 j1 of P'";
+        r->has_P = 1;
+        from_side = 1;
+        if (from_name && (n0 != r->j0 || n1 != r->j1)) {
+            snprintf(msg, len, "its .range file says columns %zu..%zu but its name says %zu..%zu", r->j0, r->j1,
+                     n0, n1);
+            return msg;
+        }
+    } else if (from_name) {
+        r->j0 = n0;
+        r->j1 = n1;
+        r->has_P = 0;
+    }
+    if (!from_side && !from_name)
+        return "cannot tell which columns it holds (no .range file beside it, and its name is not "
+               "H_cols_<j0>_<j1>.npy)";
+    if (r->j1 <= r->j0) {
+        snprintf(msg, len, "column range %zu..%zu is empty", r->j0, r->j1);
+        return msg;
+    }
+    return NULL;
+}
+
+static int by_j0(const void *a, const void *b)
+{
+    const part_range *x = a, *y = b;
+    return x->j0 < y->j0 ? -1 : x->j0 > y->j0 ? 1 : x->j1 < y->j1 ? -1 : x->j1 > y->j1;
 }
 
 double *hessian_merge(int nfiles, const char *const *paths, size_t *P_out)
 {
-    double *H = NULL;
-    size_t P = 0, filled = 0;
+    if (nfiles < 1) die_user("no column-range files to merge");
+    char msg[320];
+    part_range *r = xcalloc((size_t)nfiles, sizeof *r);
     for (int i = 0; i < nfiles; i++) {
+        const char *err = range_of(paths[i], &r[i], msg, sizeof msg);
+        if (err) {
+            char line[600];
+            snprintf(line, sizeof line, "%s: %s", paths[i], err);
+            free(r);
+            die_user("%s", line);
+        }
+        r[i].file = i;
+    }
+    qsort(r, (size_t)nfiles, sizeof *r, by_j0);
+    /* the ranges must tile 0..j1 of the last one, which the files' shapes then confirm as P */
+    const char *err = NULL;
+    for (int i = 0; i < nfiles && !err; i++) {
+        size_t expect = i ? r[i - 1].j1 : 0;
+        if (r[i].j0 > expect) {
+            snprintf(msg, sizeof msg, "columns %zu..%zu are in no file (a range is missing)", expect, r[i].j0);
+            err = msg;
+        } else if (r[i].j0 < expect) {
+            snprintf(msg, sizeof msg, "%s (columns %zu..%zu) and %s (columns %zu..%zu) are overlapping ranges",
+                     paths[r[i - 1].file], r[i - 1].j0, r[i - 1].j1, paths[r[i].file], r[i].j0, r[i].j1);
+            err = msg;
+        }
+    }
+    if (err) {
+        free(r);
+        die_user("%s", err);
+    }
+    double *H = NULL;
+    size_t P = 0;
+    for (int i = 0; i < nfiles; i++) {
+        const char *path = paths[r[i].file];
         int ndim;
         size_t shape[4];
-        double *part = npy_read(paths[i], &ndim, shape);
-        const char *err = NULL;
-        char msg[256];
+        double *part = npy_read(path, &ndim, shape);
         if (ndim != 2) err = "expected a 2-D column range (rows, P)";
         else if (i == 0) {
             P = shape[1];
             if (P == 0) err = "has P = 0";
-            else H = huge_alloc(P * P, "merged Hessian");
+            else if (r[nfiles - 1].j1 != P) {
+                snprintf(msg, sizeof msg, "has P = %zu columns but the column ranges cover %zu of %zu (give every "
+                         "range)", P, r[nfiles - 1].j1, P);
+                err = msg;
+            }
         } else if (shape[1] != P) {
             snprintf(msg, sizeof msg, "has %zu columns but the first file has %zu (different models?)", shape[1], P);
             err = msg;
         }
-        if (!err && filled + shape[0] > P) {
-            snprintf(msg, sizeof msg, "rows %zu..%zu go past P = %zu (overlapping ranges?)", filled,
-                     filled + shape[0], P);
+        if (!err && r[i].has_P && r[i].P != shape[1]) {
+            snprintf(msg, sizeof msg, "its .range file says P = %zu but it has %zu columns", r[i].P, shape[1]);
             err = msg;
         }
+        if (!err && shape[0] != r[i].j1 - r[i].j0) {
+            snprintf(msg, sizeof msg, "holds %zu rows but its range %zu..%zu needs %zu", shape[0], r[i].j0, r[i].j1,
+                     r[i].j1 - r[i].j0);
+            err = msg;
+        }
+        if (!err && !H) H = huge_alloc(checked_mul(P, P, "merged Hessian"), "merged Hessian");
         if (err) {
+            char line[700];
+            snprintf(line, sizeof line, "%s: %s", path, err);
             free(part);
             free(H);
-            die_user("%s: %s", paths[i], err);
+            free(r);
+            die_user("%s", line);
         }
-        memcpy(H + filled * P, part, shape[0] * P * sizeof(double));
-        filled += shape[0];
+        memcpy(H + r[i].j0 * P, part, shape[0] * P * sizeof(double));
         free(part);
     }
-    if (nfiles < 1 || filled != P) {
-        free(H);
-        die_user("column ranges cover %zu of %zu columns (give every range, in column order)", filled, P);
-    }
+    free(r);
     *P_out = P;
     return H;
 }

@@ -3,6 +3,7 @@
  * frees what it holds before it reports a bad file (one user error line). */
 #include "mlp.h"
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,10 @@ static dataset *dataset_alloc(int n, int channels, int rows, int cols, int class
 /* Opens a gzip or plain file; on failure frees `held` and stops with a user error. */
 static gzFile open_gz(const char *path, void *held)
 {
+    if (path_is_folder(path)) {
+        free(held);
+        die_user("%s is a folder, expected a file", path);
+    }
     errno = 0;
     gzFile f = gzopen(path, "rb");
     if (!f) {
@@ -82,18 +87,42 @@ static const char *idx_header(gzFile f, unsigned magic, int ndim, unsigned *dims
     return NULL;
 }
 
-/* Whole IDX payload of `bytes` bytes into a fresh buffer, or an error text. */
-static unsigned char *idx_payload(gzFile f, size_t bytes, const char **err, char *msg, size_t len)
+/* First allocation for an IDX payload: at most 64 MiB. A gzip file's length is
+ * unknown until it is read, so the header's count is never trusted alone: the
+ * buffer grows (doubling) only as data actually arrives, and a file that ends
+ * early is "truncated" having cost no more than about twice its real data. */
+#define IDX_FIRST_ALLOC ((size_t)64 << 20)
+
+/* Whole IDX payload of exactly `bytes` bytes into a fresh buffer, or an error
+ * text; data after them ("trailing bytes") is an error too. `what` names an item. */
+static unsigned char *idx_payload(gzFile f, size_t bytes, const char *what, const char **err, char *msg, size_t len)
 {
-    unsigned char *buf = xmalloc(bytes ? bytes : 1);
-    long got = read_bytes(f, buf, bytes);
-    if (got == (long)bytes) return buf;
-    free(buf);
-    if (got < 0) *err = "corrupt gzip data";
-    else {
-        snprintf(msg, len, "truncated: expected %zu data bytes, found %ld", bytes, got);
-        *err = msg;
+    size_t cap = bytes < IDX_FIRST_ALLOC ? bytes : IDX_FIRST_ALLOC, got = 0;
+    unsigned char *buf = xmalloc(cap ? cap : 1);
+    for (;;) {
+        long r = read_bytes(f, buf + got, cap - got);
+        if (r < 0) { *err = "corrupt gzip data"; break; }
+        got += (size_t)r;
+        if (got < cap) {
+            snprintf(msg, len, "truncated: expected %zu data bytes, found %zu", bytes, got);
+            *err = msg;
+            break;
+        }
+        if (got == bytes) {
+            unsigned char extra[64];
+            long t = read_bytes(f, extra, sizeof extra);
+            if (t < 0) *err = "corrupt gzip data";
+            else if (t > 0) {
+                snprintf(msg, len, "trailing bytes after the last %s (the header's count needs %zu data bytes)",
+                         what, bytes);
+                *err = msg;
+            } else return buf;
+            break;
+        }
+        cap = bytes - cap < cap ? bytes : 2 * cap;
+        buf = xrealloc(buf, cap);
     }
+    free(buf);
     return NULL;
 }
 
@@ -106,8 +135,12 @@ dataset *idx_load(const char *images, const char *labels, int classes)
     err = idx_header(f, 0x00000803, 3, dims, msg, sizeof msg);
     if (!err && (dims[0] == 0 || dims[1] == 0 || dims[2] == 0 || dims[1] > 4096 || dims[2] > 4096))
         err = "bad dimensions in the header (zero or above 4096)";
+    if (!err && dims[0] > INT_MAX) {
+        snprintf(msg, sizeof msg, "the header's %u images are more than %d", dims[0], INT_MAX);
+        err = msg;
+    }
     unsigned char *pix = NULL;
-    if (!err) pix = idx_payload(f, (size_t)dims[0] * dims[1] * dims[2], &err, msg, sizeof msg);
+    if (!err) pix = idx_payload(f, (size_t)dims[0] * dims[1] * dims[2], "image", &err, msg, sizeof msg);
     gzclose(f);
     if (err) die_user("%s: %s", images, err);
 
@@ -118,7 +151,7 @@ dataset *idx_load(const char *images, const char *labels, int classes)
         err = msg;
     }
     unsigned char *lab = NULL;
-    if (!err) lab = idx_payload(f, ldim[0], &err, msg, sizeof msg);
+    if (!err) lab = idx_payload(f, ldim[0], "label", &err, msg, sizeof msg);
     gzclose(f);
     for (unsigned n = 0; !err && n < ldim[0]; n++)
         if (lab[n] >= classes) {
@@ -143,6 +176,10 @@ dataset *idx_load(const char *images, const char *labels, int classes)
 static dataset *cifar_read(const char *path, int cifar100, dataset *acc)
 {
     const int npix = 3 * 32 * 32, nlab = cifar100 ? 2 : 1, rec = npix + nlab, classes = cifar100 ? 100 : 10;
+    if (path_is_folder(path)) {
+        dataset_free(acc);
+        die_user("%s is a folder, expected a file", path);
+    }
     errno = 0;
     gzFile f = gzopen(path, "rb");
     if (!f) {
@@ -150,7 +187,21 @@ static dataset *cifar_read(const char *path, int cifar100, dataset *acc)
         dataset_free(acc);
         die_user("cannot read %s: %s", path, e ? strerror(e) : "zlib cannot open it");
     }
+    /* A plain file: the record count from its size (a whole number of records,
+     * the buffer allocated once). A gzip file: records are read as they come,
+     * the buffer doubling from 1024 records (3 MB) only as data arrives. */
     size_t cap = 1024, n = 0;
+    struct stat st;
+    if (gzdirect(f) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (st.st_size % rec) {
+            gzclose(f);
+            dataset_free(acc);
+            die_user("%s: truncated: %lld bytes is not a whole number of %d-byte CIFAR-%d records "
+                     "(%lld records and %lld bytes)", path, (long long)st.st_size, rec, classes,
+                     (long long)st.st_size / rec, (long long)st.st_size % rec);
+        }
+        cap = (size_t)st.st_size / rec + 1;   /* + 1: room for the read that finds the end */
+    }
     unsigned char *buf = xmalloc(cap * rec);
     char msg[256];
     const char *err = NULL;

@@ -101,6 +101,92 @@ static void test_npy_reader_hand_written(void)
     free(p);
 }
 
+/* Hostile .npy headers: sizes checked against the file before allocating, the
+ * dict parsed by key, trailing bytes refused. */
+static void write_npy_bytes(const char *path, const char *dict, size_t data_bytes)
+{
+    FILE *fp = fopen(path, "wb");
+    size_t len = strlen(dict);
+    fwrite("\x93NUMPY\x01\x00", 1, 8, fp);
+    fputc((int)(len & 0xff), fp);
+    fputc((int)(len >> 8), fp);
+    fwrite(dict, 1, len, fp);
+    for (size_t i = 0; i < data_bytes; i++) fputc(0, fp);
+    fclose(fp);
+}
+
+static void npy_through_pipe(const char *fifo, const char *dict, size_t bytes, const char *want)
+{
+    unlink(fifo);
+    if (mkfifo(fifo, 0600) != 0) DIE("mkfifo failed");
+    pid_t pid = fork();
+    if (pid == 0) {
+        write_npy_bytes(fifo, dict, bytes);
+        _exit(0);
+    }
+    int ndim;
+    size_t shape[4];
+    double *x = NULL;
+    EXPECT_USER_ERROR(x = npy_read(fifo, &ndim, shape), want);
+    (void)x;
+    waitpid(pid, NULL, 0);
+}
+
+static void test_npy_hostile(void)
+{
+    char *p = tmp_path("hostile.npy");
+    int ndim;
+    size_t shape[4];
+    double *x = NULL;
+    /* a header claiming 10^12 values over 32 bytes: refused before any allocation */
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "needs 8000000000000 data bytes but the file holds 32");
+    CHECK(strstr(check_msg, p) != NULL, "the message names the file: %s", check_msg);
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }\n", 40);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "trailing bytes");
+    /* '<i4' is the descr; '<f8' elsewhere must not fool the parser */
+    write_npy_bytes(p, "{'fortran_order': False, 'shape': (2, 2), 'descr': '<i4'}  # 'descr': '<f8'\n", 16);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "float64");
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }  # 'descr': '<i4'\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "text after the closing");
+    write_npy_bytes(p, "{'fortran_order': False, 'shape': (2, 2), 'descr': '<i4', 'x': \"'descr': '<f8'\"}\n", 16);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "float64");
+    write_npy_bytes(p, "{'descr': '<f8', 'shape': (2, 2), 'fortran_order': True, 'note': 'fortran_order': False}\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "C order");
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), 'extra': 1}\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "unknown key 'extra'");
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False}\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "no shape");
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (4), }\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "not a tuple");
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (-4,), }\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "bad shape");
+    write_npy_bytes(p, "{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (4,), }\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "twice");
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2, 1, 1, 1), }\n", 32);
+    EXPECT_USER_ERROR(x = npy_read(p, &ndim, shape), "more than 4");
+    /* any order of keys, double quotes, no trailing comma: what literal_eval accepts */
+    write_npy_bytes(p, "{\"shape\": (2,2), \"fortran_order\": False, \"descr\": \"<f8\"}\n", 32);
+    x = npy_read(p, &ndim, shape);
+    CHECK(ndim == 2 && shape[0] == 2 && shape[1] == 2, "keys in another order read as (%zu,%zu)", shape[0], shape[1]);
+    free(x);
+    write_npy_bytes(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 3), }\n", 0);
+    x = npy_read(p, &ndim, shape);
+    CHECK(ndim == 2 && shape[0] == 0 && shape[1] == 3, "an empty (0, 3) array reads");
+    free(x);
+    EXPECT_USER_ERROR(x = npy_read(tmpdir, &ndim, shape), "is a folder, expected a file");
+
+    /* Through a pipe (no length known upfront): a lying header ends in a truncation
+     * error after reading what is there, with no 8 TB allocation; extra data is refused. */
+    char *fifo = tmp_path("fifo.npy");
+    npy_through_pipe(fifo, "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }\n", 2400000,
+                     "truncated data (300000 of 1000000000000 values)");
+    npy_through_pipe(fifo, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }\n", 32, "trailing bytes");
+    unlink(fifo);
+    free(fifo);
+    free(p);
+}
+
 static void test_csv(void)
 {
     char *p = tmp_path("t.csv");
@@ -181,6 +267,56 @@ static void test_cli_lists(void)
     CHECK(l.n == 2 && l.v[0] == 2 && l.v[1] == 5, "parsed %d ints", l.n);
     EXPECT_USER_ERROR(parse_double_list("k", "10,abc", &d), "--k expects comma-separated numbers");
     EXPECT_USER_ERROR(parse_int_list("d", "2.5", &l), "integers");
+    /* subnormals are numbers (strtod's ERANGE on them is not an error); overflow
+     * and underflow to zero are not */
+    parse_double_list("k", "1e-320,-4.9e-324,2", &d);
+    CHECK(d.n == 3 && d.v[0] > 0 && d.v[0] < 1e-310 && d.v[1] < 0, "subnormals parsed (%g, %g)", d.v[0], d.v[1]);
+    EXPECT_USER_ERROR(parse_double_list("k", "1e400", &d), "expects comma-separated numbers");
+    EXPECT_USER_ERROR(parse_double_list("k", "1e-400", &d), "expects comma-separated numbers");
+    EXPECT_USER_ERROR(parse_double_list("k", "-1e400", &d), "expects comma-separated numbers");
+}
+
+/* The whole parser in-process: each argv must fail with the message named. */
+static double cli_eps;
+static int cli_n, cli_flag;
+static void run_cli(int argc, const char **argv)
+{
+    const cli_opt opts[] = {
+        {"eps", OPT_DOUBLE, &cli_eps, "a number"},
+        {"epsilon-list", OPT_STRING, NULL, "unused"},
+        {"n", OPT_INT, &cli_n, "an integer"},
+        {"flag", OPT_FLAG, &cli_flag, "a flag"},
+    };
+    cli_parse(argc, (char **)argv, "test", opts, 4);
+}
+
+static void test_cli_parse(void)
+{
+    const char *a1[] = {"prog", "--quiet", "-xy"};
+    EXPECT_USER_ERROR(run_cli(3, a1), "unknown option -x ");
+    const char *a2[] = {"prog", "--eps", "1e-320", "-q"};
+    EXPECT_USER_ERROR(run_cli(4, a2), "unknown option -q ");
+    CHECK(cli_eps > 0 && cli_eps < 1e-310, "--eps 1e-320 parsed as a subnormal (%g)", cli_eps);
+    const char *a3[] = {"prog", "--quiet=1"};
+    EXPECT_USER_ERROR(run_cli(2, a3), "option --quiet takes no value");
+    const char *a4[] = {"prog", "--flag=1"};
+    EXPECT_USER_ERROR(run_cli(2, a4), "option --flag takes no value");
+    const char *a5[] = {"prog", "--n"};
+    EXPECT_USER_ERROR(run_cli(2, a5), "option --n needs a value");
+    const char *a6[] = {"prog", "--bogus=3"};
+    EXPECT_USER_ERROR(run_cli(2, a6), "unknown option --bogus ");
+    const char *a7[] = {"prog", "--ep", "3"};
+    EXPECT_USER_ERROR(run_cli(3, a7), "ambiguous option --ep (could be --eps, --epsilon-list)");
+    const char *a8[] = {"prog", "--eps", "1e400"};
+    EXPECT_USER_ERROR(run_cli(3, a8), "--eps expects a number");
+    const char *a9[] = {"prog", "--eps", "1e-400"};
+    EXPECT_USER_ERROR(run_cli(3, a9), "--eps expects a number");
+    const char *a10[] = {"prog", "--flag", "-\x01"};
+    EXPECT_USER_ERROR(run_cli(3, a10), "unknown option character 0x01");
+    const char *ok[] = {"prog", "--eps=-2.5e-315", "--n", "7", "--flag"};
+    run_cli(5, ok);
+    CHECK(cli_eps < 0 && cli_eps > -1e-310 && cli_n == 7 && cli_flag == 1, "a good command line parsed");
+    core_quiet = 0;
 }
 
 /* Symmetric A = R diag(a, b) Rᵀ for a rotation by angle t. */
@@ -329,6 +465,55 @@ static void test_partitions(void)
     EXPECT_USER_ERROR(partition_read(pf, &m), "expected 'name start n");
     char *none = tmp_path("none.txt");
     EXPECT_USER_ERROR(partition_read(none, &m), "cannot read partition file");
+
+    /* Hostile partition files: each a user error naming its line. P = 72:
+     * wte 0..31, q 32..47, v 48..63, ln 64..67, b 68..71. */
+    struct { const char *text, *want; } badp[] = {
+        {"first 0 4 1 junk\nrest 4 68\n", ":1: extra field 'junk'"},
+        {"first 0 4x\n", ":1: expected 'name start n"},
+        {"first 0 36 -1\n", ":1: expected 'name start n"},
+        {"first 0 36 0\n", ":1: expected 'name start n"},
+        {"# ok\nfirst 0 -4\n", ":2: expected 'name start n"},
+        {"first +0 4\n", ":1: expected 'name start n"},
+        {"first 0 4\nrest 4 69\n", ":2: block rest (start 4, n 69, stride 1) reaches beyond P = 72"},
+        {"all 0 2 18446744073709551615\n", ":1: block all"},
+        {"q 0 16\nrest 16 56\n", ":1: block q is not inside tensor q (indices 32..47)"},
+        {"wte 0 32\nv[0] 32 8\n", ":2: block v[0] is not inside tensor v"},
+        {"first 0 4\n\n  \t\nrest 4 68 1 # comment\nmore 0 1 1 1\n", ":5: extra field '1'"},
+    };
+    for (volatile size_t k = 0; k < sizeof badp / sizeof *badp; k++) {
+        fp = fopen(pf, "w");
+        fputs(badp[k].text, fp);
+        fclose(fp);
+        EXPECT_USER_ERROR(partition_read(pf, &m), badp[k].want);
+    }
+    /* a line longer than any buffer still counts as one line */
+    fp = fopen(pf, "w");
+    fputs("# ", fp);
+    for (int i = 0; i < 3000; i++) fputc('x', fp);
+    fputs("\nfirst 0 4\nrest 4 68 junk\n", fp);
+    fclose(fp);
+    EXPECT_USER_ERROR(partition_read(pf, &m), ":3: expected 'name start n");
+    fp = fopen(pf, "w");
+    for (int i = 0; i < 120; i++) fputc('n', fp);
+    fputs(" 0 72\n", fp);
+    fclose(fp);
+    EXPECT_USER_ERROR(partition_read(pf, &m), ":1: block name longer than 95");
+    EXPECT_USER_ERROR(partition_read(tmpdir, &m), "is a folder, expected a file");
+    /* names are free-text labels; a tensor's name claims that tensor */
+    fp = fopen(pf, "w");
+    fprintf(fp, "wte 0 32\nq[h0] 32 8\nq[h1] 40 8\nanything-else 48 24 # free text\n");
+    fclose(fp);
+    p = partition_read(pf, &m);
+    CHECK(p->nblocks == 4 && p->b[0].tensor == 0 && p->b[2].tensor == 1 && p->b[3].tensor == -1 &&
+          strcmp(p->b[3].name, "anything-else") == 0, "labels and claimed tensors (%d blocks)", p->nblocks);
+    partition_free(p);
+    fp = fopen(pf, "w");
+    fprintf(fp, "evens 0 36 2\nodds 1 36 2\n");
+    fclose(fp);
+    p = partition_read(pf, &m);
+    CHECK(p->nblocks == 2 && p->b[1].stride == 2 && p->b[1].n == 36, "strided blocks read");
+    partition_free(p);
     free(none);
     free(pf);
 }
@@ -339,10 +524,12 @@ int main(void)
     if (!mkdtemp(tmpdir)) DIE("mkdtemp failed");
     test_npy_round_trip();
     test_npy_reader_hand_written();
+    test_npy_hostile();
     test_csv();
     test_atomic_output();
     test_rng();
     test_cli_lists();
+    test_cli_parse();
     test_spectra();
     test_partitions();
     char cmd[300];

@@ -418,6 +418,39 @@ static void test_idx(void)
     for (int i = 0; i < 40; i++) fputc(0xA5, f);
     fclose(f);
     EXPECT_USER_ERROR(idx_load(bad, pl, 10), bad);
+
+    /* Hostile headers: counts far beyond the data are "truncated" after reading
+     * what is there (the buffer grows only as data arrives: no 2^55-byte
+     * allocation), a count above INT_MAX is refused, trailing bytes are an error. */
+    for (volatile int gz = 0; gz <= 1; gz++) {
+        unsigned char h[sizeof img];
+        memcpy(h, img, ni);
+        put32(h + 4, 0x7FFFFFFFu);
+        put32(h + 8, 4096);
+        put32(h + 12, 4096);
+        write_file(bad, h, ni, gz);
+        EXPECT_USER_ERROR(idx_load(bad, pl, 10), "expected 36028797002186752 data bytes, found 60");
+        put32(h + 4, 0xFFFFFFFFu);
+        write_file(bad, h, ni, gz);
+        EXPECT_USER_ERROR(idx_load(bad, pl, 10), "4294967295 images are more than");
+        unsigned char t[sizeof img + 5];
+        memcpy(t, img, ni);
+        memset(t + ni, 7, 5);
+        write_file(bad, t, ni + 5, gz);
+        EXPECT_USER_ERROR(idx_load(bad, pl, 10), "trailing bytes after the last image");
+        unsigned char tl[sizeof lab + 1];
+        memcpy(tl, lab, nl);
+        tl[nl] = 1;
+        write_file(bad, tl, nl + 1, gz);
+        EXPECT_USER_ERROR(idx_load(pi, bad, 10), "trailing bytes after the last label");
+        unsigned char z[16];
+        memcpy(z, img, 16);
+        put32(z + 4, 0);
+        write_file(bad, z, 16, gz);
+        EXPECT_USER_ERROR(idx_load(bad, pl, 10), "bad dimensions");
+    }
+    EXPECT_USER_ERROR(idx_load(tmpdir, pl, 10), "is a folder, expected a file");
+    EXPECT_USER_ERROR(idx_load(pi, tmpdir, 10), "is a folder, expected a file");
     free(pi);
     free(pl);
     free(bad);
@@ -456,6 +489,17 @@ static void test_cifar(void)
         write_file(p, buf, 0, 0);
         EXPECT_USER_ERROR(cifar_load(p, c100), "empty");
     }
+    /* gzip'ed CIFAR: read record by record; a plain file's count comes from its size */
+    size_t n3 = cifar_file(buf, 3, 0, 7);
+    write_file(p, buf, n3, 1);
+    dataset *dz = cifar_load(p, 0);
+    CHECK(dz->n == 3 && dz->y[0] == 7, "gzip'ed CIFAR-10 read (%d records)", dz->n);
+    dataset_free(dz);
+    write_file(p, buf, n3 - 100, 1);
+    EXPECT_USER_ERROR(cifar_load(p, 0), "truncated: record 2");
+    write_file(p, buf, n3 + 1, 0);
+    EXPECT_USER_ERROR(cifar_load(p, 0), "9220 bytes is not a whole number of 3073-byte CIFAR-10 records");
+    EXPECT_USER_ERROR(cifar_load(tmpdir, 0), "is a folder, expected a file");
     cifar_file(buf, 2, 1, 5);
     buf[3074] = 20;   /* second record's coarse label */
     write_file(p, buf, 2 * 3074, 0);

@@ -59,6 +59,7 @@ tt_data *tt_data_markov(int V, int order, int successors, unsigned long seed)
 
 tt_data *tt_data_text(const char *path, int V, int T)
 {
+    if (path_is_folder(path)) die_user("data file %s is a folder, expected a file", path);
     FILE *fp = fopen(path, "rb");
     if (!fp) die_user("cannot read data file %s: %s", path, strerror(errno));
     size_t cap = 1 << 16, len = 0;

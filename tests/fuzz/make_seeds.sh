@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/<reader>/):
+# a few tiny valid files of each format and a few near misses. Deterministic;
+# bash, printf, head and gzip only.
+#   tests/fuzz/make_seeds.sh tests/fuzz/corpus
+set -eu   # no pipefail: `... | head -c N` truncations end their writer with SIGPIPE
+C=${1:-tests/fuzz/corpus}
+rm -rf "$C"
+mkdir -p "$C"/{npy,idx,cifar,partition,model_csv,text}
+
+# bytes N SEED: N deterministic bytes
+bytes() { local i; for ((i = 0; i < $1; i++)); do printf "\\x$(printf %02x $(((i * 37 + $2) % 256)))"; done; }
+le16() { printf "\\x$(printf %02x $(($1 & 255)))\\x$(printf %02x $(($1 >> 8)))"; }
+be32() { printf "\\x$(printf %02x $(($1 >> 24 & 255)))\\x$(printf %02x $(($1 >> 16 & 255)))\\x$(printf %02x $(($1 >> 8 & 255)))\\x$(printf %02x $(($1 & 255)))"; }
+
+# ---- .npy: magic, version 1.0, header length, dict, data
+npy() { local dict=$2 n=$3; { printf '\x93NUMPY\x01\x00'; le16 ${#dict}; printf '%s' "$dict"; bytes "$n" 3; } >"$C/npy/$1"; }
+npy vec3 "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }"$'\n' 24
+npy mat22 "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }"$'\n' 32
+npy empty03 "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 3), }"$'\n' 0
+npy dquote "{\"shape\": (1,2,1), \"descr\": \"<f8\", \"fortran_order\": False}"$'\n' 16
+npy fortran "{'descr': '<f8', 'fortran_order': True, 'shape': (2,), }"$'\n' 16
+npy int4 "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }"$'\n' 8
+npy huge "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }"$'\n' 16
+npy trailing "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }"$'\n' 12
+npy extra_key "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), 'x': 1}"$'\n' 8
+
+# ---- IDX: 2-byte length of the image file, the image file, then the label file
+idx_images() { be32 0x803; be32 "$1"; be32 "$2"; be32 "$3"; bytes $(($1 * $2 * $3)) 5; }
+idx_labels() { be32 0x801; be32 "$1"; local i; for ((i = 0; i < $1; i++)); do printf "\\x0$((i % 10))"; done; }
+idx_pair() { local f=$1 img lab; img=$(mktemp); lab=$(mktemp)
+  cat >"$img"; idx_labels "$2" >"$lab"
+  [ "${3:-}" = gz ] && { gzip -9 -n -c "$img" >"$img.gz"; mv "$img.gz" "$img"; gzip -9 -n -c "$lab" >"$lab.gz"; mv "$lab.gz" "$lab"; }
+  { le16 "$(stat -c %s "$img")"; cat "$img" "$lab"; } >"$C/idx/$f"; rm -f "$img" "$lab"; }
+idx_images 3 2 2 | idx_pair plain 3
+idx_images 3 2 2 | idx_pair gz 3 gz
+idx_images 2 3 1 | idx_pair count_mismatch 3
+{ idx_images 3 2 2; printf '\x07'; } | idx_pair trailing 3
+idx_images 3 2 2 | head -c 20 | idx_pair truncated 3
+{ be32 0x803; be32 0xFFFFFFFF; be32 2; be32 2; bytes 12 5; } | idx_pair count_ffffffff 3
+{ be32 0x803; be32 0x7FFFFFFF; be32 4096; be32 4096; bytes 12 5; } | idx_pair huge_gz 3 gz
+
+# ---- CIFAR: one byte (low bit: CIFAR-100), then records (labels, 3072 pixels)
+cifar() { local c100=$1 n=$2 i; printf "\\x0$c100"; for ((i = 0; i < n; i++)); do
+  [ "$c100" = 1 ] && printf "\\x0$((i % 20 % 10))"; printf "\\x0$((i % 10))"; bytes 3072 "$i"; done; }
+cifar 0 1 >"$C/cifar/c10_one"
+cifar 1 2 >"$C/cifar/c100_two"
+{ printf '\x00'; cifar 0 2 | tail -c +2 | gzip -9 -n -c; } >"$C/cifar/c10_gz"
+cifar 0 1 | head -c 3000 >"$C/cifar/c10_truncated"
+printf '\x00' >"$C/cifar/empty"
+
+# ---- partition files for the fuzz model (P = 72: wte 0..31, q 32..47, v 48..63, ln 64..67, b 68..71)
+printf 'all 0 72\n' >"$C/partition/one_block"
+printf '# per tensor\nwte 0 32\nq 32 16\nv 48 16\nln 64 4\nb 68 4\n' >"$C/partition/tensors"
+printf 'q[h0] 32 8\nq[h1] 40 8\nrest 0 32\nmore 48 24 # tail\n' >"$C/partition/heads"
+printf 'evens 0 36 2\nodds 1 36 2\n' >"$C/partition/strided"
+printf 'all 0 72 1 junk\n' >"$C/partition/extra_field"
+printf 'all 0 72 -1\n' >"$C/partition/negative_stride"
+printf 'a 0 40\nb 39 33\n' >"$C/partition/overlap"
+
+# ---- mlp_hessian's model.csv (the fixed folder is in 3, width 2, classes 2, bias 1: P = 14)
+H='in,width,classes,act,bias,loss,P'
+printf '%s\n3,2,2,tanh,1,xent,14\n' "$H" >"$C/model_csv/valid"
+printf '%s\n3,1,5,relu,1,squared,14\n' "$H" >"$C/model_csv/valid_other_sizes"
+printf '%s\n3,2,2,tanh,1,xent,15\n' "$H" >"$C/model_csv/wrong_P"
+printf '%s\n3,2,2,gelu,0,xent,10\n' "$H" >"$C/model_csv/no_bias"
+printf '%s\n3,2,2,tanh,1,xent,14 junk\n' "$H" >"$C/model_csv/junk"
+printf 'in,width\n3,2\n' >"$C/model_csv/short"
+
+# ---- text: a byte for V, a byte for T, then the text
+printf '\xfe\x07hello, tiny transformer\n' >"$C/text/hello"
+printf '\x00\x01abababab' >"$C/text/two_symbols"
+printf '\x02\x1fshort' >"$C/text/too_short"
+{ printf '\xff\x03'; bytes 300 1; } >"$C/text/all_bytes"
+echo "seeds: $(find "$C" -type f | wc -l) files in $C"
