@@ -51,12 +51,12 @@ double hessian_bytes(size_t P, size_t ncols, int panel);
 void hessian_cols(model *m, size_t j0, size_t j1, const hessian_opts *o, double *out);
 /* The full H (P×P, malloc'ed), after printing its memory and checking it fits. */
 double *hessian_full(model *m, const hessian_opts *o);
-/* Columns j0..j1-1 streamed panel by panel into a .npy of shape (j1-j0, P);
- * memory: one panel. */
+/* Columns j0..j1-1 streamed panel by panel into a .npy of shape (j1-j0, P),
+ * with "<path>.range" recording j0, j1 and P for hessian_merge; memory: one panel. */
 void hessian_write_cols(model *m, size_t j0, size_t j1, const hessian_opts *o, const char *path);
-/* Stacks column-range files given in column order into H (P×P, malloc'ed);
- * *P_out = P. User error unless each is (rows, P) with the same P and the rows
- * add up to P. */
+/* Stacks column-range files, in any order, into H (P×P, malloc'ed); *P_out = P.
+ * Each part's range comes from its .range file (or its H_cols_<j0>_<j1>.npy
+ * name); user error on a gap, an overlap, a missing part or a disagreeing P. */
 double *hessian_merge(int nfiles, const char *const *paths, size_t *P_out);
 
 /* max|H − Hᵀ| / max|H| (0 for H = 0). */
