@@ -118,7 +118,16 @@ bench: $(BENCHES) $(PROGS)
 # inside the variables: $(call) splits its arguments at commas.)
 FIGURES :=
 CLAIMS :=
+# make verdicts (mk/verdicts.mk): seeds SEED0 .. SEED0+SEEDS-1, one run per
+# registered experiment and seed in $(VRUNS)/<program>/seed<s>/.
+SEEDS ?= 5
+SEED0 ?= 1
+VERDICT_SEEDS := $(shell seq $(SEED0) $$(($(SEED0) + $(SEEDS) - 1)) 2>/dev/null)
+VRUNS := $(RES)/verdict-runs
+VOUT := $(RES)/verdicts$(if $(filter-out 1,$(SEED0)),-seed$(SEED0))
+VCMD_DEFAULT := --scale $(SCALE) --seed SEED --data-seed SEED
 VERDICT_EXPS :=
+VERDICT_FIGURES :=
 define render
 	@mkdir -p $(@D)
 	@gnuplot -e "out='$@.tmp'; $(2)" $(1) || { rm -f $@.tmp; exit 1; }
@@ -144,6 +153,6 @@ gallery: figures
 	@echo "copied $(words $(FIGURES)) figures into docs/img/"
 
 clean:
-	rm -rf build build-san results results-paper figures figures-paper
+	rm -rf build build-san build-fuzz results results-paper figures figures-paper
 
 -include $(LIBOBJ:.o=.d) $(PROG_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(BENCH_SRC:%.c=$(BUILD)/%.d)

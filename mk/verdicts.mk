@@ -7,12 +7,6 @@
 # then the verdicts program judges every claim of harness's claim table.
 #   SEEDS=5 (how many), SEED0=1 (the first): seeds SEED0 .. SEED0+SEEDS-1;
 #   another block of seeds (SEED0=6) writes $(RES)/verdicts-seed6/.
-SEEDS ?= 5
-SEED0 ?= 1
-VERDICT_SEEDS := $(shell seq $(SEED0) $$(($(SEED0) + $(SEEDS) - 1)) 2>/dev/null)
-VRUNS := $(RES)/verdict-runs
-VOUT := $(RES)/verdicts$(if $(filter-out 1,$(SEED0)),-seed$(SEED0))
-VCMD_DEFAULT := --scale $(SCALE) --seed SEED --data-seed SEED
 comma := ,
 empty :=
 space := $(empty) $(empty)
@@ -28,12 +22,14 @@ endef
 verdicts: deps
 	@$(MAKE) --no-print-directory verdicts-only
 
+# A fragment may add figures drawn from the per-seed runs (seed bands) to
+# VERDICT_FIGURES; make verdicts renders them into $(FIG)/.
 # The run rules are made at the end of the Makefile ($(eval $(verdict_rules))),
 # once every fragment has added to VERDICT_EXPS.
 define verdict_rules
 $(foreach e,$(VERDICT_EXPS),$(foreach s,$(VERDICT_SEEDS),$(eval $(call verdict_run,$(e),$(s)))))
 VERDICT_RUNS := $(foreach e,$(VERDICT_EXPS),$(foreach s,$(VERDICT_SEEDS),$(VRUNS)/$(e)/seed$(s)/run.txt))
-verdicts-only: $$(VERDICT_RUNS) $(BUILD)/bin/verdicts
+verdicts-only: $$(VERDICT_RUNS) $(BUILD)/bin/verdicts $$(VERDICT_FIGURES)
 	$(BUILD)/bin/verdicts --runs $(VRUNS) --seeds $(subst $(space),$(comma),$(strip $(VERDICT_SEEDS))) --scale $(SCALE) --out $(VOUT) --quiet
 	@cat $(VOUT)/summary.md
 endef
