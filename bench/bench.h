@@ -7,9 +7,14 @@
 #include <cblas.h>
 #include <stdlib.h>
 
-/* GFLOP/s of C = A·B for n×n matrices (2n³ flops), best of `reps` runs. */
+void openblas_set_num_threads(int);
+
+/* GFLOP/s of C = A·B for n×n matrices (2n³ flops), best of `reps` runs, on as
+ * many BLAS threads as the toolkit's workers use (toolkit_threads()); BLAS is
+ * back on one thread afterwards, as the programs run it. */
 static inline double dgemm_gflops(int n, int reps)
 {
+    openblas_set_num_threads(toolkit_threads());
     size_t nn = (size_t)n * n;
     double *A = xmalloc(nn * sizeof(double)), *B = xmalloc(nn * sizeof(double)), *C = xmalloc(nn * sizeof(double));
     for (size_t i = 0; i < nn; i++) {
@@ -26,6 +31,7 @@ static inline double dgemm_gflops(int n, int reps)
     free(A);
     free(B);
     free(C);
+    openblas_set_num_threads(1);
     return 2.0 * n * n * (double)n / best / 1e9;
 }
 

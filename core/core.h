@@ -119,6 +119,15 @@ void run_write_info(const char *dir, unsigned long seed);
 void run_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double wall_seconds(void); /* monotonic clock */
 
+/* ---- threads ----------------------------------------------------------------------------
+ * Inside the programs BLAS runs on one thread (cli_parse pins it): its
+ * reductions depend on its thread count (e.g. dsymv inside LAPACK's
+ * eigensolvers, dgemm's small-matrix path), ours do not. The parallelism a
+ * user asks for with OPENBLAS_NUM_THREADS (else every online core) goes to
+ * the toolkit's own worker threads instead — Hessian panels, training runs,
+ * sweeps — which split work in a fixed layout, so no result depends on it. */
+int toolkit_threads(void);
+
 /* ---- command line ------------------------------------------------------------------
  * A table of options parsed with getopt_long. --help prints the summary, every
  * option with its help and default, and exits 0. A bad value or unknown flag is

@@ -192,8 +192,20 @@ static const char *lo_names(const cli_opt *opts, int nopts, int i)
     return i < nopts ? opts[i].name : i == nopts ? "quiet" : "help";
 }
 
+void openblas_set_num_threads(int);
+
+int toolkit_threads(void)
+{
+    const char *env = getenv("OPENBLAS_NUM_THREADS");
+    char *end;
+    long n = env ? strtol(env, &end, 10) : 0;
+    if (!env || end == env || *end || n < 1) n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
 void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, int nopts)
 {
+    openblas_set_num_threads(1);
     set_program_name(argv[0]);
     run_begin(argc, argv);
     /* On the stack: a bad value stops in die_user from inside the loop, and

@@ -4,6 +4,7 @@
 #include "mlp.h"
 #include <cblas.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@ typedef struct {
     double *ws, *ws2;              /* workspaces grown on demand: hvp, hess_cols */
     size_t ws_cap, ws2_cap;
     double flops;
+    int threads;                   /* mlp_set_threads; 0 = toolkit_threads() */
 } mlp_impl;
 
 static const char *ACT_NAMES[ACT_COUNT] = {"relu", "tanh", "gelu", "linear"};
@@ -42,14 +44,20 @@ static mlp_impl *impl_of(const model *m)
     return m->impl;
 }
 
-/* C (M,Nn) = alpha·op(A)·op(B) + beta·C, row-major; counts 2·M·Nn·K flops. */
-static void gemm(mlp_impl *im, int transa, int transb, int M, int Nn, int K, const double *A, int lda,
-                 const double *B, int ldb, double beta, double *C, int ldc)
+/* C (M,Nn) = alpha·op(A)·op(B) + beta·C, row-major; adds 2·M·Nn·K to *flops. */
+static void gemm_counted(double *flops, int transa, int transb, int M, int Nn, int K, const double *A, int lda,
+                         const double *B, int ldb, double beta, double *C, int ldc)
 {
     if (M == 0 || Nn == 0) return;
     cblas_dgemm(CblasRowMajor, transa ? CblasTrans : CblasNoTrans, transb ? CblasTrans : CblasNoTrans,
                 M, Nn, K, 1.0, A, lda, B, ldb, beta, C, ldc);
-    im->flops += 2.0 * M * Nn * K;
+    *flops += 2.0 * M * Nn * K;
+}
+
+static void gemm(mlp_impl *im, int transa, int transb, int M, int Nn, int K, const double *A, int lda,
+                 const double *B, int ldb, double beta, double *C, int ldc)
+{
+    gemm_counted(&im->flops, transa, transb, M, Nn, K, A, lda, B, ldb, beta, C, ldc);
 }
 
 /* A buffer of at least count doubles kept between calls (no page faults in hot loops). */
@@ -288,19 +296,95 @@ static void tail_cols(const mlp_impl *im, size_t j, size_t jend, double *out, si
     }
 }
 
+/* fc1 columns are cut into chunks of at most FC1_CHUNK columns inside one
+ * neuron, in a layout fixed by the panel alone; worker threads take whole
+ * chunks, so every dgemm has the same shape whatever the number of threads and
+ * H does not depend on it. */
+#define FC1_CHUNK 32
+
+typedef struct {
+    const mlp_impl *im;
+    const double *SW, *K;   /* shared: (N, C, h) and (h, h, N) */
+    size_t j0, jend;        /* the panel's columns (j0: its lower bound too) */
+    int lower;
+    double *out;            /* (k, P) */
+    size_t P;
+    size_t next;            /* next chunk's first column */
+    pthread_mutex_t lock;
+    double flops;
+} fc1_job;
+
+/* Columns j..j+s-1 of fc1 (inside neuron i) into out rows (j - j0)..; L (s, N) and E (N, tail) workspaces. */
+static void fc1_chunk(fc1_job *J, size_t j, int s, double *L, double *E, double *flops)
+{
+    const mlp_impl *im = J->im;
+    int N = im->N, h = im->cfg.width, C = im->cfg.classes, d1 = im->d1;
+    size_t P = J->P, Nn = N, tail = P - im->o2, j0 = J->j0;
+    int i = (int)(j / d1), q0 = (int)(j % d1);
+    double *o = J->out + (j - j0) * P;
+    const double *xt = im->XT + (size_t)q0 * Nn;     /* rows q0.. of X~ᵀ (s, N) */
+    for (int i2 = 0; i2 < h; i2++) {
+        size_t r0 = (size_t)i2 * d1, r1 = r0 + d1;   /* rows of block i2 */
+        if (J->lower && r1 <= j0) continue;
+        size_t c0 = (J->lower && r0 < j0) ? j0 - r0 : 0;
+        const double *kw = J->K + ((size_t)i * h + i2) * Nn;
+        for (int t = 0; t < s; t++)
+            for (size_t n = 0; n < Nn; n++) L[(size_t)t * Nn + n] = kw[n] * xt[(size_t)t * Nn + n];
+        gemm_counted(flops, 0, 0, s, (int)(d1 - c0), N, L, N, im->X + c0, d1, 0.0, o + r0 + c0, (int)P);
+    }
+    for (size_t n = 0; n < Nn; n++) {
+        const double *sw = J->SW + n * C * h, *a = im->A + n * h, *g2 = im->G2 + n * C;
+        double s1 = im->S1[n * h + i], *e = E + n * tail;
+        for (int c = 0; c < C; c++) {
+            for (int i2 = 0; i2 < h; i2++) e[(size_t)c * h + i2] = s1 * sw[(size_t)c * h + i] * a[i2];
+            e[(size_t)c * h + i] += s1 * g2[c];
+            if (im->cfg.bias) e[(size_t)C * h + c] = s1 * sw[(size_t)c * h + i];
+        }
+    }
+    gemm_counted(flops, 0, 0, s, (int)tail, N, xt, N, E, (int)tail, 0.0, o + im->o2, (int)P);
+}
+
+static void *fc1_worker(void *arg)
+{
+    fc1_job *J = arg;
+    const mlp_impl *im = J->im;
+    size_t Nn = im->N, tail = J->P - im->o2, d1 = im->d1;
+    size_t end = J->jend < im->P1 ? J->jend : im->P1;
+    double *L = xmalloc(FC1_CHUNK * Nn * sizeof(double)), *E = xmalloc(Nn * tail * sizeof(double)), flops = 0;
+    for (;;) {
+        pthread_mutex_lock(&J->lock);
+        size_t j = J->next, seg_end = (j / d1 + 1) * d1, stop = j + FC1_CHUNK;
+        if (stop > seg_end) stop = seg_end;
+        if (stop > end) stop = end;
+        J->next = stop;
+        pthread_mutex_unlock(&J->lock);
+        if (j >= end) break;
+        fc1_chunk(J, j, (int)(stop - j), L, E, &flops);
+    }
+    pthread_mutex_lock(&J->lock);
+    J->flops += flops;
+    pthread_mutex_unlock(&J->lock);
+    free(L);
+    free(E);
+    return NULL;
+}
+
+static int worker_count(const mlp_impl *im)
+{
+    int n = im->threads ? im->threads : toolkit_threads();
+    return n < 1 ? 1 : n > 64 ? 64 : n;
+}
+
 static void hess_cols_any(model *m, size_t j0, int k, double *out, int lower)
 {
     mlp_impl *im = impl_of(m);
     forward(im, m->params);
     const double *W2 = m->params + im->o2;
-    int N = im->N, h = im->cfg.width, C = im->cfg.classes, d1 = im->d1;
-    size_t P = m->P, Nn = N, tail = P - im->o2, jend = j0 + k, j = j0;
+    int N = im->N, h = im->cfg.width, C = im->cfg.classes;
+    size_t P = m->P, Nn = N, jend = j0 + k, j = j0;
     size_t hh = (size_t)h * h;
-    double *SW = grow(&im->ws2, &im->ws2_cap, Nn * C * h + hh * Nn + Nn * tail + (size_t)d1 * Nn);
-                                                         /* (N, C, h): (S_n W2)[c,i] / N */
-    double *K = SW + Nn * C * h;                         /* (h, h, N) */
-    double *E = K + hh * Nn;                             /* (N, tail) */
-    double *L = E + Nn * tail;                           /* (≤ d1, N) */
+    double *SW = grow(&im->ws2, &im->ws2_cap, Nn * C * h + hh * Nn); /* (N, C, h): (S_n W2)[c,i] / N */
+    double *K = SW + Nn * C * h;                                      /* (h, h, N) */
     for (size_t n = 0; n < Nn; n++) {
         const double *p = im->Pr + n * C;
         double *sw = SW + n * C * h;
@@ -321,32 +405,24 @@ static void hess_cols_any(model *m, size_t j0, int k, double *out, int lower)
                 K[((size_t)i * h + i2) * Nn + n] = kv;
             }
     }
-    while (j < jend && j < im->P1) {
-        int i = (int)(j / d1), q0 = (int)(j % d1);
-        size_t seg_end = (size_t)(i + 1) * d1 < jend ? (size_t)(i + 1) * d1 : jend;
-        int s = (int)(seg_end - j);
-        double *o = out + (j - j0) * P;
-        const double *xt = im->XT + (size_t)q0 * Nn;     /* rows q0.. of X~ᵀ (s, N) */
-        for (int i2 = 0; i2 < h; i2++) {
-            size_t r0 = (size_t)i2 * d1, r1 = r0 + d1;   /* rows of block i2 */
-            if (lower && r1 <= j0) continue;
-            size_t c0 = (lower && r0 < j0) ? j0 - r0 : 0;
-            const double *kw = K + ((size_t)i * h + i2) * Nn;
-            for (int t = 0; t < s; t++)
-                for (size_t n = 0; n < Nn; n++) L[(size_t)t * Nn + n] = kw[n] * xt[(size_t)t * Nn + n];
-            gemm(im, 0, 0, s, (int)(d1 - c0), N, L, N, im->X + c0, d1, 0.0, o + r0 + c0, (int)P);
-        }
-        for (size_t n = 0; n < Nn; n++) {
-            const double *sw = SW + n * C * h, *a = im->A + n * h, *g2 = im->G2 + n * C;
-            double s1 = im->S1[n * h + i], *e = E + n * tail;
-            for (int c = 0; c < C; c++) {
-                for (int i2 = 0; i2 < h; i2++) e[(size_t)c * h + i2] = s1 * sw[(size_t)c * h + i] * a[i2];
-                e[(size_t)c * h + i] += s1 * g2[c];
-                if (im->cfg.bias) e[(size_t)C * h + c] = s1 * sw[(size_t)c * h + i];
-            }
-        }
-        gemm(im, 0, 0, s, (int)tail, N, xt, N, E, (int)tail, 0.0, o + im->o2, (int)P);
-        j = seg_end;
+    if (j < im->P1) { /* fc1 columns, chunks over the workers, each on one BLAS thread */
+        int saved = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+        fc1_job J = {.im = im, .SW = SW, .K = K, .j0 = j0, .jend = jend, .lower = lower, .out = out, .P = P,
+                     .next = j0};
+        pthread_mutex_init(&J.lock, NULL);
+        size_t end = jend < im->P1 ? jend : im->P1;
+        int nt = worker_count(im), nchunks = (int)((end - j0 + FC1_CHUNK - 1) / FC1_CHUNK) + 1;
+        if (nt > nchunks) nt = nchunks;
+        pthread_t tid[64];
+        for (int t = 1; t < nt; t++)
+            if (pthread_create(&tid[t], NULL, fc1_worker, &J)) DIE("cannot start a worker thread");
+        fc1_worker(&J);
+        for (int t = 1; t < nt; t++) pthread_join(tid[t], NULL);
+        pthread_mutex_destroy(&J.lock);
+        im->flops += J.flops;
+        openblas_set_num_threads(saved);
+        j = end;
     }
     if (j < jend && lower && j0 >= im->o2) {              /* fc2/bias columns, rows >= o2 only */
         tail_cols(im, j, jend, out + (j - j0) * P, P);
@@ -593,6 +669,13 @@ void mlp_set_batch(model *m, const double *X, const int *y, int N)
 }
 
 const mlp_config *mlp_get_config(const model *m) { return &impl_of(m)->cfg; }
+
+void mlp_set_threads(model *m, int n)
+{
+    mlp_impl *im = impl_of(m);
+    if (n < 0 || n > 64) die_user("threads must be in 0..64 (got %d)", n);
+    im->threads = n;
+}
 
 double mlp_flops(const model *m) { return impl_of(m)->flops; }
 

@@ -54,6 +54,10 @@ void mlp_set_batch(model *m, const double *X, const int *y, int N);
 const mlp_config *mlp_get_config(const model *m);
 /* Fraction of the batch whose arg-max logit equals the label, at params. */
 double mlp_accuracy(model *m);
+/* Worker threads for hess_cols and hess_cols_lower (0 = toolkit_threads()). They
+ * take fixed chunks of columns with single-threaded BLAS, so H does not depend
+ * on their number. */
+void mlp_set_threads(model *m, int n);
 /* dgemm flops issued by this model since creation (2·M·N·K per call), for benchmarks. */
 double mlp_flops(const model *m);
 

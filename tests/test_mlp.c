@@ -186,6 +186,24 @@ static void check_hess_cols(model *m, const char *tag)
         CHECK(err <= 1e-12 * mx, "%s hess_cols(%zu, %zu) vs hvp: %g of max|H|", tag, j0, k, err / mx);
         CHECK(errl <= 1e-12 * mx, "%s hess_cols_lower(%zu, %zu) vs hvp: %g of max|H|", tag, j0, k, errl / mx);
         CHECK(untouched, "%s hess_cols_lower(%zu, %zu) writes no fc1 column above row j0", tag, j0, k);
+        /* the worker threads take fixed chunks: 1, 2 and 3 workers give the same bits */
+        double *one = xmalloc(k * P * sizeof(double)), *many = xmalloc(k * P * sizeof(double));
+        for (int lower = 0; lower <= 1; lower++) {
+            mlp_set_threads(m, 1);
+            (lower ? m->hess_cols_lower : m->hess_cols)(m, j0, (int)k, one);
+            for (int t = 2; t <= 3; t++) {
+                mlp_set_threads(m, t);
+                (lower ? m->hess_cols_lower : m->hess_cols)(m, j0, (int)k, many);
+                int same = 1;
+                for (size_t d = 0; d < k; d++)
+                    for (size_t i = lower ? j0 : 0; i < P; i++) same &= one[d * P + i] == many[d * P + i];
+                CHECK(same, "%s %s(%zu, %zu): %d workers == 1 worker, bitwise", tag,
+                      lower ? "hess_cols_lower" : "hess_cols", j0, k, t);
+            }
+        }
+        mlp_set_threads(m, 0);
+        free(one);
+        free(many);
         free(out);
         free(low);
     }
