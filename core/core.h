@@ -61,6 +61,10 @@ size_t checked_mul(size_t count, size_t size, const char *what);
  * (1.4 s vs 0.16 s for 325 MB). */
 double mem_available_bytes(void);
 void memory_check(const char *what, double bytes);
+/* Called by cli_parse before anything else: a user error when an address-space
+ * limit leaves too little room for the BLAS library's work buffer (OpenBLAS
+ * would retry its allocation for ever), then the buffer is taken. */
+void blas_memory_guard(void);
 double *huge_alloc(size_t count, const char *what);
 
 /* ---- random numbers: one gsl_rng_mt19937 stream per run ---------------------- */
@@ -83,6 +87,8 @@ outfile *outfile_open(const char *path);
 FILE *outfile_fp(outfile *f);
 void outfile_commit(outfile *f);   /* flush, check, rename; frees f */
 void outfile_discard(outfile *f);  /* remove the temporary; frees f */
+/* Removes every uncommitted temporary now (the error paths call it before _exit). */
+void outfile_remove_temporaries(void);
 /* mkdir -p; user error if it cannot be created or written. */
 void ensure_dir(const char *path);
 /* "<dir>/<name>" in a fresh string (caller frees). */

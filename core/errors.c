@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char prog_name[64] = "toolkit";
 static user_error_hook error_hook = NULL;
@@ -30,7 +31,11 @@ static __attribute__((noreturn)) void die_with(int code, const char *fmt, va_lis
         abort(); /* a hook must not return */
     }
     fprintf(stderr, "%s: %s\n", prog_name, msg);
-    exit(code);
+    /* _exit, not exit: a library's exit handler may wait for threads that a
+     * failed allocation left stuck (OpenBLAS's thread pool does) */
+    outfile_remove_temporaries();
+    fflush(NULL);
+    _exit(code);
 }
 
 void die_user(const char *fmt, ...)
@@ -55,27 +60,34 @@ void die_internal(const char *file, int line, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
-    exit(EXIT_INTERNAL);
+    outfile_remove_temporaries();
+    fflush(NULL);
+    _exit(EXIT_INTERNAL);
 }
 
+/* Running out of memory is the machine's limit, not a bug: a user error that
+ * says how much was asked for (the large allocations are checked before,
+ * by memory_check). */
 void *xmalloc(size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);
-    if (!p) DIE("out of memory allocating %zu bytes", bytes);
+    if (!p) die_user("out of memory allocating %.3f GB (lower the sizes, or raise the memory limit)", bytes / 1e9);
     return p;
 }
 
 void *xcalloc(size_t count, size_t size)
 {
+    if (size && count > SIZE_MAX / size) die_user("allocation of %zu x %zu bytes overflows", count, size);
     void *p = calloc(count ? count : 1, size ? size : 1);
-    if (!p) DIE("out of memory allocating %zu x %zu bytes", count, size);
+    if (!p) die_user("out of memory allocating %.3f GB (lower the sizes, or raise the memory limit)",
+                     (double)count * size / 1e9);
     return p;
 }
 
 void *xrealloc(void *p, size_t bytes)
 {
     void *q = realloc(p, bytes ? bytes : 1);
-    if (!q) DIE("out of memory reallocating %zu bytes", bytes);
+    if (!q) die_user("out of memory allocating %.3f GB (lower the sizes, or raise the memory limit)", bytes / 1e9);
     return q;
 }
 

@@ -1,6 +1,8 @@
 /* Memory: how much a run may still allocate, the check every large allocation
  * goes through, and huge-page-backed buffers for large matrices. */
 #include "core.h"
+#include <cblas.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +78,51 @@ double mem_available_bytes(void)
     for (int i = 0; i < 2; i++)
         if (limits[i] >= 0 && (avail < 0 || limits[i] < avail)) avail = limits[i];
     return avail;
+}
+
+/* OpenBLAS takes a work buffer of about 128 MB for each thread that calls it at
+ * the same time and, when that allocation fails, retries for ever; so under an
+ * address-space limit the room for one buffer per worker thread is checked
+ * before any BLAS call, and the buffers are then taken, all at once (the
+ * workers call BLAS concurrently). */
+#define BLAS_BUFFER_BYTES (160.0 * 1024 * 1024)
+
+typedef struct {
+    pthread_barrier_t *all_in;
+} warmup_arg;
+
+static void *dgemm_warmup(void *arg)
+{
+    warmup_arg *w = arg;
+    double a = 1, b = 1, c = 0;
+    if (w) pthread_barrier_wait(w->all_in);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
+    return NULL;
+}
+
+void blas_memory_guard(void)
+{
+    double room = rlimit_headroom();
+    if (room < 0) return; /* no address-space limit: OpenBLAS allocates as it goes */
+    int n = toolkit_threads();
+    if (room < n * BLAS_BUFFER_BYTES)
+        die_user("the address-space limit (ulimit -v) leaves %.0f MB; the BLAS library needs about %.0f MB for %d "
+                 "worker thread%s: raise the limit, or use fewer threads (OPENBLAS_NUM_THREADS=1)",
+                 room / 1048576, n * BLAS_BUFFER_BYTES / 1048576, n, n > 1 ? "s" : "");
+    pthread_barrier_t all_in;
+    pthread_barrier_init(&all_in, NULL, (unsigned)n);
+    warmup_arg w = {&all_in};
+    pthread_t tid[64];
+    int started = 1;
+    for (; started < n; started++)
+        if (pthread_create(&tid[started], NULL, dgemm_warmup, &w)) break;
+    if (started < n) { /* could not start them all: no concurrent warm-up, one buffer only */
+        pthread_barrier_destroy(&all_in);
+        die_user("cannot start %d threads under the current limits; use fewer (OPENBLAS_NUM_THREADS=1)", n);
+    }
+    dgemm_warmup(&w);
+    for (int t = 1; t < n; t++) pthread_join(tid[t], NULL);
+    pthread_barrier_destroy(&all_in);
 }
 
 void memory_check(const char *what, double bytes)

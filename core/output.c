@@ -30,6 +30,8 @@ static void remove_temporaries(void)
     for (outfile *f = open_files; f; f = f->next) unlink(f->tmp);
 }
 
+void outfile_remove_temporaries(void) { remove_temporaries(); }
+
 static void on_signal(int sig)
 {
     int saved = errno;

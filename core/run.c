@@ -205,6 +205,8 @@ int toolkit_threads(void)
 
 void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, int nopts)
 {
+    set_program_name(argv[0]);
+    blas_memory_guard();
     openblas_set_num_threads(1);
     set_program_name(argv[0]);
     run_begin(argc, argv);

@@ -70,9 +70,9 @@ void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out
     tt_train_result tr = tt_train(m, out->data, &o, train_dir);
     out->train_seconds = wall_seconds() - t0;
     out->step = checkpoint_step(o.fracs[0], o.steps);
-    if (tr.diverged && tr.steps_done < out->step)
-        die_diverged("training diverged at step %ld, before the checkpoint at step %ld; lower the learning rate",
-                 tr.steps_done, out->step);
+    if (tr.diverged) /* the training is part of the experiment: a run that diverged is not analysed */
+        die_diverged("training diverged at step %ld (checkpoint at step %ld); lower the learning rate; %s holds the "
+                     "steps before it", tr.steps_done, out->step, train_dir);
     out->final_loss = tr.final_loss;
 
     /* the checkpoint, read back from its files */
@@ -213,7 +213,7 @@ void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out)
     int diverged = 0;
     long ran = train_run(out->m, opt, &tc, &h, &diverged);
     optim_free(opt);
-    if (diverged && ran < out->step) die_diverged("MLP training diverged at step %ld; lower the learning rate", ran);
+    if (diverged) die_diverged("MLP training diverged at step %ld; lower the learning rate", ran);
     memcpy(out->m->params, r.ckpt_params, out->m->P * sizeof(double));
     free(r.X), free(r.y), free(r.ckpt_params);
     rng_free(r.rng);

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Resource exhaustion: memory limits, sizes asked for by flags, and diverged
+# training. Every case must end promptly (a timeout is a failure) with exit 0
+# or the expected code, one stderr line on failure, and no temporary left.
+source "$(dirname "$0")/lib_cli.sh"
+
+# bounded COMMAND...: run with a 60 s watchdog; sets rc, err, tmps
+bounded() {
+  local out="$TMPD/r"
+  rm -rf "$out"
+  timeout -k 5 60 "$@" --out "$out" --quiet >/dev/null 2>"$TMPD/err"; rc=$?
+  err=$(wc -l <"$TMPD/err")
+  tmps=$(find "$out" -name '*.tmp*' 2>/dev/null | wc -l)
+}
+
+TT=(--V 4 --C 8 --heads 2 --M 8 --T 4 --steps 20 --batch 8)
+
+# 1. address-space limits (ulimit -v): a clean error or a finished run, never a hang
+for kb in 150000 400000 800000; do
+  for cmd in "fig6 ${TT[*]} --hess-batch 6 --reps 3" "train_transformer ${TT[*]}" \
+             "fig2 --data synthetic --steps 20 --eval-n 50" "fig4 --panels b --d 4 --kappas 10 --thetas 2 --points 3"; do
+    set -- $cmd
+    prog=$1; shift
+    (ulimit -v "$kb"; bounded "$BIN/$prog" "$@"; echo "$rc $err $tmps" >"$TMPD/res")
+    read -r rc err tmps <"$TMPD/res"
+    if { [ "$rc" -eq 0 ] || { [ "$rc" -eq 2 ] && [ "$err" -eq 1 ]; }; } && [ "$tmps" -eq 0 ]; then cli_ok
+    else cli_fail "ulimit -v $kb, $prog: exit $rc, $err stderr lines, $tmps temporaries"; fi
+  done
+done
+# the BLAS guard names the limit
+(ulimit -v 150000; "$BIN/fig3" --out "$TMPD/g" --quiet 2>"$TMPD/g.err"; echo $? >"$TMPD/g.rc")
+[ "$(cat "$TMPD/g.rc")" -eq 2 ] && grep -q "ulimit -v" "$TMPD/g.err" && cli_ok \
+  || cli_fail "ulimit -v 150000: $(cat "$TMPD/g.err")"
+
+# 2. sizes from flags: exit 2, one line naming the memory (or the range), promptly
+for cmd in "train_transformer --C 4096 --layers 64 --steps 1" "train_transformer --batch 2000000000 --steps 1" \
+           "fig6 --hess-batch 65536 --T 1024" "fig6 --panel 2147483647" \
+           "fig2 --data synthetic --batch 2147483647 --steps 1" "fig2 --data synthetic --eval-n 2147483647"; do
+  set -- $cmd
+  prog=$1; shift
+  bounded "$BIN/$prog" "$@"
+  if [ "$rc" -eq 2 ] && [ "$err" -eq 1 ] && [ "$tmps" -eq 0 ] && grep -q "GB\|must be in\|more than\|asked" "$TMPD/err"; then cli_ok
+  else cli_fail "$cmd: exit $rc, $err lines: $(head -c 200 "$TMPD/err")"; fi
+done
+
+# 3. divergence: exit 3, one line, written files complete and free of NaN
+for cmd in "fig6 ${TT[*]} --hess-batch 6 --lr 1e3" "table_kappa ${TT[*]} --hess-batch 6 --lr 1e3" \
+           "partition_check ${TT[*]} --hess-batch 6 --lr 1e3" "fig2 --data synthetic --steps 50 --lr 1e10" \
+           "train_transformer ${TT[*]} --optim gd --lr 1e9"; do
+  set -- $cmd
+  prog=$1; shift
+  bounded "$BIN/$prog" "$@"
+  nan=$(grep -rli 'nan' "$TMPD/r" --include='*.csv' 2>/dev/null | wc -l)
+  if [ "$rc" -eq 3 ] && [ "$err" -eq 1 ] && [ "$tmps" -eq 0 ] && [ "$nan" -eq 0 ] && grep -q "diverged" "$TMPD/err"; then cli_ok
+  else cli_fail "$cmd: exit $rc, $err lines, $tmps temporaries, $nan files with nan: $(head -c 200 "$TMPD/err")"; fi
+done
+# eps 0 (a zero second moment divides by zero): finished or diverged, but never a NaN written
+bounded "$BIN/train_transformer" "${TT[@]}" --eps 0
+nan=$(grep -rli 'nan' "$TMPD/r" --include='*.csv' 2>/dev/null | wc -l)
+{ [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]; } && [ "$nan" -eq 0 ] && cli_ok || cli_fail "--eps 0: exit $rc, $nan files with nan"
+cli_summary
