@@ -6,6 +6,7 @@
 #include "check.h"
 #include "hessian/hessian.h"
 #include "harness/harness.h"
+#include "tinytransformer/tt_kernels.h"
 #include <stdlib.h>
 #include <unistd.h>
 

@@ -9,7 +9,7 @@
  * layers, with and without biases. */
 #include "check.h"
 #include "hessian/hessian.h"
-#include "tinytransformer/tt.h"
+#include "tinytransformer/tt_kernels.h"
 #include <stdlib.h>
 
 static void fill(double *x, size_t n, gsl_rng *r)

@@ -14,7 +14,7 @@
  * dense R{θ}: a direction e_j in W touches one output column of X·R{W}ᵀ, which
  * is a copy of one input column — no dgemm for a product that is mostly zeros.
  */
-#include "tt.h"
+#include "tt_kernels.h"
 #include <math.h>
 #include <string.h>
 

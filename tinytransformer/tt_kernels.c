@@ -5,7 +5,7 @@
  * Layouts: base activations (N,C), N = B·T; R-quantities token-major (N,k,C),
  * so one dgemm covers all N·k rows; R-parameters of direction d at RW + d*ld.
  */
-#include "tt.h"
+#include "tt_kernels.h"
 #include <cblas.h>
 #include <math.h>
 #include <stdatomic.h>

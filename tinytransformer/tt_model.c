@@ -12,7 +12,7 @@
  * tt_hess_cols_lower) pass their unit directions as index ranges, so the
  * kernels copy a column where a dense direction would need a product.
  */
-#include "tt.h"
+#include "tt_kernels.h"
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
