@@ -77,10 +77,10 @@ void tt_gelu_derivs(double *d1 /*G'(x)*/, double *d2 /*G''(x)*/, const double *i
 void tt_dgemm(int ta, int tb, int M, int N, int K, double alpha, const double *A, int lda, const double *B, int ldb,
               double beta, double *C, int ldc);
 
-/* ---- the fast R-pass kernels (tt_fm.c): directions innermost --------------------------
+/* ---- the fast R-pass kernels (tt_dirminor.c): directions innermost --------------------------
  * The same R-operators as above in a direction-minor layout: an R-quantity of
  * width C over N tokens is (C,N,k), feature c, token n, direction d at
- * [c*ld + n*k + d] with ld = tt_fm_ld(N, k) >= N·k (rows padded), so the elementwise and attention loops run over the k
+ * [c*ld + n*k + d] with ld = tt_dm_ld(N, k) >= N·k (rows padded), so the elementwise and attention loops run over the k
  * directions (vectorised) and a linear layer is W·R{X} over all N·k columns.
  * R-parameters and R-gradients are direction-minor as well: entry p of a
  * tensor, direction d at [p*k + d]. hvp, hess_cols and tt_hess_cols_lower run
@@ -95,36 +95,36 @@ typedef struct {
     long e0;
 } tt_rpar;
 int tt_rpar_live(const tt_rpar *r);
-/* Row strides: (C,N,k) rows (one per feature) tt_fm_ld(N, k) apart; the
+/* Row strides: (C,N,k) rows (one per feature) tt_dm_ld(N, k) apart; the
  * token-major copies (N,C,k) that feed the R{dW} dgemms, rows (one per token)
- * tt_fm_ldt(C, k) apart (a cache line of padding each). A *_t output NULL: not wanted. */
-size_t tt_fm_ld(int N, int k);
-size_t tt_fm_ldt(int C, int k);
-void tt_fm_linear_rop(double *Rout, int acc, const double *Rinp, const double *inp, const double *W, tt_rpar rW,
+ * tt_dm_ldt(C, k) apart (a cache line of padding each). A *_t output NULL: not wanted. */
+size_t tt_dm_ld(int N, int k);
+size_t tt_dm_ldt(int C, int k);
+void tt_dm_linear_rop(double *Rout, int acc, const double *Rinp, const double *inp, const double *W, tt_rpar rW,
                       tt_rpar rb, int N, int IC, int OC, int k);
-/* R{dW} in two halves, gW (OC,IC,k) and gWt (IC,OC,k); tt_fm_fold_transposed adds gWt into gW. */
-void tt_fm_linear_rop_backward(double *Rdinp, int acc, double *gW, double *gWt, double *gb, const double *Rdout,
+/* R{dW} in two halves, gW (OC,IC,k) and gWt (IC,OC,k); tt_dm_fold_transposed adds gWt into gW. */
+void tt_dm_linear_rop_backward(double *Rdinp, int acc, double *gW, double *gWt, double *gb, const double *Rdout,
                                const double *Rdout_t, const double *dout, const double *inp, const double *Rinp_t,
                                const double *W, tt_rpar rW, int N, int IC, int OC, int k);
-void tt_fm_fold_transposed(double *gW, const double *gWt, int IC, int OC, int k);
-void tt_fm_layernorm_rop(double *Rout, double *Rout_t, double *Rxh, double *Rr /*(N,k)*/, const double *Rinp,
+void tt_dm_fold_transposed(double *gW, const double *gWt, int IC, int OC, int k);
+void tt_dm_layernorm_rop(double *Rout, double *Rout_t, double *Rxh, double *Rr /*(N,k)*/, const double *Rinp,
                          const double *xh, const double *rstd, const double *g, tt_rpar rg, tt_rpar rb, int N, int C,
                          int k);
-void tt_fm_layernorm_rop_backward(double *Rdinp, double *Rdinp_t, int acc, double *gg, double *gb,
+void tt_dm_layernorm_rop_backward(double *Rdinp, double *Rdinp_t, int acc, double *gg, double *gb,
                                   const double *Rdout, const double *dout, const double *xh, const double *rstd,
                                   const double *Rxh, const double *Rr, const double *g, tt_rpar rg, int N, int C,
                                   int k);
 /* Ratt here is (B,H,T,T,k). */
-void tt_fm_attention_rop(double *Ry, double *Ry_t, double *Ratt, const double *Rq, const double *Rkey,
+void tt_dm_attention_rop(double *Ry, double *Ry_t, double *Ratt, const double *Rq, const double *Rkey,
                          const double *Rv, const double *q, const double *key, const double *v, const double *att,
                          int B, int T, int C, int H, int k);
-void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv, double *Rdq_t, double *Rdkey_t,
+void tt_dm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv, double *Rdq_t, double *Rdkey_t,
                                   double *Rdv_t, const double *Rdy, const double *dy, const double *q,
                                   const double *key, const double *v, const double *att, const double *dpc,
                                   const double *Rq, const double *Rkey, const double *Rv, const double *Ratt, int B,
                                   int T, int C, int H, int k);
-void tt_fm_gelu_rop(double *Rout, double *Rout_t, const double *Rinp, const double *g1, int N, int M, int k);
-void tt_fm_gelu_rop_backward(double *Rdinp, double *Rdinp_t, const double *Rdout, const double *g1,
+void tt_dm_gelu_rop(double *Rout, double *Rout_t, const double *Rinp, const double *g1, int N, int M, int k);
+void tt_dm_gelu_rop_backward(double *Rdinp, double *Rdinp_t, const double *Rdout, const double *g1,
                              const double *g2d, const double *Rinp, int N, int M, int k);
 
 #endif

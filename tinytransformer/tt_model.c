@@ -4,7 +4,7 @@
  * hvp: one base forward + backward over the batch (activations and their
  * gradients kept; reused while the parameters and batch stay the same), then
  * for each sub-panel of at most KP directions and each chunk of sequences, the
- * R-forward and R-backward passes (tt_fm.c) with direction-minor (C,N,k)
+ * R-forward and R-backward passes (tt_dirminor.c) with direction-minor (C,N,k)
  * R-quantities, accumulating R{∇θ} = H v direction-minor, transposed into HV at
  * the end of the sub-panel. Sequences are independent given the parameters, so
  * chunking over them only bounds the workspace; the loss is the mean over all
@@ -34,7 +34,7 @@ typedef struct {
 } layer_acts;
 
 /* R-quantities of one layer for one chunk of sequences and a sub-panel of
- * directions, (width, N, k) direction-minor (tt_fm.c). In the buffers struct
+ * directions, (width, N, k) direction-minor (tt_dirminor.c). In the buffers struct
  * every pointer is storage; in the live struct a pointer is NULL when the
  * quantity is identically zero in this pass (nothing upstream perturbed). */
 typedef struct {
@@ -177,10 +177,10 @@ static void embed_backward(double *dwte, double *dwpe, const double *dx /*(N,C)*
         }
 }
 
-/* R{x} = R{wte}[inp[n]] + R{wpe}[t], direction-minor (tt_fm.c): dense and/or unit directions. */
+/* R{x} = R{wte}[inp[n]] + R{wpe}[t], direction-minor (tt_dirminor.c): dense and/or unit directions. */
 static void embed_rop(double *Rx /*(C,N,k)*/, const int *inp, tt_rpar rwte, tt_rpar rwpe, int N, int T, int C, int k)
 {
-    size_t RN = tt_fm_ld(N, k);
+    size_t RN = tt_dm_ld(N, k);
     memset(Rx, 0, C * RN * sizeof(double));
     for (int c = 0; c < C; c++)
         for (int n = 0; n < N; n++) {
@@ -210,7 +210,7 @@ static void embed_rop(double *Rx /*(C,N,k)*/, const int *inp, tt_rpar rwte, tt_r
 static void embed_rop_backward(double *gwte /*(V*C,k)*/, double *gwpe /*(T*C,k)*/, const double *Rdx /*(C,N,k)*/,
                                const int *inp, int N, int T, int C, int k)
 {
-    size_t RN = tt_fm_ld(N, k);
+    size_t RN = tt_dm_ld(N, k);
     for (int c = 0; c < C; c++)
         for (int n = 0; n < N; n++) {
             const double *restrict r = Rdx + c * RN + (size_t)n * k;
@@ -254,7 +254,7 @@ static void crossentropy_backward(double *dlogits, const double *probs, const in
 static void crossentropy_rop(double *Rdlogits /*(V,N,k)*/, double *Rdlogits_t /*(N,V,k)*/,
                              const double *Rlogits /*(V,N,k)*/, const double *probs, double scale, int N, int V, int k)
 {
-    size_t RN = tt_fm_ld(N, k), LT = tt_fm_ldt(V, k);
+    size_t RN = tt_dm_ld(N, k), LT = tt_dm_ldt(V, k);
     double *mean = xmalloc((size_t)k * sizeof(double));
     for (int n = 0; n < N; n++) {
         const double *p = probs + (size_t)n * V;
@@ -455,11 +455,11 @@ static rwork *rwork_new(const model *m, int kp, int bc)
     w->bc = bc;
     kp = padded(kp);
     /* R: the row length of one feature of an R-quantity */
-    size_t R = tt_fm_ld(bc * c->T, kp), C = c->C, M = c->M, V = c->V, L = c->layers;
+    size_t R = tt_dm_ld(bc * c->T, kp), C = c->C, M = c->M, V = c->V, L = c->layers;
     size_t A = (size_t)bc * c->heads * kp * c->T * c->T;
-    /* token-major copies: N rows of tt_fm_ldt(width, kp) */
-    size_t NT = (size_t)bc * c->T, TC = NT * tt_fm_ldt(c->C, kp), TM = NT * tt_fm_ldt(c->M, kp);
-    size_t TV = NT * tt_fm_ldt(c->V, kp);
+    /* token-major copies: N rows of tt_dm_ldt(width, kp) */
+    size_t NT = (size_t)bc * c->T, TC = NT * tt_dm_ldt(c->C, kp), TM = NT * tt_dm_ldt(c->M, kp);
+    size_t TV = NT * tt_dm_ldt(c->V, kp);
     size_t per_layer = 8 * R * C + 2 * R + 2 * R * M + A + 3 * TC + TM;
     size_t total = L * per_layer + R * C /*Rres*/ + 2 * R * C + R + TC + 2 * R * V + 6 * R * C + 2 * R * M + TV +
                    4 * TC + TM;
@@ -524,7 +524,7 @@ static double *linear_rop(const model *m, const rwork *w, double *Rout, const do
 {
     tt_rpar rW = w->rp[tW], rb = tb >= 0 ? w->rp[tb] : no_rpar;
     if (!Rinp && !tt_rpar_live(&rW) && !tt_rpar_live(&rb)) return NULL;
-    tt_fm_linear_rop(Rout, 0, Rinp, inp, m->params + m->tensors[tW].offset, rW, rb, N, IC, OC, k);
+    tt_dm_linear_rop(Rout, 0, Rinp, inp, m->params + m->tensors[tW].offset, rW, rb, N, IC, OC, k);
     return Rout;
 }
 
@@ -534,7 +534,7 @@ static int residual_rop(const model *m, const rwork *w, double *Rres, int res_li
 {
     tt_rpar rW = w->rp[tW], rb = tb >= 0 ? w->rp[tb] : no_rpar;
     if (!Rinp && !tt_rpar_live(&rW) && !tt_rpar_live(&rb)) return res_live;
-    tt_fm_linear_rop(Rres, res_live, Rinp, inp, m->params + m->tensors[tW].offset, rW, rb, N, IC, OC, k);
+    tt_dm_linear_rop(Rres, res_live, Rinp, inp, m->params + m->tensors[tW].offset, rW, rb, N, IC, OC, k);
     return 1;
 }
 
@@ -548,7 +548,7 @@ static void layernorm_rop(const model *m, const rwork *w, double *out, double *o
     tt_rpar rg = w->rp[tg], rb = tb >= 0 ? w->rp[tb] : no_rpar;
     *Rout = *Rout_t = *Rxh = *Rr = NULL;
     if (!Rinp && !tt_rpar_live(&rg) && !tt_rpar_live(&rb)) return;
-    tt_fm_layernorm_rop(out, out_t, xh, r, Rinp, bxh, brstd, m->params + m->tensors[tg].offset, rg, rb, N, C, k);
+    tt_dm_layernorm_rop(out, out_t, xh, r, Rinp, bxh, brstd, m->params + m->tensors[tg].offset, rg, rb, N, C, k);
     *Rout = out;
     *Rout_t = out_t;
     if (Rinp) *Rxh = xh, *Rr = r;
@@ -595,7 +595,7 @@ static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
             z->att = z->q || z->key ? r->att : NULL;
             z->y = r->y;
             z->y_t = r->y_t;
-            tt_fm_attention_rop(r->y, r->y_t, z->att ? r->att : NULL, z->q, z->key, z->v, BASE(a->q, C),
+            tt_dm_attention_rop(r->y, r->y_t, z->att ? r->att : NULL, z->q, z->key, z->v, BASE(a->q, C),
                                 BASE(a->key, C), BASE(a->v, C), a->att + A0, bc, T, C, H, k);
         }
         res_live = residual_rop(m, w, w->Rres, res_live, z->y, BASE(a->y, C), s[L_O], s[L_OB], N, C, C, k);
@@ -606,7 +606,7 @@ static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
         if (z->f) {
             z->gl = r->gl;
             z->gl_t = r->gl_t;
-            tt_fm_gelu_rop(r->gl, r->gl_t, z->f, BASE(a->g1, M), N, M, k);
+            tt_dm_gelu_rop(r->gl, r->gl_t, z->f, BASE(a->g1, M), N, M, k);
         }
         res_live = residual_rop(m, w, w->Rres, res_live, z->gl, BASE(a->gl, M), s[L_MP], s[L_MPB], N, M, C, k);
     }
@@ -618,11 +618,11 @@ static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
 
     /* R-backward. Each R{dout} is written with its token-major copy (the _t
      * buffers) for the R{dW} dgemm of the layer that consumes it next. */
-    tt_fm_linear_rop_backward(stop < im->t_lm ? w->Rdln : NULL, 0, RG(im->t_lm), RGT(im->t_lm), NULL, w->Rdlogits,
+    tt_dm_linear_rop_backward(stop < im->t_lm ? w->Rdln : NULL, 0, RG(im->t_lm), RGT(im->t_lm), NULL, w->Rdlogits,
                               w->Rdlogits_t, BASE(im->dlogits, Vv), BASE(im->lnf, C), w->lnf_t, W_(im->t_lm),
                               RP(im->t_lm), N, C, Vv, k);
     PAST(im->t_lm);
-    tt_fm_layernorm_rop_backward(stop < im->t_lnfw ? w->Rdres : NULL, w->Rdres_t, 0, RG(im->t_lnfw), RG(im->t_lnfb),
+    tt_dm_layernorm_rop_backward(stop < im->t_lnfw ? w->Rdres : NULL, w->Rdres_t, 0, RG(im->t_lnfw), RG(im->t_lnfb),
                                  w->Rdln, BASE(im->dlnf, C), BASE(im->lnf_xh, C), BASE(im->lnf_r, 1), w->lnf_xh,
                                  w->lnf_r, W_(im->t_lnfw), RP(im->t_lnfw), N, C, k);
     PAST(im->t_lnfw);
@@ -631,42 +631,42 @@ static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
         const layer_rlive *z = &w->live[l];
         const int *s = im->slot[l];
         /* Rdres = R{d res[l+1]} feeds the MLP and passes on to x1 */
-        tt_fm_linear_rop_backward(stop < s[L_MP] ? w->Rdgl : NULL, 0, RG(s[L_MP]), RGT(s[L_MP]), RG(s[L_MPB]),
+        tt_dm_linear_rop_backward(stop < s[L_MP] ? w->Rdgl : NULL, 0, RG(s[L_MP]), RGT(s[L_MP]), RG(s[L_MPB]),
                                   w->Rdres, w->Rdres_t, BASE(im->dres[l + 1], C), BASE(a->gl, M), z->gl_t,
                                   W_(s[L_MP]), RP(s[L_MP]), N, M, C, k);
         PAST(s[L_MP]);
-        tt_fm_gelu_rop_backward(w->Rdf, w->Rdf_t, w->Rdgl, BASE(a->g1, M), BASE(a->g2d, M), z->f, N, M, k);
-        tt_fm_linear_rop_backward(stop < s[L_FC] ? w->Rdln : NULL, 0, RG(s[L_FC]), RGT(s[L_FC]), RG(s[L_FCB]),
+        tt_dm_gelu_rop_backward(w->Rdf, w->Rdf_t, w->Rdgl, BASE(a->g1, M), BASE(a->g2d, M), z->f, N, M, k);
+        tt_dm_linear_rop_backward(stop < s[L_FC] ? w->Rdln : NULL, 0, RG(s[L_FC]), RGT(s[L_FC]), RG(s[L_FCB]),
                                   w->Rdf, w->Rdf_t, BASE(a->df, M), BASE(a->ln2, C), z->ln2_t, W_(s[L_FC]),
                                   RP(s[L_FC]), N, C, M, k);
         PAST(s[L_FC]);
-        tt_fm_layernorm_rop_backward(stop < s[L_LN2W] ? w->Rdres : NULL, w->Rdres_t, 1, RG(s[L_LN2W]),
+        tt_dm_layernorm_rop_backward(stop < s[L_LN2W] ? w->Rdres : NULL, w->Rdres_t, 1, RG(s[L_LN2W]),
                                      RG(s[L_LN2B]), w->Rdln, BASE(a->dln2, C), BASE(a->ln2_xh, C), BASE(a->ln2_r, 1),
                                      z->ln2_xh, z->ln2_r, W_(s[L_LN2W]), RP(s[L_LN2W]), N, C, k);
         PAST(s[L_LN2W]);
         /* Rdres is now R{dx1} */
-        tt_fm_linear_rop_backward(stop < s[L_O] ? w->Rdy : NULL, 0, RG(s[L_O]), RGT(s[L_O]), RG(s[L_OB]), w->Rdres,
+        tt_dm_linear_rop_backward(stop < s[L_O] ? w->Rdy : NULL, 0, RG(s[L_O]), RGT(s[L_O]), RG(s[L_OB]), w->Rdres,
                                   w->Rdres_t, BASE(a->dx1, C), BASE(a->y, C), z->y_t, W_(s[L_O]), RP(s[L_O]), N, C,
                                   C, k);
         PAST(s[L_O]);
         /* R{dq} is wanted for R{dW_q}, R{db_q} or what lies before; likewise key, value */
         int want_q = stop <= last_of(s[L_Q], s[L_QB]), want_k = stop <= last_of(s[L_K], s[L_KB]);
-        tt_fm_attention_rop_backward(want_q ? w->Rdq : NULL, want_k ? w->Rdkey : NULL, w->Rdv,
+        tt_dm_attention_rop_backward(want_q ? w->Rdq : NULL, want_k ? w->Rdkey : NULL, w->Rdv,
                                      want_q ? w->Rdq_t : NULL, want_k ? w->Rdkey_t : NULL, w->Rdv_t, w->Rdy,
                                      BASE(a->dy, C), BASE(a->q, C), BASE(a->key, C), BASE(a->v, C), a->att + A0,
                                      a->dpc + A0, z->q, z->key, z->v, z->att, bc, T, C, H, k);
         double *Rdln = stop < s[L_Q] ? w->Rdln : NULL; /* then all three are wanted */
         if (want_q)
-            tt_fm_linear_rop_backward(Rdln, 0, RG(s[L_Q]), RGT(s[L_Q]), RG(s[L_QB]), w->Rdq, w->Rdq_t,
+            tt_dm_linear_rop_backward(Rdln, 0, RG(s[L_Q]), RGT(s[L_Q]), RG(s[L_QB]), w->Rdq, w->Rdq_t,
                                       BASE(a->dq, C), BASE(a->ln1, C), z->ln1_t, W_(s[L_Q]), RP(s[L_Q]), N, C, C, k);
         if (want_k)
-            tt_fm_linear_rop_backward(Rdln, 1, RG(s[L_K]), RGT(s[L_K]), RG(s[L_KB]), w->Rdkey, w->Rdkey_t,
+            tt_dm_linear_rop_backward(Rdln, 1, RG(s[L_K]), RGT(s[L_K]), RG(s[L_KB]), w->Rdkey, w->Rdkey_t,
                                       BASE(a->dkey, C), BASE(a->ln1, C), z->ln1_t, W_(s[L_K]), RP(s[L_K]), N, C, C,
                                       k);
-        tt_fm_linear_rop_backward(Rdln, 1, RG(s[L_V]), RGT(s[L_V]), RG(s[L_VB]), w->Rdv, w->Rdv_t, BASE(a->dv, C),
+        tt_dm_linear_rop_backward(Rdln, 1, RG(s[L_V]), RGT(s[L_V]), RG(s[L_VB]), w->Rdv, w->Rdv_t, BASE(a->dv, C),
                                   BASE(a->ln1, C), z->ln1_t, W_(s[L_V]), RP(s[L_V]), N, C, C, k);
         PAST(s[L_Q]);
-        tt_fm_layernorm_rop_backward(stop < s[L_LN1W] ? w->Rdres : NULL, w->Rdres_t, 1, RG(s[L_LN1W]),
+        tt_dm_layernorm_rop_backward(stop < s[L_LN1W] ? w->Rdres : NULL, w->Rdres_t, 1, RG(s[L_LN1W]),
                                      RG(s[L_LN1B]), w->Rdln, BASE(a->dln1, C), BASE(a->ln1_xh, C), BASE(a->ln1_r, 1),
                                      z->ln1_xh, z->ln1_r, W_(s[L_LN1W]), RP(s[L_LN1W]), N, C, k);
         PAST(s[L_LN1W]);
@@ -771,7 +771,7 @@ static void run_subpanel(panel_job *J, rwork *w, int p0, int kk)
             int t = l < 0 ? im->t_lm : im->slot[l][lin_slots[i]];
             const tensor_info *ti = &m->tensors[t];
             if (t >= stop)
-                tt_fm_fold_transposed(w->G + ti->offset * kw, w->Gt + ti->offset * kw, ti->cols, ti->rows, kw);
+                tt_dm_fold_transposed(w->G + ti->offset * kw, w->Gt + ti->offset * kw, ti->cols, ti->rows, kw);
         }
     /* G (P,kw) direction-minor -> rows of HV, in blocks of 8 parameters */
     for (size_t p = from; p < P; p += 8) {
