@@ -1,12 +1,13 @@
-/* Tests of tinytransformer/tt_dirminor.c, the direction-minor R-kernels of the fast
- * R-pass, against the token-major kernels of tt_kernels.c (which the finite-
- * difference tests of test_tt.c check): the same R-quantities in the other
- * layout, to 1e-13, for dense R-parameters and for unit directions (given as
- * index ranges, some directions outside the tensor), with every optional
- * input present and absent, overwriting
- * and accumulating. Then the whole fast path: Hessian columns from unit
- * directions against the generic hvp on dense directions (H·V), 1 and 2
- * layers, with and without biases. */
+/* Tests of tinytransformer/tt_dirminor.c, the direction-minor R-kernels of the
+ * R-pass, against their naive references in tt_kernels.c (token-major loops
+ * written from the formulas; the finite-difference tests of test_tt.c check the
+ * whole model): the same R-quantities in the other layout, to 1e-13, for dense
+ * R-parameters and for unit directions (given as index ranges, some directions
+ * outside the tensor), with every optional input present and absent, every
+ * optional output wanted and not, overwriting and accumulating. Then the whole
+ * fast path: Hessian columns from unit directions against the generic hvp on
+ * dense directions (H·V), 1 and 2 layers, with and without biases, 1 and 2
+ * threads. */
 #include "check.h"
 #include "hessian/hessian.h"
 #include "tinytransformer/tt_kernels.h"
@@ -143,7 +144,6 @@ static void test_linear(gsl_rng *r)
     double *inp = rnd((size_t)N * IC, r), *dout = rnd((size_t)N * OC, r), *W = rnd((size_t)OC * IC, r);
     double *Rinp = rnd(RI, r), *Rdout = rnd(RO, r), *Rinp_dm = to_dm(Rinp, N, k, IC), *Rdout_dm = to_dm(Rdout, N, k, OC);
     double *Rinp_t = to_dmt(Rinp, N, k, IC), *Rdout_t = to_dmt(Rdout, N, k, OC);
-    double *scratch = xmalloc(tt_linear_scratch(IC, OC, k) * sizeof(double));
     for (int kw = 0; kw < 3; kw++)
         for (int kb = 0; kb < 3; kb++)
             for (int has_in = 0; has_in <= 1; has_in++) {
@@ -152,7 +152,7 @@ static void test_linear(gsl_rng *r)
                 /* forward, overwriting and accumulating */
                 double *o_tm = xmalloc(RO * sizeof(double)), *o_dm = rnd_dm(N, k, OC, r);
                 double *o0 = from_dm(o_dm, N, k, OC);
-                tt_linear_rop(o_tm, ri, inp, W, kw ? dw.panel : NULL, kb ? db.panel : NULL, ld, scratch, N, IC, OC, k);
+                tt_linear_rop_naive(o_tm, ri, inp, W, kw ? dw.panel : NULL, kb ? db.panel : NULL, ld, N, IC, OC, k);
                 double *acc = to_dm(o0, N, k, OC); /* accumulating onto o0 */
                 tt_dm_linear_rop(acc, 1, ri_dm, inp, W, dw.rp, db.rp, N, IC, OC, k);
                 tt_dm_linear_rop(o_dm, 0, ri_dm, inp, W, dw.rp, db.rp, N, IC, OC, k);
@@ -166,8 +166,8 @@ static void test_linear(gsl_rng *r)
                     double *g_tm = xcalloc((size_t)k * ld, sizeof(double));
                     double *gW = xcalloc((size_t)OC * IC * k, sizeof(double)), *gb = xcalloc((size_t)OC * k, sizeof(double));
                     double *gWt = xcalloc((size_t)OC * IC * k, sizeof(double));
-                    tt_linear_rop_backward(a_tm, g_tm, g_tm + OC * IC, Rdout, dout, inp, ri, W, kw ? dw.panel : NULL, ld,
-                                           scratch, N, IC, OC, k);
+                    tt_linear_rop_backward_naive(a_tm, g_tm, g_tm + OC * IC, Rdout, dout, inp, ri, W,
+                                                 kw ? dw.panel : NULL, ld, N, IC, OC, k);
                     tt_dm_linear_rop_backward(a_dm, 0, gW, gWt, gb, Rdout_dm, Rdout_t, dout, inp,
                                               has_in ? Rinp_t : NULL, W, dw.rp, N, IC, OC, k);
                     tt_dm_fold_transposed(gW, gWt, IC, OC, k);
@@ -178,6 +178,16 @@ static void test_linear(gsl_rng *r)
                     double *gbp = xcalloc((size_t)k * ld, sizeof(double));
                     for (int d = 0; d < k; d++) memcpy(gbp + d * ld, g_tm + d * ld + OC * IC, OC * sizeof(double));
                     CHECK(diff_grad(gb, gbp, OC, ld, k) < 1e-13, "R{db} W %d in %d", kw, has_in);
+                    /* R{dinp} and R{db} without R{dW} */
+                    double *a3_tm = xcalloc(RI, sizeof(double)), *gb3_tm = xcalloc((size_t)k * ld, sizeof(double));
+                    double *gb3 = xcalloc((size_t)OC * k, sizeof(double));
+                    tt_linear_rop_backward_naive(a3_tm, NULL, gb3_tm, Rdout, dout, inp, ri, W,
+                                                 kw ? dw.panel : NULL, ld, N, IC, OC, k);
+                    tt_dm_linear_rop_backward(a_dm, 0, NULL, NULL, gb3, Rdout_dm, Rdout_t, dout, inp,
+                                              has_in ? Rinp_t : NULL, W, dw.rp, N, IC, OC, k);
+                    CHECK(diff_dm(a_dm, a3_tm, N, k, IC) < 1e-13 && diff_grad(gb3, gb3_tm, OC, ld, k) < 1e-13,
+                          "R{dinp}, R{db} without R{dW}, W %d in %d: %.3g", kw, has_in, diff_dm(a_dm, a3_tm, N, k, IC));
+                    free(a3_tm), free(gb3_tm), free(gb3);
                     /* R{dinp} only, accumulating onto what is there */
                     double *a2 = to_dm(a_tm, N, k, IC);
                     tt_dm_linear_rop_backward(a2, 1, NULL, NULL, NULL, Rdout_dm, NULL, dout, inp, NULL, W, dw.rp, N, IC,
@@ -189,7 +199,7 @@ static void test_linear(gsl_rng *r)
                 free(o_tm), free(o_dm), free(o0), free(acc);
                 free_dirs(&dw), free_dirs(&db);
             }
-    free(inp), free(dout), free(W), free(Rinp), free(Rdout), free(Rinp_dm), free(Rdout_dm), free(scratch);
+    free(inp), free(dout), free(W), free(Rinp), free(Rdout), free(Rinp_dm), free(Rdout_dm);
     free(Rinp_t), free(Rdout_t);
 }
 
@@ -210,8 +220,8 @@ static void test_layernorm(gsl_rng *r)
                 double *r_tm = xmalloc((size_t)N * k * sizeof(double));
                 double *o_dm = xmalloc(dm_size(N, k, C) * sizeof(double)), *h_dm = xmalloc(dm_size(N, k, C) * sizeof(double));
                 double *r_dm = xmalloc((size_t)N * k * sizeof(double));
-                tt_layernorm_rop(o_tm, h_tm, r_tm, has_in ? Rinp : NULL, xh, rstd, g, kg ? dg.panel : NULL,
-                                 kb ? db.panel : NULL, ld, N, C, k);
+                tt_layernorm_rop_naive(o_tm, h_tm, r_tm, has_in ? Rinp : NULL, xh, rstd, g, kg ? dg.panel : NULL,
+                                       kb ? db.panel : NULL, ld, N, C, k);
                 double *o_t = new_dmt(N, k, C);
                 tt_dm_layernorm_rop(o_dm, o_t, h_dm, r_dm, has_in ? Rinp_dm : NULL, xh, rstd, g, dg.rp, db.rp, N, C, k);
                 CHECK(diff_dm(o_dm, o_tm, N, k, C) < 1e-13 && diff_dmt(o_t, o_tm, N, k, C) < 1e-13,
@@ -224,8 +234,8 @@ static void test_layernorm(gsl_rng *r)
                     double *a_tm = xcalloc(RC, sizeof(double)), *g_tm = xcalloc((size_t)k * ld, sizeof(double));
                     double *a_dm = xmalloc(dm_size(N, k, C) * sizeof(double)), *gg = xcalloc((size_t)C * k, sizeof(double));
                     double *gb = xcalloc((size_t)C * k, sizeof(double));
-                    tt_layernorm_rop_backward(a_tm, g_tm, g_tm + C, Rdout, dout, xh, rstd, h_tm, r_tm, g,
-                                              kg ? dg.panel : NULL, ld, N, C, k);
+                    tt_layernorm_rop_backward_naive(a_tm, g_tm, g_tm + C, Rdout, dout, xh, rstd, h_tm, r_tm, g,
+                                                    kg ? dg.panel : NULL, ld, N, C, k);
                     double *a_t = new_dmt(N, k, C);
                     tt_dm_layernorm_rop_backward(a_dm, a_t, 0, gg, gb, Rdout_dm, dout, xh, rstd, has_in ? h_dm : NULL,
                                                  has_in ? r_dm : NULL, g, dg.rp, N, C, k);
@@ -266,7 +276,8 @@ static void test_attention(gsl_rng *r)
         double *z[3];
         for (int i = 0; i < 3; i++) z[i] = xcalloc(RC, sizeof(double));
         double *Ry = xmalloc(RC * sizeof(double)), *Ratt = xmalloc(A * k * sizeof(double));
-        tt_attention_rop(Ry, Ratt, rq ? rq : z[0], rk ? rk : z[1], rv ? rv : z[2], q, key, v, att, B, T, C, H, k);
+        tt_attention_rop_naive(Ry, Ratt, rq ? rq : z[0], rk ? rk : z[1], rv ? rv : z[2], q, key, v, att, B, T, C, H,
+                               k);
         double *Ry_dm = xmalloc(dm_size(N, k, C) * sizeof(double)), *Ratt_dm = xmalloc(A * k * sizeof(double));
         int att_live = fq || fk;
         double *Ry_t = new_dmt(N, k, C);
@@ -288,8 +299,8 @@ static void test_attention(gsl_rng *r)
         double *o[3], *of[3], *ot[3];
         for (int i = 0; i < 3; i++)
             o[i] = xmalloc(RC * sizeof(double)), of[i] = xmalloc(dm_size(N, k, C) * sizeof(double)), ot[i] = new_dmt(N, k, C);
-        tt_attention_rop_backward(o[0], o[1], o[2], R[3], dy, q, key, v, att, dpc, rq ? rq : z[0], rk ? rk : z[1],
-                                  rv ? rv : z[2], Ratt, B, T, C, H, k);
+        tt_attention_rop_backward_naive(o[0], o[1], o[2], R[3], dy, q, key, v, att, dpc, rq ? rq : z[0],
+                                        rk ? rk : z[1], rv ? rv : z[2], Ratt, B, T, C, H, k);
         for (int want = 1; want < 8; want++) { /* which outputs are wanted */
             tt_dm_attention_rop_backward(want & 1 ? of[0] : NULL, want & 2 ? of[1] : NULL, want & 4 ? of[2] : NULL,
                                          want & 1 ? ot[0] : NULL, want & 2 ? ot[1] : NULL, want & 4 ? ot[2] : NULL,
@@ -325,15 +336,15 @@ static void test_gelu(gsl_rng *r)
     for (size_t i = 0; i < NM; i++) g2d[i] *= dout[i];
     double *o = xmalloc(RM * sizeof(double)), *of = xmalloc(dm_size(N, k, M) * sizeof(double));
     double *Rin_dm = to_dm(Rinp, N, k, M), *Rdo_dm = to_dm(Rdout, N, k, M);
-    tt_gelu_rop(o, Rinp, x, N, M, k);
+    tt_gelu_rop_naive(o, Rinp, x, N, M, k);
     double *ot = new_dmt(N, k, M);
     tt_dm_gelu_rop(of, ot, Rin_dm, g1, N, M, k);
     CHECK(diff_dm(of, o, N, k, M) < 1e-13 && diff_dmt(ot, o, N, k, M) < 1e-13, "gelu rop");
-    tt_gelu_rop_backward(o, Rdout, dout, x, Rinp, N, M, k);
+    tt_gelu_rop_backward_naive(o, Rdout, dout, x, Rinp, N, M, k);
     tt_dm_gelu_rop_backward(of, ot, Rdo_dm, g1, g2d, Rin_dm, N, M, k);
     CHECK(diff_dm(of, o, N, k, M) < 1e-13 && diff_dmt(ot, o, N, k, M) < 1e-13, "gelu rop backward");
     double *zero = xcalloc(RM, sizeof(double));
-    tt_gelu_rop_backward(o, Rdout, dout, x, zero, N, M, k);
+    tt_gelu_rop_backward_naive(o, Rdout, dout, x, zero, N, M, k);
     tt_dm_gelu_rop_backward(of, NULL, Rdo_dm, g1, g2d, NULL, N, M, k);
     CHECK(diff_dm(of, o, N, k, M) < 1e-13, "gelu rop backward, zero R{inp}");
     free(ot);

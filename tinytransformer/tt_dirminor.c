@@ -1,14 +1,16 @@
-/* The fast R-pass kernels: the same R-operator as tt_kernels.c, with the k
- * directions innermost ("direction-minor").
+/* The R-pass kernels: the R-operator of every layer with the k directions
+ * innermost ("direction-minor", the layout pictured in tt_kernels.h). Their
+ * naive references, token-major loops with the formulas, are the *_naive
+ * kernels of tt_kernels.c; tests/test_ttdirminor.c compares the two.
  *
  * Layout: an R-quantity of feature width C over a chunk of N tokens is (C,N,k):
- * feature c, token n, direction d at [c*ld + n*k + d], ld = tt_dm_ld(N, k). Every elementwise,
- * LayerNorm and attention loop then runs over the k contiguous directions with
- * the base quantities (which do not depend on the direction) broadcast, which
- * GCC vectorises whatever C and the head size are; a linear layer is W·R{X}
- * over all N·k columns (one dgemm). R-parameters and R-gradients are
- * direction-minor too: entry p of a tensor, direction d at [p*k + d], so the
- * parameter terms are dgemms or vector updates as well.
+ * feature c, token n, direction d at [c*ld + n*k + d], ld = tt_dm_ld(N, k).
+ * Every elementwise, LayerNorm and attention loop then runs over the k
+ * contiguous directions with the base quantities (which do not depend on the
+ * direction) broadcast, which GCC vectorises whatever C and the head size are;
+ * a linear layer is W·R{X} over all N·k columns (one dgemm). R-parameters and
+ * R-gradients are direction-minor too: entry p of a tensor, direction d at
+ * [p*k + d], so the parameter terms are dgemms or vector updates as well.
  *
  * Unit directions (Hessian columns) are passed as an index range instead of a
  * dense R{θ}: a direction e_j in W touches one output column of X·R{W}ᵀ, which
