@@ -27,6 +27,7 @@
 #include "bench/bench.h"
 #include "hessian/hessian.h"
 #include "tinytransformer/tt.h"
+#include "tinytransformer/tt_kernels.h" /* tt_dgemm_flops */
 #include <math.h>
 #include <string.h>
 #include <time.h>

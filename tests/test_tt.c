@@ -2,10 +2,12 @@
  * against central finite differences for every tensor role (1 and 2 layers,
  * with and without biases), Hessian symmetry, panel-width invariance, the
  * trivial-attention case (1 head, T = 1) against a hand-written forward,
- * causal masking, naive vs BLAS kernels, data sources and user errors. */
+ * causal masking, the linear forward/backward against loops, data sources and
+ * user errors. */
 #include "check.h"
 #include "hessian/hessian.h"
 #include "harness/harness.h"
+#include "tinytransformer/tt_kernels.h"
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -367,45 +369,23 @@ static void fill(double *x, size_t n, gsl_rng *r)
     for (size_t i = 0; i < n; i++) x[i] = rng_gaussian(r, 1);
 }
 
-/* BLAS kernels vs their loop-only references, with and without the optional terms. */
-static void test_naive_kernels(void)
+/* The linear layer's forward and backward (BLAS) against loops. (The R-kernels
+ * are checked against their naive references in tests/test_ttdirminor.c.) */
+static void test_linear_kernels(void)
 {
-    int N = 7, IC = 5, OC = 6, k = 4;
-    size_t ld = 50; /* R-parameters live in a wider panel */
+    int N = 7, IC = 5, OC = 6;
     gsl_rng *r = rng_new(5);
     double *inp = xmalloc(N * IC * sizeof(double)), *dout = xmalloc(N * OC * sizeof(double));
-    double *W = xmalloc(OC * IC * sizeof(double)), *Rinp = xmalloc((size_t)N * k * IC * sizeof(double));
-    double *Rdout = xmalloc((size_t)N * k * OC * sizeof(double)), *RP = xmalloc(k * ld * sizeof(double));
-    fill(inp, N * IC, r), fill(dout, N * OC, r), fill(W, OC * IC, r);
-    fill(Rinp, (size_t)N * k * IC, r), fill(Rdout, (size_t)N * k * OC, r), fill(RP, k * ld, r);
-    const double *RW = RP, *Rb = RP + OC * IC;
-    double *scratch = xmalloc(tt_linear_scratch(IC, OC, k) * sizeof(double));
-    double *o1 = xmalloc((size_t)N * k * OC * sizeof(double)), *o2 = xmalloc((size_t)N * k * OC * sizeof(double));
-    for (int variant = 0; variant < 4; variant++) {
-        const double *ri = variant == 1 ? NULL : Rinp, *rw = variant == 2 ? NULL : RW, *rb = variant == 2 ? NULL : Rb;
-        tt_linear_rop(o1, ri, inp, W, rw, rb, ld, scratch, N, IC, OC, k);
-        tt_linear_rop_naive(o2, ri, inp, W, rw, rb, ld, N, IC, OC, k);
-        CHECK(rel_max_diff((size_t)N * k * OC, o1, o2) < 1e-13, "linear_rop variant %d: %.3g", variant,
-              rel_max_diff((size_t)N * k * OC, o1, o2));
-        double *a1 = xcalloc((size_t)N * k * IC, sizeof(double)), *a2 = xcalloc((size_t)N * k * IC, sizeof(double));
-        double *g1 = xcalloc(k * ld, sizeof(double)), *g2 = xcalloc(k * ld, sizeof(double));
-        double *G1 = variant == 3 ? NULL : g1, *G2 = variant == 3 ? NULL : g2; /* R{dinp} and R{db} only */
-        tt_linear_rop_backward(a1, G1, g1 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, scratch, N, IC, OC, k);
-        tt_linear_rop_backward_naive(a2, G2, g2 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, N, IC, OC, k);
-        CHECK(rel_max_diff((size_t)N * k * IC, a1, a2) < 1e-13, "linear_rop_backward Rdinp variant %d", variant);
-        CHECK(rel_max_diff(k * ld, g1, g2) < 1e-13, "linear_rop_backward RdW, Rdb variant %d: %.3g", variant,
-              rel_max_diff(k * ld, g1, g2));
-        free(a1), free(a2), free(g1), free(g2);
-    }
-    /* forward/backward against loops */
+    double *W = xmalloc(OC * IC * sizeof(double)), *b = xmalloc(OC * sizeof(double));
+    fill(inp, N * IC, r), fill(dout, N * OC, r), fill(W, OC * IC, r), fill(b, OC, r);
     double *y = xmalloc(N * OC * sizeof(double)), *dW = xcalloc(OC * IC, sizeof(double)), *db = xcalloc(OC, sizeof(double));
     double *dx = xcalloc(N * IC, sizeof(double));
-    tt_linear_forward(y, inp, W, Rb, N, IC, OC);
+    tt_linear_forward(y, inp, W, b, N, IC, OC);
     tt_linear_backward(dx, dW, db, dout, inp, W, N, IC, OC);
     double e = 0;
     for (int n = 0; n < N; n++)
         for (int o = 0; o < OC; o++) {
-            double s = Rb[o];
+            double s = b[o];
             for (int i = 0; i < IC; i++) s += inp[n * IC + i] * W[o * IC + i];
             e = fmax(e, fabs(s - y[n * OC + o]));
         }
@@ -415,9 +395,20 @@ static void test_naive_kernels(void)
             for (int n = 0; n < N; n++) s += dout[n * OC + o] * inp[n * IC + i];
             e = fmax(e, fabs(s - dW[o * IC + i]));
         }
-    CHECK(e < 1e-13, "linear forward/backward vs loops: %.3g", e);
+    for (int n = 0; n < N; n++)
+        for (int i = 0; i < IC; i++) {
+            double s = 0;
+            for (int o = 0; o < OC; o++) s += dout[n * OC + o] * W[o * IC + i];
+            e = fmax(e, fabs(s - dx[n * IC + i]));
+        }
+    for (int o = 0; o < OC; o++) {
+        double s = 0;
+        for (int n = 0; n < N; n++) s += dout[n * OC + o];
+        e = fmax(e, fabs(s - db[o]));
+    }
+    CHECK(e < 1e-13, "linear forward/backward (out, dinp, dW, db) vs loops: %.3g", e);
     free(y), free(dW), free(db), free(dx);
-    free(inp), free(dout), free(W), free(Rinp), free(Rdout), free(RP), free(scratch), free(o1), free(o2);
+    free(inp), free(dout), free(W), free(b);
     rng_free(r);
 }
 
@@ -620,7 +611,7 @@ int main(void)
     ensure_dir(tmpdir);
     test_param_counts();
     test_gelu();
-    test_naive_kernels();
+    test_linear_kernels();
     for (int layers = 1; layers <= 2; layers++)
         for (int bias = 0; bias <= 1; bias++) check_fd(layers, bias);
     test_symmetry_and_panels();
