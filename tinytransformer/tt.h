@@ -63,11 +63,10 @@ const tt_config *tt_config_of(const model *m);
 /* The current batch: B sequences of T+1 tokens (row b: inputs tokens[b][0..T-1],
  * targets tokens[b][1..T]). Copied. User error on a token outside 0..V-1. */
 void tt_set_batch(model *m, const int *tokens /* (B,T+1) */, int B);
-int tt_batch_size(const model *m);
 /* Forward pass at params: the mean loss; logits (B,T,V) and per-position losses
  * (B,T) copied out when non-NULL. */
 double tt_forward(model *m, double *logits, double *losses);
-/* Worker threads for hvp / hess_cols / hess_cols_lower (0 = openblas_get_num_threads()).
+/* Worker threads for hvp / hess_cols / hess_cols_lower (0 = toolkit_threads()).
  * Each worker runs single-threaded BLAS on its own sub-panels; results do not
  * depend on the thread count. */
 void tt_set_threads(model *m, int n);

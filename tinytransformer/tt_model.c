@@ -72,7 +72,7 @@ typedef struct {
     rwork **work;
     int nwork;
     int kp_max, bc_set;      /* tt_set_hvp_blocking; 0 = automatic */
-    int threads;             /* tt_set_threads; 0 = openblas_get_num_threads() */
+    int threads;             /* tt_set_threads; 0 = toolkit_threads() */
 } tt_impl;
 
 tt_config tt_defaults(void)
@@ -139,7 +139,6 @@ static tt_impl *impl_of(const model *m)
 }
 
 const tt_config *tt_config_of(const model *m) { return &impl_of(m)->c; }
-int tt_batch_size(const model *m) { return impl_of(m)->B; }
 
 /* Parameter (or R-parameter, gradient) pointer of tensor t in buffer x; NULL if absent. */
 static double *at(const model *m, double *x, int t) { return t < 0 ? NULL : x + m->tensors[t].offset; }
@@ -894,7 +893,7 @@ static void *panel_worker(void *arg)
 
 static int thread_count(const tt_impl *im)
 {
-    int n = im->threads ? im->threads : openblas_get_num_threads();
+    int n = im->threads ? im->threads : toolkit_threads();
     return n < 1 ? 1 : n > 64 ? 64 : n;
 }
 
