@@ -212,3 +212,20 @@ void quad_check_sweep(int d, double kappa, int nthetas, int npoints, int nr)
     if (npoints < 1) die_user("number of points x per matrix must be >= 1 (got %d)", npoints);
     if (nr < 2) die_user("number of R values must be >= 2 (got %d)", nr);
 }
+
+double quad_trend_rho(const double *tau, const double *s, const int *perm, int n)
+{
+    if (!perm) return spearman(tau, s, n);
+    double *t = xmalloc((size_t)n * sizeof(double));
+    for (int k = 0; k < n; k++) t[k] = tau[perm[k]];
+    double rho = spearman(t, s, n);
+    free(t);
+    return rho;
+}
+
+double quad_share_falling(const double *rho, int n, double threshold)
+{
+    int falls = 0;
+    for (int i = 0; i < n; i++) falls += rho[i] <= threshold;  /* NaN compares false */
+    return n > 0 ? (double)falls / n : NAN;
+}

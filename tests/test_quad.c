@@ -445,23 +445,42 @@ static void test_mini_and_blockwise(void)
     rng_free(rng);
 }
 
-/* The grid reports every point; the winner has the smallest final loss. */
+/* The grid keeps every run in ascending lr order; the best has the lowest mean
+ * log10 loss; a best at an edge extends the grid until it is bracketed (by a
+ * worse or a diverged run) or a bound stops it. */
 static void test_grid(void)
 {
     int n = 3;
     double H[9] = {4, 1, 0, 1, 3, 0, 0, 0, 1}, w0[3] = {1, -1, 2};
     optim_config cfg = optim_defaults(OPTIM_GD);
-    quad_grid *g = quad_grid_search(H, w0, n, OPTIM_GD, &cfg, NULL, 1e-3, 1, 7, 200);
-    CHECK(g->nlr == 7 && fabs(g->lr[0] - 1e-3) < 1e-18 && fabs(g->lr[6] - 1) < 1e-15 &&
-          fabs(g->lr[3] - sqrt(1e-3)) < 1e-15, "log grid: %g .. %g, middle %g", g->lr[0], g->lr[6], g->lr[3]);
-    int ok = 1;
-    for (int k = 0; k < 7; k++) ok &= g->final_loss[g->best] <= g->final_loss[k];
-    CHECK(ok, "best is the smallest final loss (lr %g)", g->lr[g->best]);
-    CHECK(isinf(g->final_loss[6]), "lr = 1 > 2/L diverges and scores +inf (%g)", g->final_loss[6]);
-    /* each stored curve is the run at its lr */
+    quad_grid *g = quad_grid_search(H, w0, n, OPTIM_GD, &cfg, NULL, 1e-3, 1, 7, 1e-6, 10, 200);
+    CHECK(g->grid.n == 7 && fabs(g->grid.lr[0] - 1e-3) < 1e-18 && fabs(g->grid.lr[6] - 1) < 1e-15 &&
+          fabs(g->grid.lr[3] - sqrt(1e-3)) < 1e-15, "planned grid: %d points %g .. %g, middle %g", g->grid.n,
+          g->grid.lr[0], g->grid.lr[6], g->grid.lr[3]);
+    int ok = g->best >= 0;
+    for (int k = 0; k < g->grid.n && ok; k++) ok &= !(g->grid.score[k] < g->grid.score[g->best]);
+    CHECK(ok && g->status == GRID_INTERIOR, "best is the lowest score (lr %g), interior", g->grid.lr[g->best]);
+    CHECK(isnan(g->grid.score[6]) && isnan(g->final_loss[6]), "lr = 1 > 2/L diverges: NaN score and final loss");
     double c[201];
-    quad_train(c, H, w0, n, OPTIM_GD, &cfg, NULL, g->lr[2], 200);
-    CHECK(memcmp(c, g->loss + 2 * 201, sizeof c) == 0, "grid curve 2 is the run at lr %g", g->lr[2]);
+    quad_train(c, H, w0, n, OPTIM_GD, &cfg, NULL, g->grid.lr[2], 200);
+    CHECK(memcmp(c, g->loss + 2 * 201, sizeof c) == 0 && g->grid.score[2] == quad_mean_log_loss(c, 200),
+          "grid curve 2 is the run at lr %g and its score", g->grid.lr[2]);
+    quad_grid_free(g);
+    /* a first grid below the optimum (≈ 0.36) extends upward: 0.1, then 1 diverges and brackets 0.1 */
+    g = quad_grid_search(H, w0, n, OPTIM_GD, &cfg, NULL, 1e-4, 1e-2, 3, 1e-6, 10, 200);
+    CHECK(g->grid.n == 5 && g->status == GRID_INTERIOR && fabs(g->grid.lr[g->best] - 0.1) < 1e-12 &&
+          fabs(g->grid.lr[4] - 1) < 1e-12, "grid extends up to a bracketed best (%d runs, best %g, %s)", g->grid.n,
+          g->grid.lr[g->best], grid_status_name(g->status));
+    for (int k = 0; k < g->grid.n; k++) {
+        quad_train(c, H, w0, n, OPTIM_GD, &cfg, NULL, g->grid.lr[k], 200);
+        ok &= memcmp(c, g->loss + (size_t)k * 201, sizeof c) == 0;
+    }
+    CHECK(ok, "after extension every curve is still the run at its lr");
+    quad_grid_free(g);
+    /* the same with the upper bound at the first grid's edge: stopped there */
+    g = quad_grid_search(H, w0, n, OPTIM_GD, &cfg, NULL, 1e-4, 1e-2, 3, 1e-6, 1e-2, 200);
+    CHECK(g->grid.n == 3 && g->status == GRID_EDGE_AT_BOUND && g->best == 2, "bound stops the grid: %s",
+          grid_status_name(g->status));
     quad_grid_free(g);
 }
 
