@@ -190,8 +190,7 @@ double spearman(const double *x, const double *y, int n)
     double *rx = xmalloc((size_t)n * sizeof(double)), *ry = xmalloc((size_t)n * sizeof(double));
     ranks(rx, x, n);
     ranks(ry, y, n);
-    double mx = 0, my = 0;
-    for (int i = 0; i < n; i++) mx += rx[i] / n, my += ry[i] / n;
+    double mx = 0.5 * (n + 1), my = mx;  /* average ranks always sum to n(n+1)/2 */
     double sxy = 0, sxx = 0, syy = 0;
     for (int i = 0; i < n; i++) {
         sxy += (rx[i] - mx) * (ry[i] - my);
