@@ -240,18 +240,25 @@ static void write_claims(const char *out, const curve_eval *ev, int n, int nthet
                 "Reference (the first version's rule): rho over R = 0..R* only. make verdicts judges over seeds.\n"
                 "Counts: %d theta x %d x x %d R per (d, kappa), seed %ld.\n\n",
             nr, QUAD_FALLS_RHO, n, nthetas, npoints, nr, seed);
-    fprintf(cl, "              |  rho over all R (* = falls)          |  tau shuffled (control)     | R<=R*, a_median | "
-                "a_median r: tau=1 -> densest | r>=1 at R* (a, b)\n"
-                "  curve       |  a_med   b_med   a_mean  b_mean     |  a_med  b_med  a_mean b_mean|  (reference)    |\n");
+    /* one column of 8 characters per reading, in both rho blocks */
+    fprintf(cl, "%-12s |%-32s |%-32s | %-8s | %s\n%-12s |", "", " rho over all R (* = falls)",
+            " rho, tau shuffled (control)", "R <= R*", "a_median r: at tau = 1 -> at the densest R; r >= 1 there (a, b)",
+            "curve");
+    const char *shortname[NREAD] = {"a_med", "b_med", "a_mean", "b_mean"};
+    for (int w = 0; w < 2; w++) {
+        for (int m = 0; m < NREAD; m++) fprintf(cl, " %-7s", shortname[m]);
+        fprintf(cl, " |");
+    }
+    fprintf(cl, " a_med    |\n");
     for (int i = 0; i < n; i++) {
         const curve_eval *c = &ev[i];
         char cn[48];
         curve_name(cn, sizeof cn, c);
-        fprintf(cl, "  %-12s|", cn);
+        fprintf(cl, "%-12s |", cn);
         for (int m = 0; m < NREAD; m++) fprintf(cl, " %+.3f%c", c->rho[m], c->rho[m] <= QUAD_FALLS_RHO ? '*' : ' ');
-        fprintf(cl, "    |");
-        for (int m = 0; m < NREAD; m++) fprintf(cl, " %+.2f", c->rho_shuffled[m]);
-        fprintf(cl, " |  %+.3f         | %.3g -> %.3g at tau %.3f (R* %.2f) | %3.0f%%, %3.0f%%\n", c->rho_branch[A_MEDIAN],
+        fprintf(cl, " |");
+        for (int m = 0; m < NREAD; m++) fprintf(cl, " %+.3f ", c->rho_shuffled[m]);
+        fprintf(cl, " | %+.3f   | %.3g -> %.3g at tau %.3f (R* %.2f); %.0f%%, %.0f%%\n", c->rho_branch[A_MEDIAN],
                 c->at_tau1[A_MEDIAN], c->at_densest[A_MEDIAN], c->tau_min, c->R_star, 100 * c->share_ge1[0],
                 100 * c->share_ge1[1]);
     }
