@@ -178,8 +178,8 @@ int main(int argc, char **argv)
     const cli_opt opts[] = {
         {"steps", OPT_LONG, &steps, "optimizer steps per run, 1..10000000"},
         {"block", OPT_INT, &bsize, "size of each of the three blocks (paper: 30), 3..2000"},
-        {"lr-lo", OPT_DOUBLE, &lr_lo, "smallest learning rate of Adam's first grid"},
-        {"lr-hi", OPT_DOUBLE, &lr_hi, "largest learning rate of Adam's first grid"},
+        {"lr-lo", OPT_DOUBLE, &lr_lo, "smallest learning rate of Adam's first grid, >= 1e-12"},
+        {"lr-hi", OPT_DOUBLE, &lr_hi, "largest learning rate of Adam's first grid, <= 1e6"},
         {"lr-points", OPT_INT, &lr_points, "points of the first grid (log-spaced), 2..32"},
         {"beta1", OPT_DOUBLE, &beta1, "Adam's beta1 (paper: 0), in [0, 1); beta2 is the exact limit 1"},
         {"eps", OPT_DOUBLE, &eps, "Adam's epsilon"},
@@ -189,8 +189,8 @@ int main(int argc, char **argv)
     cli_parse(argc, argv, SUMMARY, opts, sizeof opts / sizeof *opts);
     if (steps < 1 || steps > 10000000) die_user("--steps must be in 1..10000000 (got %ld)", steps);
     if (bsize < 3 || bsize > 2000) die_user("--block must be in 3..2000 (got %d)", bsize);
-    if (!(lr_lo > 0) || !(lr_hi > lr_lo) || !isfinite(lr_hi))
-        die_user("--lr-lo and --lr-hi must satisfy 0 < lo < hi (got %g, %g)", lr_lo, lr_hi);
+    if (!(lr_lo >= 1e-12 && lr_hi > lr_lo && lr_hi <= 1e6))
+        die_user("--lr-lo and --lr-hi must satisfy 1e-12 <= lo < hi <= 1e6 (got %g, %g)", lr_lo, lr_hi);
     if (lr_points < 2 || lr_points > 32) die_user("--lr-points must be in 2..32 (got %d)", lr_points);
     if (seed < 0) die_user("--seed must be >= 0 (got %ld)", seed);
     search srch = {steps, lr_points, lr_lo, lr_hi, optim_defaults(OPTIM_ADAM)};

@@ -31,7 +31,7 @@ static const char *SUMMARY =
     "CSV rows give mean, median and quartiles of r. The median is the primary statistic (the mean of r is\n"
     "infinite in theory: 1/min|g_i| has no finite mean for Gaussian x); the mean is the paper's averaging.\n"
     "Panel a: kappa = --kappa over --ds; panel b: d = --d over --kappas. The paper lists neither set;\n"
-    "these defaults are ours (the paper lists none). Scales: quick (8 theta x 20 x x 51 R) and paper (40 x 100 x 51).\n"
+    "these defaults are ours. Scales: quick (8 theta x 20 x x 51 R) and paper (40 x 100 x 51).\n"
     "Claim (claims.txt, stats.csv): per curve, rho = Spearman correlation of the statistic of r at each R\n"
     "with the mean tau there, over ALL R; the curve 'falls as tau -> 1' when rho <= -0.5. Per seed: the share\n"
     "of curves that fall; 'most' = more than half. Four readings: kappa definition a or b x median or mean\n"

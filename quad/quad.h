@@ -147,9 +147,10 @@ partition *quad_partition(const int *sizes, int nb, int n);
  * A loss trace loss[0..steps] (loss[0] = f(w0)) is summarised by the mean over
  * t = 0..steps of log10(max(loss[t]/loss[0], QUAD_LOSS_FLOOR)): the log10 of the
  * geometric-mean relative loss over the run. The floor keeps a run whose loss
- * underflows to 0 finite (it counts as 1e-300·f(w0) from then on): it sets the
- * size of a gap once a run reaches it, never its sign before. NaN when loss[0]
- * is not finite and positive or any loss[t] is not finite (a diverged run). */
+ * underflows to 0 finite: every loss at or below 1e-300·f(w0) counts as that
+ * value. While two runs stay above it the floor plays no part; once one reaches
+ * it, the size of their gap depends on the floor and the run length. NaN when
+ * loss[0] is not finite and positive or any loss[t] is not finite (diverged). */
 #define QUAD_LOSS_FLOOR 1e-300
 double quad_mean_log_loss(const double *loss, long steps);
 /* quad_mean_log_loss(a) − quad_mean_log_loss(b): decades by which run a lies

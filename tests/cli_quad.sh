@@ -54,7 +54,7 @@ P=$BIN/fig3
 check "fig3 --help exits 0" "$P" --help
 "$P" --help | grep -q -- "--lr-points" && cli_ok || cli_fail "fig3 --help lists --lr-points"
 for bad in "--steps 0" "--steps -5" "--steps abc" "--block 2" "--block x" "--lr-lo 0" "--lr-lo 1 --lr-hi 0.1" \
-           "--lr-lo 0.1 --lr-hi 0.1" "--lr-hi inf" "--lr-points 1" "--lr-points 33" "--lr-points -2" "--beta1 1" \
+           "--lr-lo 0.1 --lr-hi 0.1" "--lr-hi inf" "--lr-lo 1e-13" "--lr-hi 1e7" "--lr-points 1" "--lr-points 33" "--lr-points -2" "--beta1 1" \
            "--beta1 -0.1" "--eps -1" "--seed -1" "--bogus"; do
   expect_user_error "fig3 $bad" "$P" $bad --out "$TMPD/bad3"
 done
