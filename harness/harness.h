@@ -97,16 +97,23 @@ void mlp_data_head(const mlp_data *d, int n, const char *what, double *X, int *y
  * is not finite or exceeds 1e100·f(w0) (diverged). */
 long quad_train(double *loss /* (steps+1) */, const double *H /* (n,n) */, const double *w0, int n,
                 optim_kind kind, const optim_config *cfg, const partition *blocks, double lr, long steps);
-/* Learning-rate grid search: lr_k = lo·(hi/lo)^(k/(nlr-1)), k < nlr; each run
- * scored by its final loss (NaN/diverged = +inf); equal final losses (e.g. 0
- * after underflow) go to the run with the smaller mean log10 loss. */
+/* Learning-rate search on an extending log grid (core/stats.h's lr_grid): the
+ * planned points lo·(hi/lo)^(k/(nlr-1)), k < nlr, then one point beyond each
+ * edge the best is at, with the same spacing, until the best is interior or
+ * [lo_bound, hi_bound] or LR_GRID_MAX stops it (status). Each run is scored by
+ * quad_mean_log_loss, the statistic Fig. 3's claims compare (lower is better;
+ * a diverged run scores NaN and is never best). User error: nlr outside
+ * 2..LR_GRID_MAX or not 0 < lo_bound <= lo < hi <= hi_bound. */
 typedef struct {
-    int nlr, best;
-    double *lr, *final_loss;
-    double *loss;            /* (nlr, steps+1) every curve */
+    lr_grid grid;            /* grid.n runs: grid.lr ascending, grid.score */
+    grid_status status;      /* GRID_INTERIOR unless a bound stopped the extension or all diverged */
+    int best;                /* index into grid.lr; -1 when every run diverged */
+    double *final_loss;      /* (grid.n) loss after the last step, NaN if the run diverged */
+    double *loss;            /* (grid.n, steps+1) the curve at grid.lr[k] */
 } quad_grid;
 quad_grid *quad_grid_search(const double *H, const double *w0, int n, optim_kind kind, const optim_config *cfg,
-                            const partition *blocks, double lo, double hi, int nlr, long steps);
+                            const partition *blocks, double lo, double hi, int nlr, double lo_bound,
+                            double hi_bound, long steps);
 void quad_grid_free(quad_grid *g);
 
 /* ---- training the tiny Transformer with checkpoints (tt_train.c) ----------------------------

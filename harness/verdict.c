@@ -39,6 +39,150 @@ int stats_get(const char *path, const char *name, double *value)
  * in docs/verdicts.md with its reason. Sections follow the README's order. */
 static const claim_rule RULES[] = {
     /* ---- random quadratics (fig4, fig3) ---- */
+    {.id = "fig4.falls_a_median",
+     .experiment = "fig4",
+     .paper = "for H_b with most dimension d and kappa(H_b), r decreases as tau -> 1. That is, D_Adam is effective "
+              "when H_b is close to diagonal, and D_Adam is not so effective when H_b is dense",
+     .place = "Sec. 2.2, Fig. 4",
+     .claim = "for more than half of the curves r falls as tau -> 1 over the whole R range (kappa by eigenvalues of "
+              "D^1/2 H D^1/2, median r)",
+     .stat = "fig4.share_falling.a_median",
+     .stat_what = "share of the 11 curves (6 d at kappa = 500, 5 kappa at d = 50) whose Spearman rho between the "
+                  "mean tau and the median of r (kappa by the eigenvalues of D^1/2 H D^1/2) over all 51 R is <= -0.5",
+     .side = CLAIM_ABOVE,
+     .threshold = 0.5,
+     .kind = RULE_INTERVAL,
+     .control = "fig4.control.share_falling.a_median",
+     .control_what = "the same share with mean tau shuffled across R within each curve (seeded): no tau-r association "
+                     "is left, so a curve falls only by chance (P(rho <= -0.5) ~ 2e-4 at 51 R) and the rule must "
+                     "reject it",
+     .depends = "8 theta x 20 x x 51 R per curve at quick scale (40 x 100 x 51 at paper scale); the 11 (d, kappa) "
+                "curves, the "
+                "(50, 500) one counted in both panels; rho threshold -0.5; the whole R range k/50 (tau is not "
+                "monotone in R: R = 0..R* alone was the first version's rule, kept as a reference in stats.csv)"},
+    {.id = "fig4.falls_b_median",
+     .experiment = "fig4",
+     .paper = "for H_b with most dimension d and kappa(H_b), r decreases as tau -> 1. That is, D_Adam is effective "
+              "when H_b is close to diagonal, and D_Adam is not so effective when H_b is dense",
+     .place = "Sec. 2.2, Fig. 4",
+     .claim = "robustness of fig4.falls_a_median: the same with kappa by the singular values of DH",
+     .stat = "fig4.share_falling.b_median",
+     .stat_what = "share of the 11 curves (6 d at kappa = 500, 5 kappa at d = 50) whose Spearman rho between the "
+                  "mean tau and the median of r (kappa by the singular values of DH) over all 51 R is <= -0.5",
+     .side = CLAIM_ABOVE,
+     .threshold = 0.5,
+     .kind = RULE_INTERVAL,
+     .control = "fig4.control.share_falling.b_median",
+     .control_what = "the same share with mean tau shuffled across R within each curve (seeded): no tau-r association "
+                     "is left, so a curve falls only by chance (P(rho <= -0.5) ~ 2e-4 at 51 R) and the rule must "
+                     "reject it",
+     .depends = "8 theta x 20 x x 51 R per curve at quick scale (40 x 100 x 51 at paper scale); the 11 (d, kappa) "
+                "curves, the "
+                "(50, 500) one counted in both panels; rho threshold -0.5; the whole R range k/50 (tau is not "
+                "monotone in R: R = 0..R* alone was the first version's rule, kept as a reference in stats.csv)"},
+    {.id = "fig4.falls_a_mean",
+     .experiment = "fig4",
+     .paper = "for H_b with most dimension d and kappa(H_b), r decreases as tau -> 1. That is, D_Adam is effective "
+              "when H_b is close to diagonal, and D_Adam is not so effective when H_b is dense",
+     .place = "Sec. 2.2, Fig. 4",
+     .claim = "robustness of fig4.falls_a_median: the same with the mean of r per R (the paper's averaging)",
+     .stat = "fig4.share_falling.a_mean",
+     .stat_what = "share of the 11 curves (6 d at kappa = 500, 5 kappa at d = 50) whose Spearman rho between the "
+                  "mean tau and the mean of r (kappa by the eigenvalues of D^1/2 H D^1/2) over all 51 R is <= -0.5",
+     .side = CLAIM_ABOVE,
+     .threshold = 0.5,
+     .kind = RULE_INTERVAL,
+     .control = "fig4.control.share_falling.a_mean",
+     .control_what = "the same share with mean tau shuffled across R within each curve (seeded): no tau-r association "
+                     "is left, so a curve falls only by chance (P(rho <= -0.5) ~ 2e-4 at 51 R) and the rule must "
+                     "reject it",
+     .depends = "8 theta x 20 x x 51 R per curve at quick scale (40 x 100 x 51 at paper scale); the 11 (d, kappa) "
+                "curves, the "
+                "(50, 500) one counted in both panels; rho threshold -0.5; the whole R range k/50 (tau is not "
+                "monotone in R: R = 0..R* alone was the first version's rule, kept as a reference in stats.csv)"},
+    {.id = "fig4.falls_b_mean",
+     .experiment = "fig4",
+     .paper = "for H_b with most dimension d and kappa(H_b), r decreases as tau -> 1. That is, D_Adam is effective "
+              "when H_b is close to diagonal, and D_Adam is not so effective when H_b is dense",
+     .place = "Sec. 2.2, Fig. 4",
+     .claim = "robustness of fig4.falls_a_median: singular values of DH and the mean of r per R",
+     .stat = "fig4.share_falling.b_mean",
+     .stat_what = "share of the 11 curves (6 d at kappa = 500, 5 kappa at d = 50) whose Spearman rho between the "
+                  "mean tau and the mean of r (kappa by the singular values of DH) over all 51 R is <= -0.5",
+     .side = CLAIM_ABOVE,
+     .threshold = 0.5,
+     .kind = RULE_INTERVAL,
+     .control = "fig4.control.share_falling.b_mean",
+     .control_what = "the same share with mean tau shuffled across R within each curve (seeded): no tau-r association "
+                     "is left, so a curve falls only by chance (P(rho <= -0.5) ~ 2e-4 at 51 R) and the rule must "
+                     "reject it",
+     .depends = "8 theta x 20 x x 51 R per curve at quick scale (40 x 100 x 51 at paper scale); the 11 (d, kappa) "
+                "curves, the "
+                "(50, 500) one counted in both panels; rho threshold -0.5; the whole R range k/50 (tau is not "
+                "monotone in R: R = 0..R* alone was the first version's rule, kept as a reference in stats.csv)"},
+    {.id = "fig3.adam_beats_gd",
+     .experiment = "fig3",
+     .paper = "Adam outperforms the optimal single-learning-rate method",
+     .place = "Sec. 2.2, Fig. 3",
+     .claim = "Adam (best lr) reaches lower loss than GD at 2/(L+mu) on the three-block H, on average over the run",
+     .stat = "fig3.gap.adam_gd.full",
+     .stat_what = "mean over the run of log10(max(f_t/f_0, 1e-300)) of Adam minus that of GD on H, decades (negative: "
+                  "Adam lower)",
+     .side = CLAIM_BELOW,
+     .threshold = 0,
+     .kind = RULE_SIGN,
+     .control = "fig3.control.gap.adam_gd.homogeneous",
+     .control_what = "the same gap on a homogeneous H whose three blocks all draw eigenvalues from {1,2,3}: no block "
+                     "needs "
+                     "its own learning rate, one step 2/(L+mu) is near-optimal (kappa 3), so Adam must not beat it and "
+                     "the rule must reject it",
+     .depends = "1000 steps from w0 ~ N(0, I); blocks of 30 with eigenvalues from {1,2,3}, {99,100,101}, "
+                "{4998,4999,5000}; Adam beta1 = 0, beta2 -> 1, eps 1e-8, lr the best mean log10 loss of a grid from 17 "
+                "points in [1e-4, 1] that extends at its edges; the floor 1e-300 f(w0) sets the size of a gap once a "
+                "run underflows, not its sign"},
+    {.id = "fig3.gd_beats_adam_h1",
+     .experiment = "fig3",
+     .paper = "We consider the optimal single learning-rate method for this new problem and find it outperforms Adam",
+     .place = "Sec. 2.2, Fig. 3",
+     .claim = "GD at 2/(L+mu) of the dense block H1 reaches lower loss than Adam (best lr) on H1 alone, on average "
+              "over the run",
+     .stat = "fig3.gap.gd_adam.h1",
+     .stat_what = "mean over the run of log10(max(f_t/f_0, 1e-300)) of GD minus that of Adam on H1, decades (negative: "
+                  "GD lower)",
+     .side = CLAIM_BELOW,
+     .threshold = 0,
+     .kind = RULE_SIGN,
+     .control = "fig3.control.gap.gd_adam.diag_spread",
+     .control_what = "the same gap on a diagonal 30x30 block with ten eigenvalues from each of the three sets (kappa ~ "
+                     "5000): "
+                     "Adam's per-coordinate steps undo the spread that limits one step, so one step must not beat Adam "
+                     "and the rule must reject it (a diagonal H1 with kappa 3 is no control: one step wins there too)",
+     .depends = "1000 steps from w0 ~ N(0, I); blocks of 30 with eigenvalues from {1,2,3}, {99,100,101}, "
+                "{4998,4999,5000}; Adam beta1 = 0, beta2 -> 1, eps 1e-8, lr the best mean log10 loss of a grid from 17 "
+                "points in [1e-4, 1] that extends at its edges; the floor 1e-300 f(w0) sets the size of a gap once a "
+                "run underflows, not its sign"},
+    {.id = "fig3.blockgd_beats_adam",
+     .experiment = "fig3",
+     .paper = "If we collect these optimal learning rates in (2) and apply them to a blockwise version of GD, it would "
+              "be faster than Adam on the original problem",
+     .place = "Sec. 2.2, Fig. 3",
+     .claim = "blockwise GD with 2/(L_l+mu_l) on H's three blocks reaches lower loss than Adam (best lr) on H, on "
+              "average over the run",
+     .stat = "fig3.gap.blockgd_adam.full",
+     .stat_what = "mean over the run of log10(max(f_t/f_0, 1e-300)) of blockwise GD minus that of Adam on H, decades "
+                  "(negative: blockwise GD lower)",
+     .side = CLAIM_BELOW,
+     .threshold = 0,
+     .kind = RULE_SIGN,
+     .control = "fig3.control.gap.blockgd_random_adam.full",
+     .control_what = "the same gap for blockwise GD on a random partition of the 90 coordinates into three blocks of "
+                     "30, each "
+                     "at 2/(L+mu) of its principal submatrix: every such block mixes all three scales, so its step is "
+                     "limited like GD's and the rule must reject it",
+     .depends = "1000 steps from w0 ~ N(0, I); blocks of 30 with eigenvalues from {1,2,3}, {99,100,101}, "
+                "{4998,4999,5000}; Adam beta1 = 0, beta2 -> 1, eps 1e-8, lr the best mean log10 loss of a grid from 17 "
+                "points in [1e-4, 1] that extends at its edges; the floor 1e-300 f(w0) sets the size of a gap once a "
+                "run underflows, not its sign"},
 
     /* ---- the MLP's Hessian (fig2) ---- */
 
