@@ -374,6 +374,7 @@ int main(int argc, char **argv)
     r.m = mlp_new(&cfg);
     r.rng = rng_new(seed_for((unsigned long)r.seed, SEED_BATCHES));
     r.base_rng = rng_new(seed_for((unsigned long)r.seed, SEED_BASELINES));
+    if (r.batch > r.train->n) die_user("--batch %d is more than the %d training images", r.batch, r.train->n);
     r.steps_per_epoch = (r.train->n + r.batch - 1) / r.batch;
     r.total = r.steps > 0 ? r.steps : r.epochs * r.steps_per_epoch;
     r.ncheck = r.fractions.n;
