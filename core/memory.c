@@ -129,7 +129,7 @@ void blas_memory_guard(void)
 void memory_check(const char *what, double bytes)
 {
     double avail = mem_available_bytes();
-    if (!core_quiet) {
+    if (!core_quiet && bytes >= 1e8) { /* only what is worth knowing: 100 MB and more */
         if (avail >= 0) fprintf(stderr, "%s: needs %.3f GB; available %.3f GB\n", what, bytes / 1e9, avail / 1e9);
         else fprintf(stderr, "%s: needs %.3f GB (available memory unknown)\n", what, bytes / 1e9);
     }
