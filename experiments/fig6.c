@@ -22,7 +22,7 @@
  * randomly permuted. The old statistics (the mass ratio with the diagonal,
  * with its Monte Carlo random baseline) are written beside them.
  *
- * Outputs in --out: H.npy (P, P), tensors.csv (the parameter layout),
+ * Outputs in --out: H.npy (P, P; unless --save-h 0), tensors.csv (the parameter layout),
  * model.csv, summary.csv (one row per block: magnitudes, the old mass ratios
  * of its splits with random baselines, the off-diagonal statistics of its
  * splits, the control), blocks_<blk>.csv (one row per sub-block, with its
@@ -152,7 +152,7 @@ static void write_bounds(const char *out, const char *blk, const char *kind, con
 typedef struct {
     ckpt_cli cli;
     const char *out;
-    int pixels, reps, layer;
+    int pixels, reps, layer, save_h;
     double decades;
     tt_ckpt_setup setup;
     tt_ckpt c;
@@ -413,7 +413,7 @@ static void write_model_files(const run *r)
     run_note("hessian seconds: %.3f", r->c.hess_seconds);
     csv_close(f);
     size_t shape[2] = {m->P, m->P};
-    npy_write_in(r->out, "H.npy", r->c.H, 2, shape);
+    if (r->save_h) npy_write_in(r->out, "H.npy", r->c.H, 2, shape);
 }
 
 int main(int argc, char **argv)
@@ -424,12 +424,14 @@ int main(int argc, char **argv)
     r.pixels = 256;
     r.reps = 20;
     r.decades = 5;
+    r.save_h = 1;
     const cli_opt opts[] = {
         CKPT_CLI_OPTS(&r.cli),
         {"layer", OPT_INT, &r.layer, "which Transformer block's tensors to draw"},
         {"pixels", OPT_INT, &r.pixels, "heatmap side at most this many pixels (max-pooled beyond)"},
         {"decades", OPT_DOUBLE, &r.decades, "log colour range below each block's max |H|, in decades"},
-        {"reps", OPT_INT, &r.reps, "random permutations for the mass-ratio baselines"},
+        {"reps", OPT_INT, &r.reps, "random permutations for the old mass-ratio baselines"},
+        {"save-h", OPT_INT, &r.save_h, "1: write H.npy (P x P)"},
         {"out", OPT_STRING, &r.out, "output folder"},
     };
     cli_parse(argc, argv,
@@ -448,6 +450,7 @@ int main(int argc, char **argv)
     if (r.pixels < 16 || r.pixels > 4096) die_user("--pixels must be in 16..4096 (got %d)", r.pixels);
     if (!(r.decades >= 1 && r.decades <= 16)) die_user("--decades must be in 1..16 (got %g)", r.decades);
     if (r.reps < 2 || r.reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r.reps);
+    if (r.save_h != 0 && r.save_h != 1) die_user("--save-h must be 0 or 1 (got %d)", r.save_h);
     ensure_dir(r.out);
 
     char *train_dir = path_join(r.out, "train");

@@ -31,7 +31,7 @@
  * candidates.csv (tensor × split: mass ratio, random baseline, off-diagonal
  * share, chance, excess, score, on H and on the permuted H), summary.csv (per
  * tensor: its share of ‖H‖², the old rule's split, the criterion's split on H
- * and on the permuted H, Algorithm 3's and Algorithm 2's), sweep.csv, H.npy;
+ * and on the permuted H, Algorithm 3's and Algorithm 2's), sweep.csv, H.npy (unless --save-h 0);
  * and in --out: stats.csv (the claims' statistics for make verdicts), claims.txt.
  */
 #include "harness/harness.h"
@@ -42,7 +42,7 @@
 typedef struct {
     ckpt_cli cli;
     const char *model_name, *out, *mlp_data, *mlp_act;
-    int mlp_width, mlp_pool, mlp_eval_n, reps;
+    int mlp_width, mlp_pool, mlp_eval_n, reps, save_h;
     double share, level;
     gsl_rng *rng;        /* Monte Carlo baselines of the old statistic */
     gsl_rng *perm_rng;   /* the permutations of the control */
@@ -228,7 +228,7 @@ static void analyse(run *r, const model *m, const double *H, const char *dir, mo
     csv_close(sum);
     write_sweep(dir, m, tc);
     size_t shape[2] = {m->P, m->P};
-    npy_write_in(dir, "H.npy", H, 2, shape);
+    if (r->save_h) npy_write_in(dir, "H.npy", H, 2, shape);
     res->P = m->P;
     res->now = agree_of(m, tc, RULE_CRITERION, r->level, 0);
     res->perm = agree_of(m, tc, RULE_CRITERION, r->level, 1);
@@ -340,6 +340,7 @@ int main(int argc, char **argv)
     r.reps = 10;
     r.share = 0.9;
     r.level = 0.5;
+    r.save_h = 1;
     const cli_opt opts[] = {
         {"model", OPT_STRING, &r.model_name, "tt (the tiny Transformer, as fig6), mlp (the 1-hidden-layer MLP) or both"},
         {"level", OPT_DOUBLE, &r.level, "score a split needs to hold (off-diagonal excess; diagonal excess for entries)"},
@@ -351,6 +352,7 @@ int main(int argc, char **argv)
         {"mlp-pool", OPT_INT, &r.mlp_pool, "--model mlp: k x k average pooling of the images"},
         {"mlp-act", OPT_STRING, &r.mlp_act, "--model mlp: relu, tanh, gelu or linear"},
         {"mlp-eval-n", OPT_INT, &r.mlp_eval_n, "--model mlp: test images the Hessian is taken on"},
+        {"save-h", OPT_INT, &r.save_h, "1: write H.npy (P x P)"},
         {"out", OPT_STRING, &r.out, "output folder"},
     };
     cli_parse(argc, argv,
@@ -371,6 +373,7 @@ int main(int argc, char **argv)
     if (!(r.level > 0 && r.level <= 1)) die_user("--level must be in (0, 1] (got %g)", r.level);
     if (!(r.share > 0 && r.share <= 1)) die_user("--share must be in (0, 1] (got %g)", r.share);
     if (r.reps < 2 || r.reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r.reps);
+    if (r.save_h != 0 && r.save_h != 1) die_user("--save-h must be 0 or 1 (got %d)", r.save_h);
     tt_ckpt_setup setup = ckpt_cli_setup(&r.cli);
     mlp_ckpt_setup ms = {r.mlp_data, r.mlp_act, r.mlp_width, r.mlp_pool, r.mlp_eval_n, r.cli.batch, r.cli.steps,
                          r.cli.lr, r.cli.frac, (unsigned long)r.cli.seed, (unsigned long)r.cli.data_seed};
