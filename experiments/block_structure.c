@@ -60,7 +60,7 @@ static void tensor_rows(run *r, long step, int t, split_kind claimed, double *e,
     split_candidates c, cp;
     split_candidates_of(Htt, m, t, &c);
     split_candidates_of(Hperm, m, t, &cp);
-    int pick = principle1_pick(&c, LEVEL);
+    int pick = principle1_pick(Htt, m, t, &c, LEVEL, NULL);
     for (int i = 0; i < c.n; i++) {
         const offdiag_stats *st = &c.st[i];
         partition *p = tensor_local_partition(m, t, c.split[i]);

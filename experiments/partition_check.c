@@ -56,6 +56,12 @@ typedef struct {
 
 /* ---- one tensor ----------------------------------------------------------------------------- */
 
+/* The picks of a rule at the run's threshold and at each sweep threshold, on H_tt and on its permutation. */
+typedef struct {
+    int now, perm;
+    int sweep[SWEEP_N], sweep_perm[SWEEP_N];
+} picks;
+
 typedef struct {
     int zero;                                /* no curvature: left out of every count */
     double fro2;                             /* ‖H_tt‖² */
@@ -64,7 +70,12 @@ typedef struct {
     double rand_sd[SPLIT_CANDIDATES_MAX];
     double rand_perm[SPLIT_CANDIDATES_MAX];
     int alg3;                                /* candidate index of Algorithm 3's split; -1 if none */
+    picks crit, old;                         /* the criterion's (at --level) and the old rule's (at --share) */
+    double crit_score;                       /* the score with which the criterion's pick held */
 } tensor_check;
+
+static double sweep_threshold(int k) { return 0.05 + 0.05 * k; }
+static int old_pick(const split_candidates *c, double share) { return finest_above_share(c->n, c->nblocks, c->mass, share); }
 
 static tensor_check check_tensor(run *r, const model *m, const double *H, int t, const partition *alg3, double total)
 {
@@ -77,6 +88,17 @@ static tensor_check check_tensor(run *r, const model *m, const double *H, int t,
     c.zero = !(c.fro2 > ZERO_REL * ZERO_REL * total);
     split_candidates_of(Htt, m, t, &c.c);
     split_candidates_of(Hperm, m, t, &c.perm);
+    c.crit.now = principle1_pick(Htt, m, t, &c.c, r->level, &c.crit_score);
+    c.crit.perm = principle1_pick(Hperm, m, t, &c.perm, r->level, NULL);
+    c.old.now = old_pick(&c.c, r->share);
+    c.old.perm = old_pick(&c.perm, r->share);
+    for (int k = 0; k < SWEEP_N; k++) {
+        double th = sweep_threshold(k);
+        c.crit.sweep[k] = principle1_pick(Htt, m, t, &c.c, th, NULL);
+        c.crit.sweep_perm[k] = principle1_pick(Hperm, m, t, &c.perm, th, NULL);
+        c.old.sweep[k] = old_pick(&c.c, th);
+        c.old.sweep_perm[k] = old_pick(&c.perm, th);
+    }
     int a3 = partition_split_of(alg3, m, t);
     for (int i = 0; i < c.c.n; i++) {
         if ((int)c.c.split[i] == a3) c.alg3 = i;
@@ -90,9 +112,6 @@ static tensor_check check_tensor(run *r, const model *m, const double *H, int t,
     free(Htt);
     return c;
 }
-
-/* The old rule's pick and the criterion's, on H or on the permuted H. */
-static int old_pick(const split_candidates *c, double share) { return finest_above_share(c->n, c->nblocks, c->mass, share); }
 
 static const char *cand_name(const tensor_info *ti, const split_candidates *c, int i, char *buf, size_t len)
 {
@@ -118,14 +137,16 @@ typedef struct {
 
 typedef enum { RULE_CRITERION, RULE_OLD_SHARE } pick_rule;
 
-static agreement agree_of(const model *m, const tensor_check *tc, pick_rule rule, double threshold, int permuted)
+/* The agreement of a rule's picks: at the run's threshold (sweep < 0) or at sweep threshold `sweep`. */
+static agreement agree_of(const model *m, const tensor_check *tc, pick_rule rule, int sweep, int permuted)
 {
     agreement a = {0};
     for (int t = 0; t < m->ntensors; t++) {
         const tensor_check *c = &tc[t];
         if (c->zero) continue;
         const split_candidates *sc = permuted ? &c->perm : &c->c;
-        int pick = rule == RULE_CRITERION ? principle1_pick(sc, threshold) : old_pick(sc, threshold);
+        const picks *pk = rule == RULE_CRITERION ? &c->crit : &c->old;
+        int pick = sweep < 0 ? (permuted ? pk->perm : pk->now) : permuted ? pk->sweep_perm[sweep] : pk->sweep[sweep];
         int split3 = c->alg3 >= 0 && sc->nblocks[c->alg3] > 1;
         a.nz++;
         a.split_tensors += split3;
@@ -153,10 +174,9 @@ static void write_sweep(const char *dir, const model *m, const tensor_check *tc)
                                                "alg3_agree_all,alg2_agree");
     for (int rule = 0; rule < 2; rule++)
         for (int k = 0; k < SWEEP_N; k++) {
-            double th = 0.05 + 0.05 * k;
             for (int permuted = 0; permuted < 2; permuted++) {
-                agreement a = agree_of(m, tc, (pick_rule)rule, th, permuted);
-                csv_row(f, "%s,%.2f,%s,%d,%d,%d,%d,%d", rule == RULE_CRITERION ? "excess" : "old_share", th,
+                agreement a = agree_of(m, tc, (pick_rule)rule, k, permuted);
+                csv_row(f, "%s,%.2f,%s,%d,%d,%d,%d,%d", rule == RULE_CRITERION ? "excess" : "old_share", sweep_threshold(k),
                         permuted ? "permuted" : "H", a.nz, a.split_tensors, a.alg3_split, a.alg3_all, a.alg2);
             }
         }
@@ -185,8 +205,7 @@ static void analyse(run *r, const model *m, const double *H, const char *dir, mo
         tensor_check *c = &tc[t];
         *c = check_tensor(r, m, H, t, alg3, total);
         const split_candidates *sc = &c->c;
-        int pick = principle1_pick(sc, r->level), ppick = principle1_pick(&c->perm, r->level);
-        int opick = old_pick(sc, r->share);
+        int pick = c->crit.now, ppick = c->crit.perm, opick = c->old.now;
         for (int i = 0; i < sc->n; i++)
             csv_row(cand, "%s,%s,%s,%s,%d,%zu,%.10g,%.10g,%.10g,%d,%.10g,%.10g,%.10g,%.10g,%d,%.10g,%.10g,%.10g,%.10g",
                     ti->name, role_name(ti->role), split_name(sc->split[i]), split_meaning(ti, sc->split[i]),
@@ -212,7 +231,7 @@ static void analyse(run *r, const model *m, const double *H, const char *dir, mo
         csv_row(sum, "%s,%s,%d,%d,%zu,%.10g,%.10g,%s,%d,%.10g,%s,%d,%.10g,%s,%s,%d,%.10g,%.10g,%s,%s,%s", ti->name,
                 role_name(ti->role), ti->rows, ti->cols, tensor_size(ti), total > 0 ? c->fro2 / total : NAN,
                 sc->diag_share, ob, opick >= 0 ? sc->nblocks[opick] : 0, opick >= 0 ? sc->mass[opick] : NAN, pb,
-                sc->nblocks[pick], sc->hold[pick], qb, ab, c->alg3 >= 0 ? sc->nblocks[c->alg3] : 0,
+                sc->nblocks[pick], c->crit_score, qb, ab, c->alg3 >= 0 ? sc->nblocks[c->alg3] : 0,
                 c->alg3 >= 0 ? sc->mass[c->alg3] : NAN, c->alg3 >= 0 ? sc->st[c->alg3].excess : NAN,
                 c->zero ? "zero-hessian" : same ? "yes" : "no", c->zero ? "zero-hessian" : sc->nblocks[pick] == 1 ? "yes" : "no",
                 c->zero ? "zero-hessian" : old_same ? "yes" : "no");
@@ -230,10 +249,10 @@ static void analyse(run *r, const model *m, const double *H, const char *dir, mo
     size_t shape[2] = {m->P, m->P};
     if (r->save_h) npy_write_in(dir, "H.npy", H, 2, shape);
     res->P = m->P;
-    res->now = agree_of(m, tc, RULE_CRITERION, r->level, 0);
-    res->perm = agree_of(m, tc, RULE_CRITERION, r->level, 1);
-    res->old = agree_of(m, tc, RULE_OLD_SHARE, r->share, 0);
-    res->old_perm = agree_of(m, tc, RULE_OLD_SHARE, r->share, 1);
+    res->now = agree_of(m, tc, RULE_CRITERION, -1, 0);
+    res->perm = agree_of(m, tc, RULE_CRITERION, -1, 1);
+    res->old = agree_of(m, tc, RULE_OLD_SHARE, -1, 0);
+    res->old_perm = agree_of(m, tc, RULE_OLD_SHARE, -1, 1);
     free(tc);
     partition_free(alg3);
 }

@@ -209,6 +209,66 @@ void offdiag_block_excess(const double *H, size_t P, const partition *p, double 
     free(label);
 }
 
+int partition_refines(const partition *fine, const partition *coarse, size_t P)
+{
+    int *lf = xmalloc(P * sizeof(int)), *lc = xmalloc(P * sizeof(int));
+    block_labels(fine, P, lf);
+    block_labels(coarse, P, lc);
+    int ok = 1;
+    for (size_t i = 0; i < P && ok; i++) ok = (lf[i] < 0) == (lc[i] < 0);   /* the same S */
+    for (int k = 0; k < fine->nblocks && ok; k++) {
+        const block *b = &fine->b[k];
+        int c = lc[b->start];
+        for (size_t e = 1; e < b->n && ok; e++) ok = lc[b->start + e * b->stride] == c;
+    }
+    free(lf);
+    free(lc);
+    return ok;
+}
+
+offdiag_stats offdiag_structure_within(const double *H, size_t P, const partition *p, const partition *within)
+{
+    if (!partition_refines(p, within, P)) DIE("offdiag_structure_within: the partition does not refine the blocks");
+    int *lp = xmalloc(P * sizeof(int)), *lw = xmalloc(P * sizeof(int));
+    block_labels(p, P, lp);
+    block_labels(within, P, lw);
+    int nw = within->nblocks;
+    double *Oc = xcalloc((size_t)nw, sizeof(double)), *pairs = xcalloc((size_t)nw, sizeof(double));
+    offdiag_stats st = {0};
+    for (size_t i = 0; i < P; i++) {
+        if (lw[i] < 0) continue;
+        const double *row = H + i * P;
+        double ro = 0, ri = 0;
+        for (size_t j = 0; j < P; j++) {
+            if (lw[j] != lw[i] || j == i) continue;
+            double h2 = row[j] * row[j];
+            ro += h2;
+            if (lp[j] == lp[i]) ri += h2;
+        }
+        st.diag += row[i] * row[i];
+        st.offdiag += ro;
+        st.inblock += ri;
+        Oc[lw[i]] += ro;
+    }
+    for (int k = 0; k < p->nblocks; k++) pairs[lw[p->b[k].start]] += (double)p->b[k].n * (double)(p->b[k].n - 1);
+    /* q: the mean of the blocks' q_c weighted by their off-diagonal mass (by their pairs when there is none) */
+    double qm = 0, qp = 0, allpairs = 0;
+    for (int c = 0; c < nw; c++) {
+        double m = (double)within->b[c].n, mp = m * (m - 1);
+        if (mp <= 0) continue;
+        qm += Oc[c] * pairs[c] / mp;
+        qp += pairs[c];
+        allpairs += mp;
+    }
+    st.chance = allpairs <= 0 ? 1 : st.offdiag > 0 ? qm / st.offdiag : qp / allpairs;
+    st.excess = excess_of(st.inblock, st.offdiag, st.chance, &st.share);
+    free(Oc);
+    free(pairs);
+    free(lp);
+    free(lw);
+    return st;
+}
+
 double offdiag_mass_ratio(const offdiag_stats *st)
 {
     double total = st->diag + st->offdiag;
@@ -251,6 +311,28 @@ double diag_excess(size_t n, const double *A)
     return (diag_share(n, A) - u) / (1 - u);
 }
 
+double diag_excess_within(const double *H, size_t P, const partition *within)
+{
+    int *lw = xmalloc(P * sizeof(int));
+    size_t N = block_labels(within, P, lw);
+    double D = 0, O = 0, sq = 0;
+    for (size_t i = 0; i < P; i++) {
+        if (lw[i] < 0) continue;
+        const double *row = H + i * P;
+        double ro = 0;
+        for (size_t j = 0; j < P; j++)
+            if (j != i && lw[j] == lw[i]) ro += row[j] * row[j];
+        D += row[i] * row[i];
+        O += ro;
+    }
+    free(lw);
+    for (int c = 0; c < within->nblocks; c++) sq += (double)within->b[c].n * (double)within->b[c].n;
+    double kappa = sq > 0 ? (double)N / sq : 1;
+    if (kappa >= 1) return NAN;
+    double d = D + O > 0 ? D / (D + O) : 1;
+    return (d - kappa) / (1 - kappa);
+}
+
 /* ---- Principle 1 on one tensor -------------------------------------------------------------- */
 
 void split_candidates_of(const double *Htt, const model *m, int t, split_candidates *c)
@@ -273,10 +355,34 @@ void split_candidates_of(const double *Htt, const model *m, int t, split_candida
     }
 }
 
-int principle1_pick(const split_candidates *c, double level)
+int principle1_pick(const double *Htt, const model *m, int t, const split_candidates *c, double level, double *score)
 {
     if (!(level > 0 && level <= 1)) DIE("principle1_pick: level %g not in (0, 1]", level);
-    return finest_above_share(c->n, c->nblocks, c->hold, level);
+    if (c->n < 1 || c->split[0] != SPLIT_WHOLE) DIE("principle1_pick: the candidates must start with whole");
+    size_t n = tensor_size(&m->tensors[t]);
+    partition *parts[SPLIT_CANDIDATES_MAX];
+    for (int i = 0; i < c->n; i++) parts[i] = tensor_local_partition(m, t, c->split[i]);
+    int cur = 0;
+    double cur_score = 1;
+    for (;;) {
+        int best = -1;
+        double best_score = 0;
+        for (int i = 0; i < c->n; i++) {
+            if (c->nblocks[i] <= c->nblocks[cur] || !partition_refines(parts[i], parts[cur], n)) continue;
+            double sc = c->split[i] == SPLIT_ENTRIES ? diag_excess_within(Htt, n, parts[cur])
+                                                     : offdiag_structure_within(Htt, n, parts[i], parts[cur]).excess;
+            if (!(sc >= level)) continue;
+            if (best < 0 || c->nblocks[i] < c->nblocks[best] ||
+                (c->nblocks[i] == c->nblocks[best] && sc > best_score))
+                best = i, best_score = sc;
+        }
+        if (best < 0) break;
+        cur = best;
+        cur_score = best_score;
+    }
+    for (int i = 0; i < c->n; i++) partition_free(parts[i]);
+    if (score) *score = cur_score;
+    return cur;
 }
 
 void adam_diag(size_t P, const double *vhat, double eps, double *d)

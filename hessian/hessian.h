@@ -117,6 +117,18 @@ void offdiag_block_excess(const double *H, size_t P, const partition *p, double 
  * (one draw): the same as on H_SS with its rows and columns randomly permuted
  * (the negative control), without a copy of H. */
 offdiag_stats offdiag_structure_random(const double *H, size_t P, const partition *p, gsl_rng *rng);
+/* 1 if every block of `fine` lies inside one block of `coarse` (partitions of
+ * the same S within 0..P-1). */
+int partition_refines(const partition *fine, const partition *coarse, size_t P);
+/* offdiag_structure of p counted inside the blocks of `within`, a partition of
+ * the same S that p refines (DIE otherwise): O and I over the pairs i ≠ j in
+ * one block of `within` only; chance q = Σ_c O_c q_c / Σ_c O_c with
+ * q_c = Σ_{b⊂c} n_b(n_b − 1) / (m_c(m_c − 1)) (m_c the size of block c): the
+ * exact mean of s when p's blocks are laid on a random permutation inside each
+ * block of `within`. A split nested in a block-diagonal coarser one inherits
+ * part of its excess over all of S; inside the coarser blocks it has to show
+ * structure of its own. `within` of one block covering S gives offdiag_structure. */
+offdiag_stats offdiag_structure_within(const double *H, size_t P, const partition *p, const partition *within);
 /* The mean ratio m (the old statistic) follows from the same sums: (D + I)/(D + O); 1 when H_SS = 0. */
 double offdiag_mass_ratio(const offdiag_stats *st);
 /* A (n×n) with its rows and columns permuted by a uniformly random π:
@@ -129,37 +141,52 @@ double *sym_permuted(const double *A, size_t n, gsl_rng *rng);
  * (NAN for n = 1). */
 double diag_share(size_t n, const double *A);
 double diag_excess(size_t n, const double *A);
+/* The same inside the blocks of `within` (a partition of S ⊆ 0..P-1): d = D/(D + O_w),
+ * O_w the off-diagonal mass inside the blocks, against n/Σ_c m_c², its value when
+ * the entries inside each block are exchangeable: (d − κ)/(1 − κ); NAN when
+ * every block has one entry. */
+double diag_excess_within(const double *H, size_t P, const partition *within);
 
 /* ---- Principle 1 on one tensor ----
  * "partition parameters into blocks such that each parameter block is
  * associated with the smallest dense sub-block in Hessian" (paper, Principle 1).
- * On tensor t's diagonal block H_tt each candidate split of tensor_splits()
- * gets a holding statistic h, scale-free, 0 for no structure and 1 for exact:
- *   whole             h = 1 (one block holds everything);
- *   heads, rows, cols h = the off-diagonal excess e of the split: H_tt is
- *                     block-diagonal along the split beyond chance;
- *   entries           h = the diagonal excess of H_tt: one-entry blocks are the
- *                     smallest dense sub-blocks when H_tt is near-diagonal (the
- *                     off-diagonal excess of entries is 0 by construction).
- * A split holds when h ≥ level (1/2: the blocks keep at least half of what
- * random blocks lose, ε ≤ ε_rand/2; for entries, the diagonal holds at least
- * half of what it lacks under exchangeable entries). Principle 1 picks the
- * finest split that holds: the most blocks, ties the larger h, then the
- * earlier candidate (finest_above_share on h). Whole always holds, so there is
- * always an answer. */
+ * On tensor t's diagonal block H_tt, the candidate splits of tensor_splits()
+ * (whole, heads, rows, cols, entries) are scored, scale-free, 0 for no
+ * structure and 1 for exact:
+ *   heads, rows, cols  the off-diagonal excess e of the split: H_tt is
+ *                      block-diagonal along the split beyond chance;
+ *   entries            the diagonal excess: one-entry blocks are the smallest
+ *                      dense sub-blocks when H_tt is near-diagonal (the
+ *                      off-diagonal excess of entries is 0 by construction);
+ *   whole              1.
+ * A split holds when its score is ≥ level (1/2: the blocks keep at least half
+ * of the off-diagonal mass random blocks lose, ε ≤ ε_rand/2; for entries, the
+ * diagonal holds at least half of what it lacks under exchangeable entries).
+ * Principle 1 descends from whole: at each step the candidates that refine the
+ * current split (strictly finer, every block inside a current block) are
+ * scored inside the current blocks (offdiag_structure_within,
+ * diag_excess_within); the coarsest that holds (ties: the larger score, then
+ * the earlier candidate) becomes the current split; when none holds, the
+ * current split is the answer: its blocks have no block structure of their
+ * own, they are the smallest dense sub-blocks. Coarsest first, because a split
+ * nested in a holding coarser one inherits part of its excess (query's rows
+ * inside its heads). */
 typedef struct {
     int n;                                     /* candidates */
     split_kind split[SPLIT_CANDIDATES_MAX];
     int nblocks[SPLIT_CANDIDATES_MAX];
-    offdiag_stats st[SPLIT_CANDIDATES_MAX];    /* of each split inside H_tt */
+    offdiag_stats st[SPLIT_CANDIDATES_MAX];    /* of each split over all of H_tt */
     double mass[SPLIT_CANDIDATES_MAX];         /* the old mass ratio m (diagonal included) */
-    double hold[SPLIT_CANDIDATES_MAX];         /* h */
+    double hold[SPLIT_CANDIDATES_MAX];         /* the score over all of H_tt (the descent's first step) */
     double diag_share;                         /* of ‖H_tt‖² */
 } split_candidates;
 /* Htt: tensor t's diagonal block (n×n, n = its size), e.g. from tensor_hessian. */
 void split_candidates_of(const double *Htt, const model *m, int t, split_candidates *c);
-/* The index of the split Principle 1 picks at `level` (in (0, 1]). */
-int principle1_pick(const split_candidates *c, double level);
+/* The index into c of the split Principle 1 picks at `level` (in (0, 1]) on the
+ * same Htt; *score (if not NULL): the score it held with inside its parent
+ * split (1 for whole). */
+int principle1_pick(const double *Htt, const model *m, int t, const split_candidates *c, double level,
+                    double *score);
 
 typedef struct {
     size_t n;

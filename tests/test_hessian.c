@@ -465,6 +465,45 @@ static void test_offdiag_by_hand(void)
     partition_free(e);
 }
 
+static void test_offdiag_within(void)
+{
+    /* 6×6: coarse blocks {0,1,2}, {3,4,5}; fine {0,1}, {2}, {3,4}, {5}. Diagonal 3; inside the coarse
+     * blocks 1, except the pairs (0,1) and (3,4) = 2; across them 5 (left out). By hand: O = 2·(8 + 4) = 24,
+     * I = 16, s = 2/3; q_c = 2/(3·2) = 1/3 in both, e = 1/2. Diagonal inside the coarse blocks:
+     * d = 54/(54 + 24) = 9/13 against 6/(9 + 9) = 1/3: (9/13 - 1/3)/(2/3) = 7/13. */
+    double A[36];
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            A[i * 6 + j] = i == j ? 3 : i / 3 != j / 3 ? 5 : (i % 3 < 2 && j % 3 < 2) ? 2 : 1;
+    int cs[2] = {3, 3}, fs[4] = {2, 1, 2, 1}, xs[3] = {2, 2, 2};
+    partition *coarse = consecutive(2, cs), *fine = consecutive(4, fs), *cross = consecutive(3, xs);
+    CHECK(partition_refines(fine, coarse, 6) && !partition_refines(coarse, fine, 6), "fine refines coarse, not back");
+    CHECK(!partition_refines(cross, coarse, 6), "blocks {2,3} cross the coarse blocks");
+    CHECK(partition_refines(coarse, coarse, 6), "a partition refines itself");
+    offdiag_stats st = offdiag_structure_within(A, 6, fine, coarse);
+    CHECK_CLOSE(st.offdiag, 24, 1e-15, "O inside the coarse blocks");
+    CHECK_CLOSE(st.inblock, 16, 1e-15, "I");
+    CHECK_CLOSE(st.chance, 1.0 / 3, 1e-15, "q inside the coarse blocks");
+    CHECK_CLOSE(st.excess, 0.5, 1e-15, "e inside the coarse blocks");
+    CHECK_CLOSE(diag_excess_within(A, 6, coarse), 7.0 / 13, 1e-15, "diagonal excess inside the coarse blocks");
+    /* one coarse block covering S: the plain statistics */
+    int all[1] = {6};
+    partition *one = consecutive(1, all);
+    offdiag_stats a = offdiag_structure_within(A, 6, fine, one), b = offdiag_structure(A, 6, fine);
+    CHECK(a.offdiag == b.offdiag && a.inblock == b.inblock && fabs(a.chance - b.chance) < 1e-15 &&
+              fabs(a.excess - b.excess) < 1e-15, "within one block = offdiag_structure");
+    CHECK_CLOSE(diag_excess_within(A, 6, one), diag_excess(6, A), 1e-15, "within one block = diag_excess");
+    /* unequal chance per coarse block: the mean weighted by the blocks' off-diagonal mass */
+    double Z[36] = {0};
+    Z[0 * 6 + 1] = Z[1 * 6 + 0] = 1;   /* mass only in coarse block 0 */
+    int f2[3] = {2, 1, 3};
+    partition *fine2 = consecutive(3, f2);   /* {0,1}, {2}, {3,4,5}: q_0 = 1/3, q_1 = 1 */
+    st = offdiag_structure_within(Z, 6, fine2, coarse);
+    CHECK_CLOSE(st.chance, 1.0 / 3, 1e-15, "q weighted by mass: block 0's");
+    CHECK_CLOSE(st.excess, 1, 1e-15, "all of it inside the fine block");
+    partition_free(coarse), partition_free(fine), partition_free(cross), partition_free(one), partition_free(fine2);
+}
+
 static void test_offdiag_made_matrices(void)
 {
     gsl_rng *rng = rng_new(11);
@@ -592,6 +631,7 @@ int main(void)
     test_blocks();
     test_random_baseline();
     test_offdiag_by_hand();
+    test_offdiag_within();
     test_offdiag_made_matrices();
     test_heatmap();
     char cmd[300];

@@ -135,17 +135,26 @@ static model big_query(tensor_info *t)
     return m;
 }
 
-/* H_tt (128×128) with dense N(0,1) blocks on the groups of `group` consecutive
- * entries (32: heads, 8: rows, 1: the diagonal only), `diag` added on the
- * diagonal; group 0: dense everywhere. */
-static double *grouped(int group, double diag, gsl_rng *r)
+/* H_tt (128×128): N(0, 1) entries inside the groups of `outer` consecutive
+ * entries (32: heads, 8: rows, 1: the diagonal only; 0: everywhere), N(0, a²)
+ * inside the groups of `inner` (a finer grouping; 0: none), zero elsewhere;
+ * `diag` added on the diagonal. */
+static double *grouped(int outer, int inner, double a, double diag, gsl_rng *r)
 {
     double *A = xcalloc(128 * 128, sizeof(double));
     for (int i = 0; i < 128; i++)
-        for (int j = i; j < 128; j++)
-            if (group == 0 || i / group == j / group) A[i * 128 + j] = A[j * 128 + i] = rng_gaussian(r, 1);
+        for (int j = i; j < 128; j++) {
+            double sd = inner && i / inner == j / inner ? a : outer == 0 || i / outer == j / outer ? 1 : 0;
+            if (sd > 0) A[i * 128 + j] = A[j * 128 + i] = rng_gaussian(r, sd);
+        }
     for (int i = 0; i < 128; i++) A[i * 128 + i] += diag;
     return A;
+}
+
+static int index_of(const split_candidates *c, split_kind s)
+{
+    for (int i = 0; i < c->n; i++) if (c->split[i] == s) return i;
+    return -1;
 }
 
 static void test_principle1_criterion(void)
@@ -154,42 +163,52 @@ static void test_principle1_criterion(void)
     model m = big_query(&ti);
     gsl_rng *r = rng_new(17);
     split_candidates c;
+    /* rows inside heads: 4 rows of 8 in a head of 32 have a chance share of
+     * 224/992 of the head's pairs; rows 2.13x the size of the rest of the head
+     * give s ≈ 0.57, so e ≈ 0.55 over all of H_tt but ≈ 0.44 inside the heads */
     struct {
-        int group;
-        double diag;
+        int outer, inner;
+        double a, diag;
         split_kind want;
         const char *what;
     } cases[] = {
-        {32, 0, SPLIT_HEADS, "dense head blocks: heads"},
-        {8, 0, SPLIT_ROWS, "dense row blocks (inside the heads): rows, the finer of the two that hold"},
-        {0, 0, SPLIT_WHOLE, "dense everywhere: whole"},
-        {1, 1, SPLIT_ENTRIES, "diagonal: entries"},
-        {32, 30, SPLIT_ENTRIES, "head blocks under a dominant diagonal: entries"},
+        {32, 0, 0, 0, SPLIT_HEADS, "dense head blocks: heads"},
+        {8, 0, 0, 0, SPLIT_ROWS, "dense row blocks (inside the heads): rows, through heads"},
+        {32, 8, 10, 0, SPLIT_ROWS, "strong row blocks inside dense heads: rows"},
+        {32, 8, 2.13, 0, SPLIT_HEADS, "rows that hold over H_tt only by what they inherit from the heads: heads"},
+        {0, 0, 0, 0, SPLIT_WHOLE, "dense everywhere: whole"},
+        {1, 0, 0, 1, SPLIT_ENTRIES, "diagonal: entries"},
+        {32, 0, 0, 30, SPLIT_ENTRIES, "head blocks under a dominant diagonal: entries, through heads"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        double *A = grouped(cases[k].group, cases[k].diag, r);
+        double *A = grouped(cases[k].outer, cases[k].inner, cases[k].a, cases[k].diag, r);
         split_candidates_of(A, &m, 0, &c);
-        int pick = principle1_pick(&c, 0.5);
-        CHECK(pick >= 0 && c.split[pick] == cases[k].want, "%s (got %s)", cases[k].what,
-              pick >= 0 ? split_name(c.split[pick]) : "none");
+        double score;
+        int pick = principle1_pick(A, &m, 0, &c, 0.5, &score);
+        CHECK(c.split[pick] == cases[k].want && score >= 0.5, "%s (got %s, score %.3f)", cases[k].what,
+              split_name(c.split[pick]), score);
+        if (k == 3) {
+            int rows = index_of(&c, SPLIT_ROWS);
+            CHECK(c.hold[rows] >= 0.5, "... while the rows' excess over all of H_tt is %.3f", c.hold[rows]);
+        }
         /* the control: the same matrix randomly permuted keeps no block split */
         double *Ap = sym_permuted(A, 128, r);
         split_candidates cp;
         split_candidates_of(Ap, &m, 0, &cp);
-        int pp = principle1_pick(&cp, 0.5);
+        int pp = principle1_pick(Ap, &m, 0, &cp, 0.5, NULL);
         CHECK(cp.split[pp] == SPLIT_WHOLE || cp.split[pp] == SPLIT_ENTRIES,
               "%s, permuted: no block split holds (got %s)", cases[k].what, split_name(cp.split[pp]));
         if (cases[k].want == SPLIT_HEADS || cases[k].want == SPLIT_ROWS)
             CHECK(cp.split[pp] != cases[k].want, "%s: the control does not recover it", cases[k].what);
         free(A), free(Ap);
     }
-    /* the scores on a case by hand: dense head blocks give heads e = 1, whole 1, and the diagonal's excess */
-    double *A = grouped(32, 0, r);
+    /* the scores over all of H_tt: dense head blocks give heads e = 1, whole 1, and the diagonal's excess */
+    double *A = grouped(32, 0, 0, 0, r);
     split_candidates_of(A, &m, 0, &c);
     CHECK(c.n == 5 && c.hold[0] == 1 && c.hold[1] == 1 && c.split[1] == SPLIT_HEADS, "whole and heads score 1");
     CHECK_CLOSE(c.hold[4], (c.diag_share - 1.0 / 128) / (1 - 1.0 / 128), 1e-15, "entries score the diagonal excess");
     CHECK_CLOSE(c.mass[1], 1, 1e-15, "the old mass ratio of heads is 1");
-    CHECK(principle1_pick(&c, 1.0) == 1, "at level 1 only exact splits hold: heads");
+    CHECK(principle1_pick(A, &m, 0, &c, 1.0, NULL) == 1, "at level 1 only exact splits hold: heads");
     free(A);
     rng_free(r);
 }
