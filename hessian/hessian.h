@@ -13,8 +13,10 @@
  *
  * Blocks (core/model.h partitions): diagonal blocks H_bb of a partition,
  * their spectra, κ = |λ|max/|λ|min with the count of negative eigenvalues (NN
- * blocks can be indefinite), τ = Σ|diag|/Σ|all| (paper eq. 2), and the
- * partition's mass ratio Σ_b ‖H_bb‖_F² / ‖H‖_F².
+ * blocks can be indefinite), τ = Σ|diag|/Σ|all| (paper eq. 2), the
+ * partition's mass ratio Σ_b ‖H_bb‖_F² / ‖H‖_F², its block structure without
+ * the diagonal (the off-diagonal excess over random blocks) with a permuted
+ * control, and Principle 1's split of a tensor.
  *
  * κ(D H_b) with D = diag(d), d = 1/(√v̂ + ε) from Adam's v̂, two ways:
  * (a) the eigenvalues of the symmetric D^½ H_b D^½, which has the spectrum of
