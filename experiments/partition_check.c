@@ -312,15 +312,15 @@ static void model_claims(FILE *fp, const run *r, const model_result *m)
     const agreement *a = &m->now, *p = &m->perm, *o = &m->old, *op = &m->old_perm;
     fprintf(fp, "%s: Principle 1 (the criterion at level %.2f) recovers Algorithm 3 (%s): %d of the %d tensors "
                 "Algorithm 3 splits (%d of %d nonzero tensors in all); permuted H: %d of %d%s%s\n",
-            a->alg3_split == a->split_tensors ? "PASS" : "FAIL", r->level, m->what, a->alg3_split, a->split_tensors,
+            a->split_tensors == 0 ? "INVALID (no tensor with curvature)" : a->alg3_split == a->split_tensors ? "PASS" : "FAIL", r->level, m->what, a->alg3_split, a->split_tensors,
             a->alg3_all, a->nz, p->alg3_split, p->split_tensors, m->disagree[0] ? "; disagree (criterion vs "
             "Algorithm 3): " : "", m->disagree);
     fprintf(fp, "%s: Principle 1 recovers Algorithm 2, one block per tensor (%s): %d of %d nonzero tensors kept "
-                "whole; permuted H: %d of %d\n", a->alg2 == a->nz ? "PASS" : "FAIL", m->what, a->alg2, a->nz,
+                "whole; permuted H: %d of %d\n", a->nz == 0 ? "INVALID (no tensor with curvature)" : a->alg2 == a->nz ? "PASS" : "FAIL", m->what, a->alg2, a->nz,
             p->alg2, p->nz);
     fprintf(fp, "old rule %s: Algorithm 3's split is the finest that keeps >= %.0f%% of the mass (%s; %d of %d "
                 "nonzero tensors agree, %d of %d split ones; permuted H: %d of %d and %d of %d)%s%s\n",
-            o->alg3_all == o->nz ? "PASS" : "FAIL", 100 * r->share, m->what, o->alg3_all, o->nz, o->alg3_split,
+            o->nz == 0 ? "INVALID (no tensor with curvature)" : o->alg3_all == o->nz ? "PASS" : "FAIL", 100 * r->share, m->what, o->alg3_all, o->nz, o->alg3_split,
             o->split_tensors, op->alg3_all, op->nz, op->alg3_split, op->split_tensors,
             m->old_disagree[0] ? "; disagree (finest vs Algorithm 3): " : "", m->old_disagree);
     fprintf(fp, "context: %s, P = %zu; H at step %ld of %ld (%s)\n", m->what, m->P, m->step, m->total,
