@@ -357,6 +357,12 @@ static const claim_rule RULES[] = {
 
     /* ---- optimizers on the tiny Transformer (train_compare, exp2_blockwise_gd, leave_out,
      *      ablation_vstat, trajectory) ---- */
+
+    /* ---- extensions: block heterogeneity (spectra) and why mean(v) works (hetero, vspread) ---- */
+
+    /* ---- extensions: the MLP block-diagonal after one step (mlp_steps) ---- */
+
+    /* ---- extensions: coarse partitions and the value split (coarse, value_split) ---- */
 };
 
 int claim_rules(const claim_rule **out)
