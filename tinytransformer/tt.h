@@ -70,6 +70,14 @@ double tt_forward(model *m, double *logits, double *losses);
  * Each worker runs single-threaded BLAS on its own sub-panels; results do not
  * depend on the thread count. */
 void tt_set_threads(model *m, int n);
+/* Gauss–Newton mode (off by default): hvp, hess_cols and hess_cols_lower give
+ * the Gauss–Newton matrix G = Jᵀ S J instead of H (J = ∂logits/∂θ, S the
+ * Hessian of the mean cross-entropy in the logits), by the R-pass with every
+ * term that multiplies a base upstream gradient dropped (tt_model.c,
+ * zero_base_gradients). G is symmetric PSD; H = G + Σ_n (∂ℓ/∂z_n)·∂²z_n/∂θ².
+ * loss and grad are unchanged; H with the mode off is bit for bit as before. */
+void tt_set_gauss_newton(model *m, int on /* 0 or 1 */);
+int tt_gauss_newton(const model *m);
 /* hvp blocking: at most kp directions per R-pass and bc sequences per chunk
  * (0 = automatic: kp 32, bc·T·kp ≈ 1,024 (token, direction) columns). An R-pass
  * runs its directions padded with zero ones to a multiple of 8.
