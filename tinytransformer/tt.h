@@ -63,6 +63,9 @@ const tt_config *tt_config_of(const model *m);
 /* The current batch: B sequences of T+1 tokens (row b: inputs tokens[b][0..T-1],
  * targets tokens[b][1..T]). Copied. User error on a token outside 0..V-1. */
 void tt_set_batch(model *m, const int *tokens /* (B,T+1) */, int B);
+/* Bytes a batch of B sequences takes (activations, their gradients, tokens):
+ * tt_set_batch checks them against the available memory before allocating. */
+double tt_batch_bytes(const tt_config *c, int B);
 /* Forward pass at params: the mean loss; logits (B,T,V) and per-position losses
  * (B,T) copied out when non-NULL. */
 double tt_forward(model *m, double *logits, double *losses);

@@ -282,6 +282,20 @@ static double *carve(double **cursor, size_t n)
     return p;
 }
 
+/* Doubles of the base activations and their gradients for a batch of B sequences. */
+static double acts_doubles(const tt_config *c, int B)
+{
+    double N = (double)B * c->T, C = c->C, M = c->M, V = c->V, L = c->layers;
+    double A = (double)B * c->heads * c->T * c->T;
+    double per_layer = 16 * N * C + 2 * N + 6 * N * M + 2 * A;
+    return (L + 1) * N * C * 2 + L * per_layer + 3 * N * C + N + 3 * N * V + N;
+}
+
+double tt_batch_bytes(const tt_config *c, int B)
+{
+    return 8.0 * acts_doubles(c, B) + 12.0 * (double)B * (c->T + 1); /* + tokens, inputs, targets */
+}
+
 static void alloc_acts(tt_impl *im)
 {
     const tt_config *c = &im->c;
@@ -1038,6 +1052,7 @@ model *tt_new(const tt_config *c)
     build_table(m, im);
     if (m->P != tt_param_count(c)) DIE("parameter count %zu != %zu", m->P, tt_param_count(c));
     model_check_tensors(m);
+    memory_check("tinytransformer: parameters, gradient and base copy", 24.0 * (double)m->P);
     m->params = xmalloc(m->P * sizeof(double));
     im->gbuf = xmalloc(m->P * sizeof(double));
     im->base_params = xmalloc(m->P * sizeof(double));
@@ -1070,6 +1085,9 @@ void tt_set_batch(model *m, const int *tokens, int B)
         if (tokens[i] < 0 || tokens[i] >= c->V)
             die_user("token %d at position %zu is outside the vocabulary 0..%d", tokens[i], i, c->V - 1);
     if (B != im->B) {
+        char what[96];
+        snprintf(what, sizeof what, "tinytransformer: a batch of %d sequences", B);
+        memory_check(what, tt_batch_bytes(c, B));
         free_batch(im);
         im->B = B;
         im->N = B * c->T;
