@@ -248,19 +248,6 @@ static int checkpoints_of(long steps, double frac, checkpoint *c, int *primary, 
     return k;
 }
 
-static double *read_npy_vector(const char *dir, const char *fmt, long step, size_t P)
-{
-    char name[64];
-    snprintf(name, sizeof name, fmt, step);
-    char *path = path_join(dir, name);
-    int ndim;
-    size_t shape[4];
-    double *x = npy_read(path, &ndim, shape);
-    if (ndim != 1 || shape[0] != P) DIE("%s: expected %zu values", path, P);
-    free(path);
-    return x;
-}
-
 /* The paper's block k of layer `layer`: the first head (query, key, value) or the first output neuron. */
 static block paper_block(const model *m, int layer, int k)
 {
@@ -294,24 +281,15 @@ typedef struct {
 
 static void compute(run *r)
 {
-    const tt_config *c = &r->s.cfg;
-    tt_data *data = token_source(r->s.text, c->V, c->T, r->s.order, r->s.successors, r->s.data_seed);
-    model *m = tt_new(c);
-    int *tokens = xmalloc((size_t)r->s.hess_batch * (c->T + 1) * sizeof(int));
-    gsl_rng *hr = rng_new(seed_for(r->s.data_seed, SEED_HELD_OUT)); /* the Hessian batch, as tt_ckpt_hessian */
-    tt_data_batch(data, hr, r->s.hess_batch, c->T, tokens);
-    rng_free(hr);
-
-    tt_train_opts o = r->s.train;
-    o.nfracs = r->nck;
-    for (int i = 0; i < r->nck; i++) o.fracs[i] = r->ck[i].frac;
+    tt_ckpt_setup s = r->s;
+    s.train.nfracs = r->nck;
+    for (int i = 0; i < r->nck; i++) s.train.fracs[i] = r->ck[i].frac;
     char *train_dir = path_join(r->out, "train");
-    double t0 = wall_seconds();
-    tt_train_result tr = tt_train(m, data, &o, train_dir);
-    r->train_seconds = wall_seconds() - t0;
-    if (tr.diverged)
-        die_diverged("training diverged at step %ld; lower the learning rate; %s holds the steps before it",
-                     tr.steps_done, train_dir);
+    tt_ckpt c;
+    tt_ckpt_start(&s, &c);
+    tt_ckpt_train(&s, train_dir, &c);
+    r->train_seconds = c.train_seconds;
+    model *m = c.m;
 
     r->blocks = partition_alg3(m, 0);
     r->nb = r->blocks->nblocks;
@@ -327,33 +305,24 @@ static void compute(run *r)
 
     /* the control's coordinates: log10 s_i ~ U[-1, 1], fixed for the run */
     size_t P = m->P;
-    double *s = xmalloc(P * sizeof(double)), *d = xmalloc(P * sizeof(double));
+    double *sc = xmalloc(P * sizeof(double)), *d = xmalloc(P * sizeof(double));
     gsl_rng *sr = rng_new(seed_for((unsigned long)r->cli.seed, SEED_BASELINES));
-    for (size_t i = 0; i < P; i++) s[i] = pow(10, rng_uniform_in(sr, -1, 1));
+    for (size_t i = 0; i < P; i++) sc[i] = pow(10, rng_uniform_in(sr, -1, 1));
     rng_free(sr);
     gsl_rng *xr = rng_new(seed_for((unsigned long)r->cli.seed, SEED_DRAWS));
-    hessian_opts ho = hessian_defaults();
-    ho.panel = r->s.panel;
-    ho.label = "checkpoint Hessian";
     for (int ci = 0; ci < r->nck; ci++) {
-        char name[64];
-        snprintf(name, sizeof name, "step%06ld_params.npy", r->ck[ci].step);
-        char *path = path_join(train_dir, name);
-        load_params(m, path);
-        free(path);
-        double *vhat = read_npy_vector(train_dir, "step%06ld_vhat.npy", r->ck[ci].step, P);
-        adam_diag(P, vhat, r->s.train.ocfg.eps, d);
-        free(vhat);
-        tt_set_batch(m, tokens, r->s.hess_batch);
-        r->loss[ci] = m->loss(m);
-        t0 = wall_seconds();
-        double *H = hessian_full(m, &ho);
+        tt_ckpt_load(&s, train_dir, r->ck[ci].step, &c);
+        adam_diag(P, c.vhat, s.train.ocfg.eps, d);
+        tt_ckpt_take_hessian(&s, &c); /* H */
+        double *H = c.H;
+        c.H = NULL;
         tt_set_gauss_newton(m, 1);
-        double *G = hessian_full(m, &ho);
+        tt_ckpt_take_hessian(&s, &c); /* G */
         tt_set_gauss_newton(m, 0);
-        r->hess_seconds += wall_seconds() - t0;
-        t0 = wall_seconds();
-        ckpt_view v = {m, {H, G}, d, s, r->draws, xr};
+        r->loss[ci] = c.loss;
+        r->hess_seconds += c.hess_seconds;
+        double t0 = wall_seconds();
+        ckpt_view v = {m, {H, c.H}, d, sc, r->draws, xr};
         for (int i = 0; i < r->nb; i++) r->R[(size_t)ci * r->nb + i] = analyze_block(&v, &r->blocks->b[i]);
         for (int k = 0; k < NPAPER; k++) {
             if (ci == r->primary) r->paperR[0][k] = analyze_block(&v, &r->paper[k]);
@@ -361,6 +330,7 @@ static void compute(run *r)
         }
         if (ci == r->primary)
             for (int k = 0; k < NPAPER; k++) { /* the paper's blocks and their D, for numpy */
+                char name[64];
                 double *Hb = block_extract(H, P, &r->paper[k]), *db = xmalloc(r->paper[k].n * sizeof(double));
                 block_gather(&r->paper[k], d, db);
                 size_t shape[2] = {r->paper[k].n, r->paper[k].n};
@@ -371,13 +341,12 @@ static void compute(run *r)
                 free(Hb), free(db);
             }
         r->analysis_seconds += wall_seconds() - t0;
-        free(H), free(G);
+        free(H);
         if (!core_quiet) fprintf(stderr, "table_kappa: step %ld analysed\n", r->ck[ci].step);
     }
     rng_free(xr);
-    free(s), free(d), free(tokens), free(train_dir);
-    model_free(m);
-    tt_data_free(data);
+    free(sc), free(d), free(train_dir);
+    tt_ckpt_free(&c);
 }
 
 /* ---- outputs ------------------------------------------------------------------------------- */
