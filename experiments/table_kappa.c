@@ -561,7 +561,10 @@ int main(int argc, char **argv)
               "v-hat (D = diag(1/(sqrt(v-hat)+eps))); control: the same in coordinates rescaled by a random\n"
               "diagonal S (log10 s ~ U[-1,1]). Statistic: the share of measurable blocks of query, key, value,\n"
               "attn.proj, mlp.fc_1, mlp.proj with r > 1. The first version's table (the paper's six blocks,\n"
-              "nothing deflated) is kept beside the paper's numbers at 1% and after 1 step.",
+              "nothing deflated) is kept beside the paper's numbers at 1% and after 1 step.\n"
+              "Outputs in --out: blocks.csv (every block at every checkpoint), sweep.csv (the statistic per\n"
+              "checkpoint), table.csv and table.md, stats.csv (readings <fig4|adam>.<H|G>.<1pct|step1>, where\n"
+              "1pct is --checkpoint's), claims.txt, H_<block>.npy and d_<block>.npy, train/, run.txt.",
               opts, sizeof opts / sizeof *opts);
     r.s = ckpt_cli_setup(&r.cli);
     if (r.layer < 0 || r.layer >= r.s.cfg.layers) die_user("--layer must be in 0..%d (got %d)", r.s.cfg.layers - 1, r.layer);

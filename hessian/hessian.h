@@ -257,7 +257,9 @@ typedef struct {
  * spanning set, NULL for k = 0), tol relative to |λ|max. */
 deflation deflate(int n, const double *A, int k, const double *N, double tol);
 void deflation_free(deflation *df);
-/* The spectrum of D H_b (d > 0, length n) on the complement of df. */
+/* The spectrum of D H_b (d > 0, length n) on the complement of df; κ = ∞
+ * (the rest NAN) when d spreads so far that QᵀDQ is not positive definite to
+ * working precision. */
 spectrum deflated_scaled_spectrum(const deflation *df, const double *d);
 /* Paper Fig. 4's D: D = diag(1/|g|), g = H_b x, x ~ N(0, I/√n) (variance
  * 1/√n; its scale cancels). The median over `draws` draws of κ(D H_b)/κ(H_b),

@@ -135,7 +135,11 @@ spectrum deflated_scaled_spectrum(const deflation *df, const double *d)
         for (int j = 0; j < m; j++) DQ[(size_t)i * m + j] = d[i] * df->Q[(size_t)i * m + j];
     cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, m, n, 1, df->Q, m, DQ, m, 0, B, m);
     int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', m, B, m);
-    if (info != 0) DIE("LAPACKE_dpotrf: Q'DQ not positive definite (info %d)", info);
+    if (info < 0) DIE("LAPACKE_dpotrf: argument %d", -info);
+    if (info > 0) { /* d spreads beyond round-off over the complement: D H_b is singular to working precision */
+        free(DQ), free(B);
+        return (spectrum){NAN, NAN, NAN, NAN, INFINITY, -1};
+    }
     /* M = Lᵀ diag(μ) L, L lower triangular in B */
     double *M = xcalloc((size_t)m * m, sizeof(double)), *w = xmalloc((size_t)m * sizeof(double));
     for (int i = 0; i < m; i++)
