@@ -127,12 +127,12 @@ static void test_scaled_deflated(void)
         }
     spectrum naive = sym_spectrum(df.m, C);
     CHECK(fabs(naive.kappa / s.kappa - 1) > 1e-3, "the naive restriction differs (%.6g vs %.6g)", naive.kappa, s.kappa);
-    deflation_free(&df);
     /* d spread beyond working precision: κ(DA) infinite, not a crash */
     double dwild[10];
     for (int i = 0; i < n; i++) dwild[i] = i % 2 ? 1e-200 : 1e200;
     double kwild = deflated_scaled_spectrum(&df, dwild).kappa;
     CHECK(!(kwild < 1e100), "d spread 1e400: kappa(DA) infinite or huge, not a crash (%.3g)", kwild);
+    deflation_free(&df);
     /* nothing to deflate: the same as scaled_spectrum */
     double B[9] = {4, 1, 0.5, 1, 3, 0.2, 0.5, 0.2, 2}, db[3] = {0.5, 2, 7};
     df = deflate(3, B, 0, NULL, 3 * EPS_MACH);
