@@ -229,4 +229,45 @@ void heatmap_write(const char *path, const double *img, size_t pr, size_t pc, si
  * between pixels. offset is subtracted from indices (a heatmap of a sub-matrix). */
 void heatmap_write_bounds(const char *path, const partition *p, size_t offset, size_t factor);
 
+/* ---- κ with the null space deflated (kappa.c) ----------------------------------------
+ * A block H_b of a network's Hessian can have exact null directions (a model
+ * invariance: tt_null_directions lists the Transformer's), so |λ|max/|λ|min
+ * is infinite by construction. deflate() removes them: the given directions
+ * N (orthonormalised), then every eigenvalue of H_b on their complement with
+ * |λ| ≤ tol·|λ|max (numerically null); κ = |λ|max/|λ|min over the rest.
+ * κ(D H_b) on the same complement Q: D H_b has H_b's null space and its
+ * nonzero eigenvalues are those of (QᵀH_bQ)(QᵀDQ) (kappa.c derives it; not
+ * those of Qᵀ D^½ H_b D^½ Q, whose null space D^−½N is not N). */
+/* A κ above this is not measurable: |λ|min below 1e-12 |λ|max is within a few
+ * digits of the round-off of the block's entries. */
+#define KAPPA_MEASURABLE 1e12
+
+typedef struct {
+    int n;            /* block size */
+    int nknown;       /* given null directions kept (rank of N) */
+    int nnum;         /* further eigenvalues found null (|λ| ≤ tol·|λ|max) */
+    int m;            /* the complement: n − nknown − nnum */
+    double absmax;    /* |λ|max of the whole block */
+    double resid;     /* max over the given directions v (unit) of ‖H_b v‖/|λ|max: 0 if exactly null */
+    spectrum s;       /* H_b on the complement (all NAN when m = 0) */
+    double *Q;        /* (n × m) orthonormal basis of the complement, H_b's eigenvectors there */
+    double *mu;       /* (m) the eigenvalues of H_b on it, ascending */
+} deflation;
+/* H_b (n×n, symmetric), k given null directions as rows of N (k×n; any
+ * spanning set, NULL for k = 0), tol relative to |λ|max. */
+deflation deflate(int n, const double *A, int k, const double *N, double tol);
+void deflation_free(deflation *df);
+/* The spectrum of D H_b (d > 0, length n) on the complement of df; κ = ∞
+ * (the rest NAN) when d spreads so far that QᵀDQ is not positive definite to
+ * working precision. */
+spectrum deflated_scaled_spectrum(const deflation *df, const double *d);
+/* Paper Fig. 4's D: D = diag(1/|g|), g = H_b x, x ~ N(0, I/√n) (variance
+ * 1/√n; its scale cancels). The median over `draws` draws of κ(D H_b)/κ(H_b),
+ * both on df's complement; a draw with some g_i = 0 is skipped and counted.
+ * NAN when every draw was skipped or df has no complement. */
+double fig4_ratio(int n, const double *A, const deflation *df, int draws, gsl_rng *r, int *skipped);
+/* Orthonormal basis of the span of the k rows of V (k×n) into out (rows of n;
+ * room for min(k, n)); rank by the tolerance n·ε·σmax. Returns the rank. */
+int orthonormal_rows(int k, int n, const double *V, double *out);
+
 #endif

@@ -10,14 +10,6 @@ $(RES)/fig6/claims.txt: $(RES)/fig6/run.txt
 $(FIG6_PNGS): $(FIG)/fig6_%.png: $(RES)/fig6/run.txt plots/fig6.gp
 	$(call render,plots/fig6.gp,res='$(RES)/fig6'; blk='$*')
 
-$(RES)/table_kappa/run.txt: $(BUILD)/bin/table_kappa
-	$< --scale $(SCALE) --out $(@D) --quiet
-$(RES)/table_kappa/claims.txt $(RES)/table_kappa/table.md: $(RES)/table_kappa/run.txt
-# the same run's checkpoint after 1 step (the paper's text: "after 1 training step")
-$(RES)/table_kappa_step1/run.txt: $(BUILD)/bin/table_kappa
-	$< --scale $(SCALE) --checkpoint 0.001 --out $(@D) --quiet
-$(RES)/table_kappa_step1/claims.txt $(RES)/table_kappa_step1/table.md: $(RES)/table_kappa_step1/run.txt
-
 $(RES)/partition_check/run.txt: $(BUILD)/bin/partition_check
 	$< --model tt --scale $(SCALE) --out $(@D) --quiet
 $(RES)/partition_check_mlp/run.txt: $(BUILD)/bin/partition_check
@@ -35,7 +27,7 @@ $(FIG)/block_structure.png: $(RES)/block_structure/bands.csv plots/block_structu
 	$(call render,plots/block_structure.gp,bands='$<'; runs_text='seed 1')
 
 FIGURES += $(FIG6_PNGS) $(FIG)/block_structure.png
-CLAIMS += $(RES)/fig6/claims.txt $(RES)/table_kappa/claims.txt $(RES)/table_kappa_step1/claims.txt \
+CLAIMS += $(RES)/fig6/claims.txt \
           $(RES)/partition_check/claims.txt \
           $(RES)/partition_check_mlp/claims.txt $(RES)/block_structure/claims.txt
 

@@ -98,18 +98,42 @@ check "fig6 without H" "$F" "${TINY[@]}" --reps 3 --save-h 0 --out "$TMPD/f6n"
 check "fig6 again" "$F" "${TINY[@]}" --reps 3 --out "$TMPD/f6b"
 cmp -s "$R/H.npy" "$TMPD/f6b/H.npy" && cli_ok || cli_fail "same flags, same H.npy"
 
-# table_kappa
+# table_kappa: checkpoints after 1, 2, 5 steps and at 1% (step 1 of 20), 5%, 10%, 100% -> steps 1, 2, 5, 20
 R=$TMPD/tk
-check "table_kappa tiny run" "$K" "${TINY[@]}" --out "$R"
-for f in run.txt claims.txt table.csv table.md H_query_head0.npy d_mlp_proj_row0.npy; do
+check "table_kappa tiny run" "$K" "${TINY[@]}" --draws 5 --out "$R"
+for f in run.txt claims.txt stats.csv table.csv table.md blocks.csv sweep.csv H_query_head0.npy d_mlp_proj_row0.npy \
+         train/step000001_vhat.npy train/step000002_params.npy train/step000005_vhat.npy train/step000020_params.npy; do
   [ -s "$R/$f" ] && cli_ok || cli_fail "table_kappa wrote $f"
 done
-head -1 "$R/table.csv" | grep -q "^block,label,name,n,kappa_H,.*,kappa_DH_eig,.*kappa_DH_svd,.*paper_kappa_DH" && cli_ok || cli_fail "table.csv header"
-[ "$(wc -l <"$R/table.csv")" -eq 7 ] && cli_ok || cli_fail "table.csv: header + 6 blocks"
-grep -q "^query_head0,1st head in Query,h0.attn.query\[head 0\],32," "$R/table.csv" && cli_ok || cli_fail "query head 0: 4 rows x 8 = 32"
-grep -q "^mlp_fc1_row0,.*,h0.mlp.fc_1\[row 0\],8," "$R/table.csv" && cli_ok || cli_fail "fc_1 row 0: 8 entries"
-grep -q "| 1st neuron in MLP_c_proj | 8 |.*| 63.85 | 236.71 |" "$R/table.md" && cli_ok || cli_fail "table.md beside the paper"
-[ "$(grep -cE '^(PASS|FAIL): ' "$R/claims.txt")" -eq 7 ] && cli_ok || cli_fail "table_kappa: overall + 6 block lines"
+head -1 "$R/table.csv" | grep -q "^checkpoint,step,block,label,name,n,null_derived,null_numerical,kappa_H_raw,.*,ratio_fig4_H,ratio_adam_H,kappa_G,.*paper_kappa_DH" && cli_ok || cli_fail "table.csv header"
+[ "$(wc -l <"$R/table.csv")" -eq 13 ] && cli_ok || cli_fail "table.csv: header + 6 blocks at 1% and after 1 step"
+grep -q "^1pct,1,query_head0,1st head in Query,h0.attn.query\[head 0\],32," "$R/table.csv" && cli_ok || cli_fail "query head 0: 4 rows x 8 = 32"
+grep -q "^step1,1,mlp_fc1_row0,.*,h0.mlp.fc_1\[row 0\],8," "$R/table.csv" && cli_ok || cli_fail "fc_1 row 0: 8 entries"
+grep -q "| 1st neuron in MLP_c_proj | 8 |.*| 63.85 | 236.71 | 3.71 |" "$R/table.md" && cli_ok || cli_fail "table.md beside the paper"
+head -1 "$R/sweep.csv" | grep -q "^step,frac,loss,reading,blocks,share_up,median_log10_ratio,control_blocks,control_share_up" && cli_ok || cli_fail "sweep.csv header"
+[ "$(cut -d, -f1 "$R/sweep.csv" | tail -n +2 | sort -un | tr '\n' ' ')" = "1 2 5 20 " ] && cli_ok || cli_fail "sweep: steps 1 2 5 20"
+[ "$(wc -l <"$R/sweep.csv")" -eq 17 ] && cli_ok || cli_fail "sweep.csv: 4 checkpoints x 4 readings"
+head -1 "$R/blocks.csv" | grep -q "^step,block,tensor,table_tensor,n,null_derived,null_residual,null_numerical_H,kappa_H," && cli_ok || cli_fail "blocks.csv header"
+# every Algorithm 3 block at every checkpoint; the table's six tensors: 2 + 2 heads, 8 + 8 + 8 + 8 neurons
+nb=$(awk -F, 'NR > 1 && $1 == 20' "$R/blocks.csv" | wc -l)
+[ "$(wc -l <"$R/blocks.csv")" -eq $((4 * nb + 1)) ] && cli_ok || cli_fail "blocks.csv: 4 checkpoints x $nb blocks"
+[ "$(awk -F, 'NR > 1 && $1 == 20 && $4 == 1' "$R/blocks.csv" | wc -l)" -eq 36 ] && cli_ok || cli_fail "36 blocks of the table's tensors"
+# the key heads' derived null directions: 1/g on each of a head's 4 rows; each derived direction is null (not the key bias, all of whose block is round-off)
+awk -F, 'NR > 1 && $2 ~ /attn.key\[head/ && $6 != 4 {bad = 1} END {exit bad}' "$R/blocks.csv" && cli_ok || cli_fail "key heads: 4 derived null directions"
+awk -F, 'NR > 1 && $6 > 0 && $6 < $5 && $7 > 1e-10 {bad = 1} END {exit bad}' "$R/blocks.csv" && cli_ok || cli_fail "derived null directions are null"
+for st in table_kappa.share_up.fig4.H.1pct table_kappa.control.share_up.fig4.H.1pct table_kappa.share_up.adam.G.step1 \
+          table_kappa.ref.diagonal.share_up.fig4.H.1pct table_kappa.n_measurable.fig4.H.1pct; do
+  grep -q "^$st," "$R/stats.csv" && cli_ok || cli_fail "stats.csv has $st"
+done
+[ "$(grep -cE '^(primary|other) reading ' "$R/claims.txt")" -eq 8 ] && cli_ok || cli_fail "table_kappa: 8 reading lines"
+[ "$(grep -c '^first version at step ' "$R/claims.txt")" -eq 2 ] && cli_ok || cli_fail "table_kappa: the first version's lines"
+expect_user_error "table_kappa: draws" "$K" --draws -1 --out "$TMPD/d"
+expect_user_error "table_kappa: too many draws" "$K" --draws 20000 --out "$TMPD/d"
+expect_no_files "no output after bad draws" "$TMPD/d"
+check "table_kappa again" "$K" "${TINY[@]}" --draws 5 --out "$TMPD/tk2"
+cmp -s "$R/blocks.csv" "$TMPD/tk2/blocks.csv" && cmp -s "$R/stats.csv" "$TMPD/tk2/stats.csv" && cli_ok || cli_fail "same seed, same results"
+check "table_kappa sweep plot renders" gnuplot -e "dirs='$R $TMPD/tk2'; label='test'; out='$TMPD/sweep.png'" plots/table_kappa_sweep.gp
+[ -s "$TMPD/sweep.png" ] && cli_ok || cli_fail "sweep PNG written"
 
 # partition_check on both models
 R=$TMPD/pc

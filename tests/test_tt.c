@@ -8,6 +8,7 @@
 #include "hessian/hessian.h"
 #include "harness/harness.h"
 #include "tinytransformer/tt_kernels.h"
+#include <cblas.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -257,6 +258,88 @@ static void test_symmetry_and_panels(void)
         free(H);
         model_free(m);
     }
+}
+
+/* Gauss–Newton mode: G = Jᵀ S J with J = ∂logits/∂θ by central differences
+ * and S the mean cross-entropy's softmax Hessian, per position (diag(p) − p pᵀ)/N;
+ * G symmetric PSD; G = H on lm_head (the logits are linear in it, so the dropped
+ * terms vanish there); H unchanged, bit for bit, with the mode off again. */
+static void test_gauss_newton(void)
+{
+    for (int layers = 1; layers <= 2; layers++) {
+        model *m = small_model(layers, 1, 2, 4, 3, 31 + layers);
+        const tt_config *c = tt_config_of(m);
+        size_t P = m->P, N = 3 * (size_t)c->T, NV = N * c->V;
+        hessian_opts o = hessian_defaults();
+        double *H = hessian_full(m, &o);
+        tt_set_gauss_newton(m, 1);
+        CHECK(tt_gauss_newton(m) == 1, "mode on");
+        double *G = hessian_full(m, &o);
+        /* J by central differences, column j = ∂logits/∂θ_j */
+        double *J = xmalloc(NV * P * sizeof(double)), *lp = xmalloc(NV * sizeof(double)),
+               *lm = xmalloc(NV * sizeof(double)), *probs = xmalloc(NV * sizeof(double));
+        double h = 1e-5;
+        for (size_t j = 0; j < P; j++) {
+            double w = m->params[j];
+            m->params[j] = w + h;
+            tt_forward(m, lp, NULL);
+            m->params[j] = w - h;
+            tt_forward(m, lm, NULL);
+            m->params[j] = w;
+            for (size_t i = 0; i < NV; i++) J[i * P + j] = (lp[i] - lm[i]) / (2 * h);
+        }
+        tt_forward(m, lp, NULL);
+        for (size_t n = 0; n < N; n++) { /* softmax of the base logits */
+            double mx = lp[n * c->V], s = 0;
+            for (int v = 1; v < c->V; v++) mx = fmax(mx, lp[n * c->V + v]);
+            for (int v = 0; v < c->V; v++) s += probs[n * c->V + v] = exp(lp[n * c->V + v] - mx);
+            for (int v = 0; v < c->V; v++) probs[n * c->V + v] /= s;
+        }
+        double *SJ = xcalloc(NV * P, sizeof(double)), *Gfd = xmalloc(P * P * sizeof(double));
+        for (size_t n = 0; n < N; n++)
+            for (int a = 0; a < c->V; a++)
+                for (int b = 0; b < c->V; b++) {
+                    double pa = probs[n * c->V + a], pb = probs[n * c->V + b];
+                    double s = ((a == b ? pa : 0) - pa * pb) / (double)N;
+                    for (size_t j = 0; j < P; j++) SJ[(n * c->V + a) * P + j] += s * J[(n * c->V + b) * P + j];
+                }
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)P, (int)P, (int)NV, 1, J, (int)P, SJ, (int)P, 0,
+                    Gfd, (int)P);
+        CHECK(rel_max_diff(P * P, G, Gfd) < 1e-6, "%d layers: G vs finite-difference J' S J: %.3g", layers,
+              rel_max_diff(P * P, G, Gfd));
+        CHECK(rel_max_diff(P * P, H, Gfd) > 1e-3, "%d layers: H must differ from G (%.3g)", layers,
+              rel_max_diff(P * P, H, Gfd));
+        /* symmetric PSD: asymmetry at round-off, λmin ≥ −1e-12 λmax */
+        o.symmetric = 0;
+        double *Gfull = hessian_full(m, &o);
+        CHECK(asym(Gfull, P) < 1e-12, "%d layers: G asymmetry %.3g", layers, asym(Gfull, P));
+        spectrum sg = sym_spectrum((int)P, Gfull);
+        CHECK(sg.lmin >= -1e-12 * sg.lmax, "%d layers: G PSD, lambda %.3g .. %.3g", layers, sg.lmin, sg.lmax);
+        spectrum sh = sym_spectrum((int)P, H);
+        CHECK(sh.lmin < -1e-6 * sh.lmax, "%d layers: H indefinite (lambda_min %.3g), so PSD of G tests something",
+              layers, sh.lmin);
+        o.symmetric = 1;
+        /* lm_head: logits linear in it */
+        int t = model_find_tensor(m, "lm_head");
+        block b = {.start = m->tensors[t].offset, .n = tensor_size(&m->tensors[t]), .stride = 1, .tensor = t};
+        double *Hb = block_extract(H, P, &b), *Gb = block_extract(G, P, &b);
+        CHECK(rel_max_diff(b.n * b.n, Gb, Hb) < 1e-13, "%d layers: G = H on lm_head: %.3g", layers,
+              rel_max_diff(b.n * b.n, Gb, Hb));
+        /* mode off: H bit for bit, also after a gradient in GN mode */
+        double *g = xmalloc(P * sizeof(double));
+        m->grad(m, g);
+        double *G2 = hessian_full(m, &o);
+        CHECK(memcmp(G2, G, P * P * sizeof(double)) == 0, "%d layers: G again after a gradient", layers);
+        tt_set_gauss_newton(m, 0);
+        double *H2 = hessian_full(m, &o);
+        CHECK(memcmp(H2, H, P * P * sizeof(double)) == 0, "%d layers: H bitwise unchanged with the mode off", layers);
+        free(H), free(G), free(J), free(lp), free(lm), free(probs), free(SJ), free(Gfd), free(Gfull), free(Hb), free(Gb);
+        free(g), free(G2), free(H2);
+        model_free(m);
+    }
+    model *m = small_model(1, 1, 2, 4, 3, 31);
+    EXPECT_USER_ERROR(tt_set_gauss_newton(m, 2), "Gauss-Newton mode");
+    model_free(m);
 }
 
 /* 1 head, T = 1: softmax over one key is 1, so attention outputs the value
@@ -615,6 +698,7 @@ int main(void)
     for (int layers = 1; layers <= 2; layers++)
         for (int bias = 0; bias <= 1; bias++) check_fd(layers, bias);
     test_symmetry_and_panels();
+    test_gauss_newton();
     test_trivial_attention();
     test_causal();
     test_data();

@@ -73,6 +73,23 @@ double tt_forward(model *m, double *logits, double *losses);
  * Each worker runs single-threaded BLAS on its own sub-panels; results do not
  * depend on the thread count. */
 void tt_set_threads(model *m, int n);
+/* Gauss–Newton mode (off by default): hvp, hess_cols and hess_cols_lower give
+ * the Gauss–Newton matrix G = Jᵀ S J instead of H (J = ∂logits/∂θ, S the
+ * Hessian of the mean cross-entropy in the logits), by the R-pass with every
+ * term that multiplies a base upstream gradient dropped (tt_model.c,
+ * zero_base_gradients). G is symmetric PSD; H = G + Σ_n (∂ℓ/∂z_n)·∂²z_n/∂θ².
+ * loss and grad are unchanged; H with the mode off is bit for bit as before. */
+void tt_set_gauss_newton(model *m, int on /* 0 or 1 */);
+int tt_gauss_newton(const model *m);
+/* The exact null directions we derived for the diagonal Hessian block H_bb of
+ * block b (whole rows of one tensor; tt_null.c lists each with its
+ * derivation): key rows' 1/g (LayerNorm gain), layer-0 query rows' w ⊥ the
+ * LayerNorm outputs after position 0, 1/g on rows reading a LayerNorm in a
+ * model without biases, the uniform shift 1 of embedding rows and of
+ * attn.proj's and mlp.proj's biases, every direction of the key bias. Writes
+ * them as rows of b->n into out (room for 2·b->n rows; a spanning set, not
+ * orthonormal) and returns how many; 0 for any other block. */
+int tt_null_directions(const model *m, const block *b, double *out);
 /* hvp blocking: at most kp directions per R-pass and bc sequences per chunk
  * (0 = automatic: kp 32, bc·T·kp ≈ 1,024 (token, direction) columns). An R-pass
  * runs its directions padded with zero ones to a multiple of 8.

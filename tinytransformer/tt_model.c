@@ -67,6 +67,7 @@ typedef struct {
     double *gbuf;            /* parameter gradient of the base backward (P) */
     double *base_params;     /* (P) the parameters the base activations belong to */
     int base_ok;             /* base activations, their gradients and g1, g2d are those of base_params */
+    int gauss_newton;        /* tt_set_gauss_newton: the R-pass gives G v instead of H v */
 
     /* R workspaces, one per worker thread */
     rwork **work;
@@ -911,6 +912,29 @@ static int thread_count(const tt_impl *im)
     return n < 1 ? 1 : n > 64 ? 64 : n;
 }
 
+/* Gauss–Newton mode: every base upstream gradient the R-backward reads set to
+ * zero. The R-backward of each layer is R{dinp} = A R{dout} + R{A} dout (and
+ * likewise for R{dθ}); the second terms (dout·R{W}, GELU''·dout, LayerNorm's
+ * and attention's second-order terms) all carry a base gradient, so with them
+ * gone the pass maps R{dlogits} = S J v (the cross-entropy's softmax Hessian S,
+ * which reads only the probabilities) back by Jᵀ alone: G v = Jᵀ S J v. */
+static void zero_base_gradients(tt_impl *im)
+{
+    size_t N = im->N, C = im->c.C, M = im->c.M, V = im->c.V;
+    size_t A = (size_t)im->B * im->c.heads * im->c.T * im->c.T;
+    memset(im->dlogits, 0, N * V * sizeof(double));
+    memset(im->dlnf, 0, N * C * sizeof(double));
+    for (int l = 0; l <= im->c.layers; l++) memset(im->dres[l], 0, N * C * sizeof(double));
+    for (int l = 0; l < im->c.layers; l++) {
+        layer_acts *a = &im->la[l];
+        double *nc[] = {a->dln1, a->dq, a->dkey, a->dv, a->dy, a->dx1, a->dln2};
+        for (size_t i = 0; i < sizeof nc / sizeof *nc; i++) memset(nc[i], 0, N * C * sizeof(double));
+        memset(a->df, 0, N * M * sizeof(double));
+        memset(a->dgl, 0, N * M * sizeof(double)); /* so GELU''·dgl (g2d) is zero too */
+        memset(a->dpc, 0, A * sizeof(double));
+    }
+}
+
 /* The base forward + backward the R-pass linearises around, and GELU's
  * derivatives there; kept while the parameters and the batch stay the same
  * (the engine calls hess_cols once per panel of the same H). */
@@ -920,6 +944,7 @@ static void base_pass(model *m)
     if (im->base_ok && memcmp(im->base_params, m->params, m->P * sizeof(double)) == 0) return;
     forward(m);
     backward(m, im->gbuf);
+    if (im->gauss_newton) zero_base_gradients(im);
     size_t NM = (size_t)im->N * im->c.M;
     for (int l = 0; l < im->c.layers; l++) {
         layer_acts *a = &im->la[l];
@@ -975,6 +1000,16 @@ static void tt_hess_cols_lower_fn(model *m, size_t j0, int k, double *out)
     if (j0 + (size_t)k > m->P) DIE("hess_cols_lower %zu..%zu beyond P = %zu", j0, j0 + k, m->P);
     run_panels(m, NULL, out, j0, k, 1);
 }
+
+void tt_set_gauss_newton(model *m, int on)
+{
+    tt_impl *im = impl_of(m);
+    if (on != 0 && on != 1) die_user("Gauss-Newton mode must be 0 or 1 (got %d)", on);
+    if (im->gauss_newton != on) im->base_ok = 0; /* the stored base gradients belong to the other mode */
+    im->gauss_newton = on;
+}
+
+int tt_gauss_newton(const model *m) { return impl_of(m)->gauss_newton; }
 
 void tt_set_threads(model *m, int n)
 {
