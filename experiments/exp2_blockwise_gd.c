@@ -23,26 +23,24 @@
  *      extends by ×4 at its edges up to ×64 (lr_range LR_COORD); keep the best;
  *   2. repeat for --passes passes.
  * A group is a layer (a weight tensor with its bias; its Algorithm 3 blocks keep their
- * Hessian ratios) at quick scale, one Algorithm 3 block at paper scale (--groups). Every
+ * Hessian ratios) at quick scale, one Algorithm 3 block at paper scale (--per-block). Every
  * run of the search is in search.csv, every grid point in grid.csv.
  */
 #include "harness/ttexp.h"
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
-typedef enum { G_LAYER, G_TENSOR, G_BLOCK } group_kind;
-
-/* Groups of blocks. Returns the number of groups; group[b] is block b's group. A layer
- * is a tensor with the bias tensors that follow it in the tensor table (the bias of
- * output neuron i shares that neuron's dense Hessian block). */
-static int make_groups(const model *m, const partition *p, group_kind kind, int *group)
+/* Groups of blocks: one per Algorithm 3 block, or one per layer. Returns the number of
+ * groups; group[b] is block b's group. A layer is a tensor with the bias tensor that
+ * follows it in the tensor table (the bias of output neuron i shares that neuron's
+ * dense Hessian block). */
+static int make_groups(const model *m, const partition *p, int per_block, int *group)
 {
     int n = 0;
     for (int b = 0; b < p->nblocks; b++) {
         int t = p->b[b].tensor, new_tensor = b == 0 || t != p->b[b - 1].tensor;
-        int joins = kind == G_LAYER && m->tensors[t].role == ROLE_BIAS && b > 0;
-        if (kind == G_BLOCK || (new_tensor && !joins)) n++;
+        int joins = m->tensors[t].role == ROLE_BIAS && b > 0;
+        if (per_block || (new_tensor && !joins)) n++;
         group[b] = n - 1;
     }
     return n;
@@ -149,15 +147,14 @@ static coord_state coord_start(const char *label, optim_kind kind, const ttexp_s
 int main(int argc, char **argv)
 {
     ttexp_args a = TTEXP_ARGS("results/exp2_blockwise_gd");
-    int passes = 0, train_set = 0;
-    const char *groups_name = NULL;
+    int passes = 0, train_set = 0, per_block = -1;
     const cli_opt opts[] = {
         TTEXP_OPTS(a, "quick (300 steps, 5-point first grids, 1 pass over layers, full batch on 64 sequences) or "
                       "paper (1000 steps, 9, 3 passes over blocks, 256 sequences)",
                    "points of the first grids, 2..50 (0: from --scale)"),
         {"passes", OPT_INT, &passes, "coordinate-search passes, 1..10 (0: from --scale)"},
-        {"groups", OPT_STRING, &groups_name, "coordinate-search groups: layer (a tensor with its bias), tensor or "
-                                             "block (Algorithm 3); default from --scale"},
+        {"per-block", OPT_INT, &per_block, "coordinate-search groups: 1 one per Algorithm 3 block, 0 one per layer "
+                                           "(a tensor with its bias), -1 from --scale"},
         {"train-set", OPT_INT, &train_set, "sequences of the full-batch variant's fixed training set, 1..4096 "
                                            "(0: from --scale)"},
     };
@@ -179,14 +176,8 @@ int main(int argc, char **argv)
     if (passes < 1 || passes > 10) die_user("--passes must be in 1..10 (got %d)", passes);
     if (train_set == 0) train_set = a.paper ? 256 : 64;
     if (train_set < 1 || train_set > 4096) die_user("--train-set must be in 1..4096 (got %d)", train_set);
-    group_kind gk = a.paper ? G_BLOCK : G_LAYER;
-    if (groups_name) {
-        if (strcmp(groups_name, "layer") == 0) gk = G_LAYER;
-        else if (strcmp(groups_name, "tensor") == 0) gk = G_TENSOR;
-        else if (strcmp(groups_name, "block") == 0) gk = G_BLOCK;
-        else die_user("--groups must be layer, tensor or block (got '%s')", groups_name);
-    }
-    static const char *GROUP_NAMES[] = {"layers", "tensors", "Algorithm 3 blocks"};
+    if (per_block < -1 || per_block > 1) die_user("--per-block must be -1, 0 or 1 (got %d)", per_block);
+    if (per_block < 0) per_block = a.paper;
     double t0 = wall_seconds();
     ttexp e;
     ttexp_setup setup = ttexp_default_setup(&a);
@@ -196,7 +187,7 @@ int main(int argc, char **argv)
     ttexp_open(&full, &setup);
     partition *alg3 = partition_alg3(e.m, 0);
     int nb = alg3->nblocks, *group = xmalloc(nb * sizeof(int));
-    int ngroups = make_groups(e.m, alg3, gk, group);
+    int ngroups = make_groups(e.m, alg3, per_block, group);
     double *eta = xmalloc(nb * sizeof(double));
     ttexp_block_lr_from_hessian(&e, alg3, e.s->B, eta);
 
@@ -297,7 +288,7 @@ int main(int argc, char **argv)
     FILE *cl = outfile_fp(f);
     fprintf(cl, "exp2_blockwise_gd: 1-layer Transformer, %ld steps, seed %ld; coordinate search over %d %s, %d "
                 "pass(es); full batch on %d sequences; %ld training runs\n", a.steps, a.seed, ngroups,
-            GROUP_NAMES[gk], passes, train_set, runs);
+            per_block ? "Algorithm 3 blocks" : "layers", passes, train_set, runs);
     run_note("search seconds: %.1f", wall_seconds() - t0);
     fprintf(cl, "learning-rate searches (%d of %d not interior; coordinate factors at a bound: %d, %d, %d):\n", at_bound,
             (int)NSEARCH, cs[C_BGD].at_bound, cs[C_BHB].at_bound, cs[C_FULL].at_bound);

@@ -50,12 +50,10 @@ static const double *snap(const ttexp_job *r, int i, const ttexp_schedule *sc, s
     return (long)i * sc->eval_every <= r->rec.steps_done ? r->rec.snapshots + (size_t)i * P : NULL;
 }
 
-/* The normalised distance d_X (see above); NAN when a snapshot is missing or neither moved. */
+/* ttexp_normalised_distance, NAN where a snapshot is missing (a diverged run). */
 static double normalised(const double *x, const double *a, const double *w0, size_t P)
 {
-    if (!x || !a) return NAN;
-    double dx = dist(x, w0, P), da = dist(a, w0, P), den = sqrt(dx * dx + da * da);
-    return den > 0 ? dist(x, a, P) / den : NAN;
+    return x && a ? ttexp_normalised_distance(x, a, w0, P) : NAN;
 }
 
 int main(int argc, char **argv)
@@ -170,6 +168,10 @@ int main(int argc, char **argv)
     stats_put(st, "trajectory.control.gd_max_distance", dmax[T_GD]);
     stats_put(st, "trajectory.mini_log_ratio_to_memory_efficient", closest);
     stats_put(st, "trajectory.control.gd_log_ratio_to_memory_efficient", closest_control);
+    /* reported beside the claims: the same comparison at the end of training only */
+    stats_put(st, "trajectory.end.mini_log_ratio_to_memory_efficient",
+              log(dend[T_MINI] / fmin(dend[T_ADAFACTOR], dend[T_SM3])));
+    stats_put(st, "trajectory.end.mini_distance", dend[T_MINI]);
     stats_put(st, "trajectory.adafactor_max_distance", dmax[T_ADAFACTOR]);
     stats_put(st, "trajectory.sm3_max_distance", dmax[T_SM3]);
     stats_put(st, "trajectory.adamw_other_batches_max_distance", dmax[T_ADAMW2]);

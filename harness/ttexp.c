@@ -431,6 +431,17 @@ double ttexp_train_excess_share(ttexp *e, const ttexp_record *x, const ttexp_rec
     return (x->final_train - ref->final_train) / progress;
 }
 
+double ttexp_normalised_distance(const double *x, const double *a, const double *w0, size_t P)
+{
+    double xa = 0, xw = 0, aw = 0;
+    for (size_t i = 0; i < P; i++) {
+        xa += (x[i] - a[i]) * (x[i] - a[i]);
+        xw += (x[i] - w0[i]) * (x[i] - w0[i]);
+        aw += (a[i] - w0[i]) * (a[i] - w0[i]);
+    }
+    return xw + aw > 0 ? sqrt(xa / (xw + aw)) : NAN;
+}
+
 const claim_rule *ttexp_claim(const char *id)
 {
     const claim_rule *rules;

@@ -163,6 +163,14 @@ double ttexp_excess_share(ttexp *e, const ttexp_record *x, const ttexp_record *r
  * set's loss at params0 (ref->train_loss[0]). */
 double ttexp_train_excess_share(ttexp *e, const ttexp_record *x, const ttexp_record *ref);
 
+/* How far two runs' weights are apart, normalised so that runs that moved in unrelated
+ * directions sit at 1 (trajectory):
+ *     ‖x − a‖ / √(‖x − w0‖² + ‖a − w0‖²),
+ * whose square is 1 − cos θ · 2‖x−w0‖‖a−w0‖/(‖x−w0‖² + ‖a−w0‖²): 0 for x = a, 1 when the
+ * displacements from w0 are orthogonal or one of them is 0, √2 for opposite ones of equal
+ * length. NAN when neither moved. */
+double ttexp_normalised_distance(const double *x, const double *a, const double *w0, size_t P);
+
 /* The claim `id` of the claim table (harness.h); DIE if it is not there. The
  * experiments print each claim's per-seed statistic against the table's threshold. */
 const claim_rule *ttexp_claim(const char *id);
