@@ -174,8 +174,9 @@ double ttexp_normalised_distance(const double *x, const double *a, const double 
 /* The claim `id` of the claim table (harness.h); DIE if it is not there. The
  * experiments print each claim's per-seed statistic against the table's threshold. */
 const claim_rule *ttexp_claim(const char *id);
-/* claims.txt: "<id>: <statistic> = <value> (claim: <side> <threshold>; this seed: on the
- * claim's side | not), control <value> (...)"; the verdict is over seeds (make verdicts). */
+/* claims.txt: the claim's id and words, then its statistic, side and threshold, this
+ * seed's value and its control's, each said to be on the claim's side or not; the
+ * verdict is over seeds (make verdicts). */
 void ttexp_print_claim(FILE *f, const char *id, double value, double control);
 
 /* ---- outputs ----------------------------------------------------------------------------- */
@@ -186,7 +187,7 @@ void ttexp_print_claim(FILE *f, const char *id, double value, double control);
     "method,lr,score_last10pct_train_loss,final_eval_loss,steps_done,best,extended,status"
 outfile *ttexp_grid_open(const char *out);
 void ttexp_write_search(outfile *f, const ttexp_search *r);
-/* One claims.txt line per search: "<label>: best <value> (<status>, <n> points in [lo, hi])". */
+/* One claims.txt line per search: its best value, status, points, range and bounds. */
 void ttexp_print_search(FILE *f, const ttexp_search *r);
 /* 1 when the search did not end interior (EDGE AT BOUND or NONE FINITE). */
 int ttexp_search_at_bound(const ttexp_search *r);
