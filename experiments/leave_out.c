@@ -218,7 +218,7 @@ int main(int argc, char **argv)
     gsl_rng *rng = rng_new(seed_for((unsigned long)a.seed, SEED_DRAWS));
     f = csv_open_in(a.out, "leave_x.csv", "x,draw,tensors,mults,excess,excess_se,frozen_excess,frozen_se,final_eval,"
                                         "frozen_final_eval,adam_final_eval");
-    ttexp_job *xj = xcalloc((size_t)2 * 3 * draws, sizeof *xj); /* per x, draw: leave-out, frozen (x = 1: unused) */
+    ttexp_job *xj = xcalloc((size_t)4 * draws, sizeof *xj); /* per x = 2, 3 and draw: leave-out, frozen */
     double worst[4] = {0, -INFINITY, -INFINITY, -INFINITY}, worst_fz[4] = {0, -INFINITY, -INFINITY, -INFINITY};
     const ttexp_record *curves[4] = {A, NULL, NULL, NULL};
     int tens[4][20][3];
