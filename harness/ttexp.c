@@ -490,11 +490,13 @@ void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int qu
     if (a->grid < 2 || a->grid > max_grid) die_user("--lrs must be in 2..%d (got %d)", max_grid, a->grid);
     if (a->seed < 0 || a->data_seed < 0) die_user("seeds must be >= 0");
     if (a->threads < 1 || a->threads > 64) die_user("--threads must be in 1..64 (got %d)", a->threads);
+    if (a->held_out < 16 || a->held_out > 65536) die_user("--held-out must be in 16..65536 (got %d)", a->held_out);
 }
 
 ttexp_setup ttexp_default_setup(const ttexp_args *a)
 {
-    ttexp_setup s = {tt_defaults(), 64, 512, 2, 2, (unsigned long)a->seed, (unsigned long)a->data_seed, a->text, 0};
+    ttexp_setup s = {tt_defaults(), 64, a->held_out, 2, 2, (unsigned long)a->seed, (unsigned long)a->data_seed, a->text,
+                     0};
     s.cfg.seed = seed_for(s.seed, SEED_INIT);
     return s;
 }

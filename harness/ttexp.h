@@ -205,8 +205,9 @@ typedef struct {
     long seed, data_seed, steps;
     int threads, grid;        /* grid: points of the learning-rate grid (0: from --scale) */
     int paper;                /* set by ttexp_args_finish */
+    int held_out;             /* held-out sequences (512) */
 } ttexp_args;
-#define TTEXP_ARGS(out_dir) {out_dir, "quick", NULL, 1, 1, 0, 2, 0, 0}
+#define TTEXP_ARGS(out_dir) {out_dir, "quick", NULL, 1, 1, 0, 2, 0, 0, 512}
 #define TTEXP_OPTS(a, scale_help, grid_help)                                                         \
     {"scale", OPT_STRING, &(a).scale, scale_help},                                                  \
     {"steps", OPT_LONG, &(a).steps, "training steps (0: from --scale)"},                            \
@@ -215,12 +216,13 @@ typedef struct {
     {"data-seed", OPT_LONG, &(a).data_seed, "the data's seed: Markov chain and held-out batch"},    \
     {"text", OPT_STRING, &(a).text, "train on the bytes of this text file instead of the Markov source"}, \
     {"threads", OPT_INT, &(a).threads, "training runs in parallel"},                                \
+    {"held-out", OPT_INT, &(a).held_out, "held-out sequences every comparison is made on, 16..65536"}, \
     {"out", OPT_STRING, &(a).out, "output folder"}
 /* --scale into a->paper, the scale's steps and grid where the flags left 0, and
  * the range checks (user errors). */
 void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int quick_grid, int paper_grid, int max_grid);
-/* The experiments' setup: the paper's 1-layer model, batch 64, 512 held-out
- * sequences, the order-2 Markov source with 2 likely successors. */
+/* The experiments' setup: the paper's 1-layer model, batch 64, --held-out (512)
+ * held-out sequences, the order-2 Markov source with 2 likely successors. */
 ttexp_setup ttexp_default_setup(const ttexp_args *a);
 /* Every experiment's opening: the output folder created, the setup opened into
  * e; returns the schedule of a->steps. */

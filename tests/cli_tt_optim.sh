@@ -20,13 +20,15 @@ expect_user_error "exp2: --per-block 2" "$BIN/exp2_blockwise_gd" --per-block 2
 expect_user_error "exp2: --passes 11" "$BIN/exp2_blockwise_gd" --passes 11
 expect_user_error "exp2: --train-set -1" "$BIN/exp2_blockwise_gd" --train-set -1
 expect_user_error "exp2: --train-set 4097" "$BIN/exp2_blockwise_gd" --train-set 4097
+expect_user_error "train_compare: --held-out 8" "$BIN/train_compare" --held-out 8
 
 run() { local d=$1; shift; "$@" --out "$TMPD/$d" --quiet >/dev/null 2>"$TMPD/$d.err" && cli_ok || cli_fail "$d: $(head -c 300 "$TMPD/$d.err")"; }
-run tc "$BIN/train_compare" --steps 20 --lrs 2
-run av "$BIN/ablation_vstat" --steps 20 --lrs 2
-run tr "$BIN/trajectory" --steps 20 --lrs 2
-run e2 "$BIN/exp2_blockwise_gd" --steps 20 --lrs 2 --passes 1 --per-block 1 --train-set 8
-run lo "$BIN/leave_out" --steps 20 --lrs 2 --layers 1 --draws 2
+# 32 held-out sequences instead of 512: every step is evaluated at 20 steps, and that dominates
+run tc "$BIN/train_compare" --steps 20 --lrs 2 --held-out 32
+run av "$BIN/ablation_vstat" --steps 20 --lrs 2 --held-out 32
+run tr "$BIN/trajectory" --steps 20 --lrs 2 --held-out 32
+run e2 "$BIN/exp2_blockwise_gd" --steps 20 --lrs 2 --passes 1 --per-block 0 --train-set 8 --held-out 32
+run lo "$BIN/leave_out" --steps 20 --lrs 2 --layers 1 --draws 2 --held-out 32
 header() { [ "$(head -1 "$TMPD/$1")" = "$2" ] && cli_ok || cli_fail "$1 header: $(head -1 "$TMPD/$1")"; }
 header tc/eval.csv "step,gd,blockgd,adamw,adam_mini,adam_mini_default,adam_mini_one_block"
 for d in tc av tr e2 lo; do
@@ -60,6 +62,7 @@ awk -F, 'NR > 1 && $8 != "INTERIOR" && $8 != "EDGE AT BOUND" && $8 != "NONE FINI
   "$TMPD/tc/grid.csv" && cli_ok || cli_fail "train_compare grid.csv: unfinished status"
 [ "$(awk -F, 'NR > 1 && $6 == 1 {n[$1]++} END {for (m in n) if (n[m] != 1) print m}' "$TMPD/tc/grid.csv")" = "" ] \
   && cli_ok || cli_fail "train_compare grid.csv: one best per method"
+grep -q "coordinate search over 12 layers" "$TMPD/e2/claims.txt" && cli_ok || cli_fail "exp2: 12 layers (a tensor with its bias)"
 # 20 steps evaluated every step: 21 rows + header
 [ "$(wc -l <"$TMPD/tc/eval.csv")" -eq 22 ] && cli_ok || cli_fail "train_compare eval.csv rows"
 # the tensor count of a 1-layer model without biases: wte wpe ln_1 q k v proj ln_2 fc proj ln_f lm_head
