@@ -73,9 +73,7 @@ int main(int argc, char **argv)
     stats_put(st, "ablation.mean_margin", margin);
     stats_put(st, "ablation.control.min_margin", control);
     for (int s = 0; s < VSTAT_COUNT; s++) {
-        char name[64];
-        snprintf(name, sizeof name, "ablation.excess.%s", vstat_name(s));
-        stats_put(st, name, ttexp_excess_share(&e, best[s], best[VSTAT_MEAN], NULL));
+        stats_putf(st, ttexp_excess_share(&e, best[s], best[VSTAT_MEAN], NULL), "ablation.excess.%s", vstat_name(s));
     }
     stats_put(st, "ablation.grids_at_bound", at_bound);
     csv_close(st);

@@ -320,11 +320,8 @@ int main(int argc, char **argv)
     double ref = quad_log_gap(dh1_c[0].loss, dh1_c[1].loss, steps), mini = quad_log_gap(full_c[3].loss, full_c[2].loss, steps);
     stats_put(st, "fig3.ref.gap.gd_adam.diag_h1", ref);
     stats_put(st, "fig3.ref.gap.adam_mini_adam.full", mini);
-    for (int k = 0; k < 7; k++) {
-        char name[96];
-        snprintf(name, sizeof name, "fig3.grid_interior.%s_%s", gprob[k], gopt[k]);
-        stats_put(st, name, all[k]->status == GRID_INTERIOR);
-    }
+    for (int k = 0; k < 7; k++)
+        stats_putf(st, all[k]->status == GRID_INTERIOR, "fig3.grid_interior.%s_%s", gprob[k], gopt[k]);
     fprintf(cl, "Reference, not a control: GD vs Adam on diag(eigenvalues of H1): gap %+.4g decades. On a diagonal H,\n"
                 "D_Adam H = diag(1/|w|) at a point, so kappa(D_Adam H) = max|w|/min|w| whatever kappa(H) is (Fig. 4 at\n"
                 "tau = 1): at kappa(H1) = 3 one step beats Adam with or without the rotation.\n"

@@ -203,25 +203,19 @@ static void write_stats(const char *out, const curve_eval *ev, int n)
     outfile *st = stats_open(out);
     double *rho = xmalloc((size_t)n * sizeof(double)), *sh = xmalloc((size_t)n * sizeof(double));
     double *br = xmalloc((size_t)n * sizeof(double));
-    char name[128], cn[48];
+    char cn[48];
     for (int m = 0; m < NREAD; m++) {
         for (int i = 0; i < n; i++) rho[i] = ev[i].rho[m], sh[i] = ev[i].rho_shuffled[m], br[i] = ev[i].rho_branch[m];
-        snprintf(name, sizeof name, "fig4.share_falling.%s", READING[m]);
-        stats_put(st, name, quad_share_falling(rho, n, QUAD_FALLS_RHO));
-        snprintf(name, sizeof name, "fig4.control.share_falling.%s", READING[m]);
-        stats_put(st, name, quad_share_falling(sh, n, QUAD_FALLS_RHO));
-        snprintf(name, sizeof name, "fig4.ref.branch.share_falling.%s", READING[m]);
-        stats_put(st, name, quad_share_falling(br, n, QUAD_FALLS_RHO));
+        stats_putf(st, quad_share_falling(rho, n, QUAD_FALLS_RHO), "fig4.share_falling.%s", READING[m]);
+        stats_putf(st, quad_share_falling(sh, n, QUAD_FALLS_RHO), "fig4.control.share_falling.%s", READING[m]);
+        stats_putf(st, quad_share_falling(br, n, QUAD_FALLS_RHO), "fig4.ref.branch.share_falling.%s", READING[m]);
     }
     for (int m = 0; m < NREAD; m++)
         for (int i = 0; i < n; i++) {
             curve_name(cn, sizeof cn, &ev[i]);
-            snprintf(name, sizeof name, "fig4.rho.%s.%s", READING[m], cn);
-            stats_put(st, name, ev[i].rho[m]);
-            snprintf(name, sizeof name, "fig4.control.rho.%s.%s", READING[m], cn);
-            stats_put(st, name, ev[i].rho_shuffled[m]);
-            snprintf(name, sizeof name, "fig4.ref.branch.rho.%s.%s", READING[m], cn);
-            stats_put(st, name, ev[i].rho_branch[m]);
+            stats_putf(st, ev[i].rho[m], "fig4.rho.%s.%s", READING[m], cn);
+            stats_putf(st, ev[i].rho_shuffled[m], "fig4.control.rho.%s.%s", READING[m], cn);
+            stats_putf(st, ev[i].rho_branch[m], "fig4.ref.branch.rho.%s.%s", READING[m], cn);
         }
     csv_close(st);
     free(rho), free(sh), free(br);

@@ -292,11 +292,8 @@ int main(int argc, char **argv)
     stats_put(st, "leave_out.worst_x_excess", worst_x);
     stats_put(st, "leave_out.control.frozen_worst_x_excess", worst_x_fz);
     for (int x = 1; x <= 3; x++) {
-        char name[64];
-        snprintf(name, sizeof name, "leave_out.x%d_excess", x);
-        stats_put(st, name, worst[x]);
-        snprintf(name, sizeof name, "leave_out.control.frozen_x%d_excess", x);
-        stats_put(st, name, worst_fz[x]);
+        stats_putf(st, worst[x], "leave_out.x%d_excess", x);
+        stats_putf(st, worst_fz[x], "leave_out.control.frozen_x%d_excess", x);
     }
     stats_put(st, "leave_out.grids_at_bound", at_bound);
     csv_close(st);

@@ -477,7 +477,6 @@ static void write_stats_and_claims(const run *r)
     FILE *fp = outfile_fp(o);
     int *all = xmalloc((size_t)r->nb * sizeof(int));
     for (int i = 0; i < r->nb; i++) all[i] = 1;
-    char name[128];
     int nsel = 0;
     for (int i = 0; i < r->nb; i++) nsel += r->sel[i];
     for (int w = 0; w < 2; w++) {
@@ -490,20 +489,13 @@ static void write_stats_and_claims(const run *r)
                 summary e = summarize(R, all, r->nb, mat, rec, ON_BLOCKS);
                 summary g = summarize(R, r->sel, r->nb, mat, rec, ON_DIAGONAL);
                 const char *tag = CK_NAME[w];
-                snprintf(name, sizeof name, "table_kappa.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_put(st, name, a.share);
-                snprintf(name, sizeof name, "table_kappa.control.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_put(st, name, c.share);
-                snprintf(name, sizeof name, "table_kappa.median_log10_ratio.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_put(st, name, a.med);
-                snprintf(name, sizeof name, "table_kappa.control.median_log10_ratio.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_put(st, name, c.med);
-                snprintf(name, sizeof name, "table_kappa.n_measurable.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_put(st, name, a.n);
-                snprintf(name, sizeof name, "table_kappa.all.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_put(st, name, e.share);
-                snprintf(name, sizeof name, "table_kappa.ref.diagonal.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_put(st, name, g.share);
+                stats_putf(st, a.share, "table_kappa.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_putf(st, c.share, "table_kappa.control.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_putf(st, a.med, "table_kappa.median_log10_ratio.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_putf(st, c.med, "table_kappa.control.median_log10_ratio.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_putf(st, a.n, "table_kappa.n_measurable.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_putf(st, e.share, "table_kappa.all.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_putf(st, g.share, "table_kappa.ref.diagonal.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
                 fprintf(fp, "%s reading %s.%s.%s: kappa(D M_b) > kappa(M_b) on %d of %d measurable blocks (share "
                             "%.3f, needs > 0.5 on average over seeds), median log10 ratio %+.3f; control (rescaled "
                             "coordinates, must not): %d of %d (%.3f); all Algorithm 3 blocks: %d of %d (%.3f); the blocks' diagonal "
@@ -520,8 +512,7 @@ static void write_stats_and_claims(const run *r)
             if (!measurable(b->kappa_raw) || !measurable(b->kappa_raw_adam)) und++;
             else up += b->kappa_raw_adam > b->kappa_raw;
         }
-        snprintf(name, sizeof name, "table_kappa.ref.first_version_up.%s", CK_NAME[w]);
-        stats_put(st, name, up);
+        stats_putf(st, up, "table_kappa.ref.first_version_up.%s", CK_NAME[w]);
         fprintf(fp, "first version at step %ld: kappa(D_Adam H_b) > kappa(H_b), nothing deflated, on %d of the "
                     "paper's %d blocks (%d not measurable)\n",
                 r->ck[ck_index(r, w)].step, up, NPAPER, und);

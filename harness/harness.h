@@ -61,6 +61,8 @@ void echo_file(const char *path);
  * program judges every claim of claim_rules() over the seeds (docs/verdicts.md). */
 outfile *stats_open(const char *dir);
 void stats_put(outfile *f, const char *name, double value);
+/* stats_put with the name built by printf from fmt. */
+void stats_putf(outfile *f, double value, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The value of `name` in a stats.csv; 0 if the file or the name is missing. */
 int stats_get(const char *path, const char *name, double *value);
 

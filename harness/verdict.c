@@ -1,6 +1,7 @@
 /* Per-run statistics files and the table of claims judged on them. */
 #include "harness.h"
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,16 @@ void stats_put(outfile *f, const char *name, double value)
     if (isnan(value)) csv_row(f, "%s,nan", name);
     else if (isinf(value)) csv_row(f, "%s,%sinf", name, value < 0 ? "-" : "");
     else csv_row(f, "%s,%.17g", name, value);
+}
+
+void stats_putf(outfile *f, double value, const char *fmt, ...)
+{
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    stats_put(f, name, value);
 }
 
 int stats_get(const char *path, const char *name, double *value)
