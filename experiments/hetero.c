@@ -49,8 +49,8 @@ static const char *POINTS[NPOINTS] = {"init", "checkpoint", "end"};
 #define ZERO_REL 1e-12
 /* Densities: log10(|λ|/λref) in [DENS_LO, 0] in bins of DENS_W decades; smaller |λ| count as zero. */
 #define DENS_LO (-14.0)
-#define DENS_W 0.25
-#define DENS_N 56
+#define DENS_W 0.5
+#define DENS_N 28
 #define MAX_TYPES 32
 
 typedef struct {
