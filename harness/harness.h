@@ -284,4 +284,92 @@ typedef struct {
 void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out);
 void mlp_ckpt_free(mlp_ckpt *c);
 
+/* ==== extensions hetero and vspread (hetero_util.c) =========================================
+ * Groups of parameter indices, and what the two extensions measure on them.
+ *
+ * Block heterogeneity (hetero; paper Sec. 2.1 and App. "Preliminary results in
+ * [zhang2024transformers]": "the Hessian of different parameter blocks have
+ * dramatically different eigenvalue distributions"): one number per block,
+ * h_b = log10 |λ|max(H_bb), the largest curvature its one learning rate must
+ * respect, and their spread over the blocks. Scale-free: H → cH shifts every
+ * h_b by log10 c.
+ *
+ * The spread of v̂ (vspread; paper App. "Why using average v": "G usually has
+ * similar entries within a row ... its mean value can be a good representative
+ * of the whole row"): x_i = log10(√v̂_i + ε), the log of Adam's denominator, and
+ * its pooled spread inside groups (rows, columns, heads, random groups). */
+
+/* A grouping of indices: group k holds idx[off[k] .. off[k+1]). */
+typedef struct {
+    int ngroups;
+    size_t *off;     /* (ngroups + 1) */
+    size_t *idx;     /* (off[ngroups]) */
+} index_groups;
+static inline size_t group_size(const index_groups *g, int k) { return g->off[k + 1] - g->off[k]; }
+/* The blocks of p as groups (a strided block's indices in order). */
+index_groups *groups_of_partition(const partition *p);
+/* The same group sizes laid on a uniformly random permutation of g's members
+ * (the members of all groups pooled): random groups, the negative controls. */
+index_groups *groups_shuffled(const index_groups *g, gsl_rng *rng);
+void groups_free(index_groups *g);
+/* The type of each block of p (a partition that splits every tensor by one of
+ * its candidate splits, as Algorithms 2 and 3 do): its tensor's role and what
+ * one block of the split is, "query head", "mlp_fc output neuron", "embed
+ * token", "norm tensor", ...; type[k] indexes names (first seen first).
+ * Returns the number of types. */
+#define BLOCK_TYPE_LEN 64
+int block_types(int *type, char (*names)[BLOCK_TYPE_LEN], int max_types, const model *m, const partition *p);
+
+/* H[idx, idx] (n×n, malloc'ed) for any index set, H (P×P) row-major. */
+double *index_submatrix(const double *H, size_t P, const size_t *idx, size_t n);
+/* The eigenvalues of group k's diagonal block of H, ascending, into w (group_size values). */
+void group_eigvals(double *w, const double *H, size_t P, const index_groups *g, int k);
+/* h[k] = log10 |λ|max of group k's diagonal block, for every group; NAN for a
+ * group with no curvature beyond round-off: ‖H_kk‖_F <= zero_rel · (Σ_k ‖H_kk‖_F²)^½.
+ * eig: NULL, or room for every group's eigenvalues (off[ngroups]; group k's ascending at off[k]). */
+void group_log_absmax(double *h, double *eig, const double *H, size_t P, const index_groups *g, double zero_rel);
+/* The spread of n values over their finite ones (n counts those): mean; sd
+ * (divisor n − 1; NAN for n < 2); iqr (numpy quantiles); eta2 = SS_between /
+ * SS_total by type[i] (0-based labels, may be NULL: eta2 NAN), the share of the
+ * variance the type means explain (NAN when all values are equal). */
+typedef struct {
+    int n;
+    double mean, sd, iqr, eta2;
+} spread_stats;
+spread_stats spread_of(const double *x, const int *type, int n);
+/* The heterogeneity of the blocks g of H, with its random baseline and
+ * control: h[k] as group_log_absmax (eig as there), real = spread_of(h, type).
+ * The kept blocks (h finite) laid on random permutations of their members
+ * (groups_shuffled, types by position): rand_sd and rand_eta2 the means over
+ * `reps` draws; one more draw is the control partition: control_sd, and
+ * control_h[k] its h at block k's position (NAN where h[k] is). Same sizes,
+ * same counts, same H: only which parameters form a block is lost. */
+typedef struct {
+    spread_stats real;
+    int kept, zero;          /* blocks with curvature / without */
+    double rand_sd, rand_eta2, control_sd;
+} hetero_stats;
+hetero_stats block_heterogeneity(double *h, double *eig, double *control_h, const double *H, size_t P,
+                                 const index_groups *g, const int *type, int reps, gsl_rng *rng, double zero_rel);
+
+/* The spread of x (indexed by g's indices) inside g's groups: the pooled
+ * within-group sd, √(Σ_k Σ_{i∈k} (x_i − x̄_k)² / Σ_k (n_k − 1)), and the sd of
+ * all members (divisor N − 1); NAN when a divisor is 0. For groups laid at
+ * random (groups_shuffled) the pooled within-group variance has mean exactly
+ * the members' variance, so within_sd/total_sd is 1 for random groups (in the
+ * mean of its square) and 0 for groups with constant x. */
+typedef struct {
+    double within_sd, total_sd;
+    size_t within_df, total_df;
+} group_spread;
+group_spread group_spread_of(const double *x, const index_groups *g);
+/* R² of the two-way additive fit x_ij ≈ a_i + b_j of x (rows×cols, row-major):
+ * 1 when log v̂ = log α_i + log β_j, i.e. v̂ = αβᵀ as for G = e zᵀ with e and
+ * z independent; NAN for constant x. */
+double additive_r2(const double *x, int rows, int cols);
+/* For every member i of group k: log2 of Adam's learning-rate factor over
+ * Adam-mini's, r_i = log2((√mean_{j∈k} v̂_j + ε) / (√v̂_i + ε)), into r[i]
+ * (r indexed like vhat; entries outside g untouched). */
+void group_lr_log2_ratio(double *r, const double *vhat, const index_groups *g, double eps);
+
 #endif
