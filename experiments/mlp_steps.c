@@ -358,7 +358,8 @@ static void put_stats(const run *r, outfile *f, int s, const set_stats *st)
     }
 }
 
-static const char *pass(int ok) { return ok ? "PASS" : "FAIL"; }
+/* The line's one-seed reading; N/A when a checkpoint the statistic needs is missing. */
+static const char *pass(double stat, int ok) { return isnan(stat) ? "N/A" : ok ? "PASS" : "FAIL"; }
 
 static void put_claims(const run *r, FILE *fp, int s, const set_stats *st)
 {
@@ -366,20 +367,20 @@ static void put_claims(const run *r, FILE *fp, int s, const set_stats *st)
     fprintf(fp, "== %d classes (P = %zu; evaluation accuracy %.3f at step %ld, %.3f at step %ld)\n", x->classes, x->P,
             x->acc0, r->at[0], x->acc_end, r->at[r->nat - 1]);
     fprintf(fp, "%s: block-diagonal by hidden neuron after 1 training step (Fig. 2(a), after Collobert): e at step 1 = "
-                "%.3f (>= %.2f; permuted %.3f; at step 0 %.3f)\n", pass(st->e1 >= LEVEL), st->e1, LEVEL, st->e1_perm,
+                "%.3f (>= %.2f; permuted %.3f; at step 0 %.3f)\n", pass(st->e1, st->e1 >= LEVEL), st->e1, LEVEL, st->e1_perm,
             st->e0);
     fprintf(fp, "%s: the structure appears within the first %d steps (absent at step 0, present at step %d): "
-                "min(e_%d - %.2f, %.2f - e_0) = %.3f (> 0; permuted %.3f)\n", pass(st->margin > 0), APPEAR_STEP,
+                "min(e_%d - %.2f, %.2f - e_0) = %.3f (> 0; permuted %.3f)\n", pass(st->margin, st->margin > 0), APPEAR_STEP,
             APPEAR_STEP, APPEAR_STEP, LEVEL, LEVEL, st->margin, st->margin_perm);
     fprintf(fp, "%s: p(1-p) shrinks during training (at least halved by step %ld): p(1-p) at the end over step 0 = "
                 "%.4f (<= %.1f; squared twin, whose outputs' softmax cannot saturate: %.4f)\n",
-            pass(st->pq_ratio <= PQ_RATIO_MAX), r->at[r->nat - 1], st->pq_ratio, PQ_RATIO_MAX, st->pq_ratio_sq);
+            pass(st->pq_ratio, st->pq_ratio <= PQ_RATIO_MAX), r->at[r->nat - 1], st->pq_ratio, PQ_RATIO_MAX, st->pq_ratio_sq);
     fprintf(fp, "%s: the hidden neurons' off-block mass falls with p(1-p): Spearman rho over the %d checkpoints "
                 "between 1 - e and p(1-p) = %.3f (>= %.1f); control, the squared twin's 1 - e (no p(1-p) in its H) "
-                "against the same p(1-p): %.3f\n", pass(st->rho >= RHO_MIN), r->nat, st->rho, RHO_MIN, st->rho_sq);
+                "against the same p(1-p): %.3f\n", pass(st->rho, st->rho >= RHO_MIN), r->nat, st->rho, RHO_MIN, st->rho_sq);
     fprintf(fp, "%s: the softmax factor makes H block-diagonal: e(cross-entropy) - e(squared) at step 0 (the same "
                 "weights) = %.3f (>= %.2f); control, the same with ReLU (sigma'' = 0, all of fc1-fc1 carries the "
-                "factor): %.3f\n", pass(st->factor >= FACTOR_MIN), st->factor, FACTOR_MIN, st->factor_relu);
+                "factor): %.3f\n", pass(st->factor, st->factor >= FACTOR_MIN), st->factor, FACTOR_MIN, st->factor_relu);
     fprintf(fp, "  references: rho of the squared twin against its own p(1-p) %.3f; checkpoint order shuffled %.3f; "
                 "with the plain off-block mass 1 - sum_b ||H_bb||^2/||H_SS||^2 %.3f; with the true class's "
                 "p_y(1 - p_y) %.3f; log-log slope of 1 - e on p(1-p) %.3g (squared twin %.3g), of the absolute "
