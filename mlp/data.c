@@ -280,10 +280,11 @@ void dataset_append(dataset *a, dataset *b)
     dataset_free(b);
 }
 
-dataset *dataset_synthetic(int n, int rows, int cols, int classes, double noise, unsigned long seed, int stream)
+dataset *dataset_synthetic_channels(int n, int channels, int rows, int cols, int classes, double noise,
+                                    unsigned long seed, int stream)
 {
-    if (n < 1 || rows < 1 || cols < 1 || classes < 2) DIE("dataset_synthetic: bad sizes");
-    dataset *d = dataset_alloc(n, 1, rows, cols, classes);
+    if (n < 1 || channels < 1 || rows < 1 || cols < 1 || classes < 2) DIE("dataset_synthetic: bad sizes");
+    dataset *d = dataset_alloc(n, channels, rows, cols, classes);
     double *mean = xmalloc((size_t)classes * d->dim * sizeof(double));
     gsl_rng *r = rng_new(seed);
     for (size_t e = 0; e < (size_t)classes * d->dim; e++) mean[e] = rng_gaussian(r, 1.0);
@@ -298,6 +299,11 @@ dataset *dataset_synthetic(int n, int rows, int cols, int classes, double noise,
     rng_free(r);
     free(mean);
     return d;
+}
+
+dataset *dataset_synthetic(int n, int rows, int cols, int classes, double noise, unsigned long seed, int stream)
+{
+    return dataset_synthetic_channels(n, 1, rows, cols, classes, noise, seed, stream);
 }
 
 /* ---- named sets --------------------------------------------------------------------- */
@@ -323,9 +329,14 @@ dataset *dataset_load(const char *name, const char *dir, int train, unsigned lon
 {
     if (strcmp(name, "synthetic") == 0)
         return dataset_synthetic(train ? 2000 : 1000, 8, 8, 10, 1.5, seed, train ? 0 : 1);
+    if (strcmp(name, "synthetic-cifar10") == 0 || strcmp(name, "synthetic-cifar100") == 0)
+        return dataset_synthetic_channels(train ? SYNTHETIC_CIFAR_TRAIN : SYNTHETIC_CIFAR_TEST, 3, 32, 32,
+                                          strcmp(name, "synthetic-cifar10") == 0 ? 10 : 100, SYNTHETIC_CIFAR_NOISE,
+                                          seed, train ? 0 : 1);
     int fm = strcmp(name, "fashion-mnist") == 0, c100 = strcmp(name, "cifar100") == 0;
     if (!fm && !c100 && strcmp(name, "cifar10") != 0)
-        die_user("unknown data set '%s' (expected fashion-mnist, cifar10, cifar100 or synthetic)", name);
+        die_user("unknown data set '%s' (expected fashion-mnist, cifar10, cifar100, synthetic, synthetic-cifar10 or "
+                 "synthetic-cifar100)", name);
     if (!dir) dir = dataset_default_dir(name);
     if (!dir) die_user("--data %s needs --data-dir (the folder holding its binary files)", name);
     char path[1024], path2[1024];

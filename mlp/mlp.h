@@ -92,12 +92,23 @@ void dataset_append(dataset *a, dataset *b);
  * pixel drawn from `seed`, samples = mean + N(0, noise²) drawn from stream (seed, stream),
  * so train (stream 0) and test (stream 1) share the classes. Labels uniform. */
 dataset *dataset_synthetic(int n, int rows, int cols, int classes, double noise, unsigned long seed, int stream);
+/* The same with `channels` channels (channel-major, as CIFAR); dataset_synthetic is
+ * this with one channel (same draws). */
+dataset *dataset_synthetic_channels(int n, int channels, int rows, int cols, int classes, double noise,
+                                    unsigned long seed, int stream);
+/* The named synthetic sets with CIFAR's layout, for when the real sets are absent
+ * (mlp_steps): 3×32×32 images, 10 or 100 classes, per-pixel noise 4 (the class
+ * means are N(0, 1) per pixel), 5,000 training and 1,000 test images. */
+#define SYNTHETIC_CIFAR_TRAIN 5000
+#define SYNTHETIC_CIFAR_TEST 1000
+#define SYNTHETIC_CIFAR_NOISE 1.5
 /* User error unless a and b have the same image shape and classes (names for the message). */
 void dataset_check_same(const dataset *a, const dataset *b, const char *what_a, const char *what_b);
 
 /* Named sets: "fashion-mnist" (dir holds {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz];
  * default /usr/share/datasets/fashion-mnist), "cifar10" (data_batch_1..5.bin,
- * test_batch.bin), "cifar100" (train.bin, test.bin), "synthetic" (dir unused).
+ * test_batch.bin), "cifar100" (train.bin, test.bin), "synthetic" (dir unused),
+ * "synthetic-cifar10" and "synthetic-cifar100" (dir unused; above).
  * train: 1 for the training split, 0 for the test split. */
 dataset *dataset_load(const char *name, const char *dir, int train, unsigned long seed);
 const char *dataset_default_dir(const char *name);
