@@ -17,7 +17,7 @@ $(RES)/trajectory/run.txt: $(BUILD)/bin/trajectory
 	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
 $(RES)/trajectory/claims.txt: $(RES)/trajectory/run.txt
 $(FIG)/trajectory.png: $(RES)/trajectory/run.txt plots/tt_curves.gp
-	$(call render,plots/tt_curves.gp,file='$(RES)/trajectory/distance.csv'; c0=2; c1=6; ttl='Distance to the AdamW weights, every optimizer at peak lr 1e-3 (1: unrelated directions)'; ylab='|w - w_A| / sqrt(|w - w_0|^2 + |w_A - w_0|^2)')
+	$(call render,plots/tt_curves.gp,file='$(RES)/trajectory/distance.csv'; c0=2; c1=6; ttl='Distance to the AdamW weights (every optimizer at peak lr 1e-3; 1 = unrelated directions)'; ylab='|w - w_A| / sqrt(|w - w_0|^2 + |w_A - w_0|^2)')
 
 FIGURES += $(FIG)/train_compare.png $(FIG)/ablation_vstat.png $(FIG)/trajectory.png
 CLAIMS += $(RES)/train_compare/claims.txt $(RES)/ablation_vstat/claims.txt $(RES)/trajectory/claims.txt
