@@ -178,6 +178,12 @@ tt_ckpt_setup tt_ckpt_defaults(void);
 /* User error naming the value when a setting is out of range. */
 void tt_ckpt_check(const tt_ckpt_setup *s);
 void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out);
+/* The same without H (out->H stays NULL): the model at the checkpoint with the
+ * Hessian batch set, for the streamed analysis. train_dir NULL: no training
+ * either — the model at its initialisation, the Hessian batch set, vhat NULL and
+ * out->step the checkpoint's step; the caller then sets the checkpoint's
+ * parameters (an MPI rank receiving them from rank 0). */
+void tt_ckpt_model(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out);
 void tt_ckpt_free(tt_ckpt *c);
 
 /* The command line of the Transformer checkpoint Hessian, shared by fig6,
@@ -237,9 +243,13 @@ typedef struct {
     model *m;                  /* at the checkpoint's parameters, on the Hessian batch */
     mlp_data data;
     double *H;                 /* (P,P) */
+    double *vhat;              /* (P) Adam's bias-corrected v̂ at the checkpoint (NULL untrained) */
     long step, total;
 } mlp_ckpt;
 void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out);
+/* The same without H; train = 0: not trained either (parameters at
+ * initialisation, the Hessian batch set; the caller sets the checkpoint's). */
+void mlp_ckpt_model(const mlp_ckpt_setup *s, int train, mlp_ckpt *out);
 void mlp_ckpt_free(mlp_ckpt *c);
 
 #endif

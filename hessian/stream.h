@@ -99,6 +99,15 @@ void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_
  * options, have the same panel kind and share no row. */
 void hstream_merge(hstream *a, const hstream *b);
 
+/* A stream as bytes (malloc'ed; *bytes its length), to send to another process:
+ * its fed rows, their kept block rows, row masses and the ordered accumulators'
+ * chains and pending rows — about (n_b + 3) doubles per fed row plus 2P. */
+void *hstream_pack(const hstream *s, size_t *bytes);
+/* a += the packed stream: the same as hstream_merge with the stream that was
+ * packed (bitwise), without unpacking it into a second stream. User error on
+ * bytes that are not a packed stream of the same model, partition and options. */
+void hstream_merge_packed(hstream *a, const void *bytes, size_t len);
+
 /* Rows fed so far (P when complete). */
 size_t hstream_rows_fed(const hstream *s);
 
