@@ -189,6 +189,15 @@ static double *full_path(run *r, results *res)
 
 /* ---- outputs (rank 0) ----------------------------------------------------------------------- */
 
+/* The tensor a block starts in (a partition file's block may name none). */
+static const char *tensor_at(const model *m, const block *b)
+{
+    if (b->tensor >= 0 && b->tensor < m->ntensors) return m->tensors[b->tensor].name;
+    for (int t = m->ntensors - 1; t >= 0; t--)
+        if (m->tensors[t].offset <= b->start) return m->tensors[t].name;
+    return "-";
+}
+
 static void write_results(const run *r, const results *res)
 {
     const model *m = r->m;
@@ -222,7 +231,7 @@ static void write_results(const run *r, const results *res)
         npy_write_chunk(fh, res->Hb[b], bl->n * bl->n);
         sym_eigvals((int)bl->n, res->Hb[b], eig + oe);
         csv_row(f, "%d,%s,%s,%zu,%zu,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%d,%.17g", b,
-                bl->name, m->tensors[bl->tensor].name, bl->start, bl->n, bl->stride, oh, oe, bm->fro2,
+                bl->name, tensor_at(m, bl), bl->start, bl->n, bl->stride, oh, oe, bm->fro2,
                 res->total > 0 ? bm->fro2 / res->total : NAN, bm->row_mass, bm->tau, bm->s.lmin, bm->s.lmax,
                 bm->s.absmin, bm->s.absmax, bm->s.kappa, bm->s.nneg, bm->sd.kappa, bm->sd.nneg, bm->kappa_dh_svd);
         oh += bl->n * bl->n;
