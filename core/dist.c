@@ -44,12 +44,19 @@ void dist_share(size_t n, size_t align, int rank, int size, size_t *j0, size_t *
 enum { CHUNK = 1 << 30 };
 static int g_replicated = 1, g_started = 0;
 
-static void abort_job(int code)
+static __attribute__((noreturn)) void abort_job(int code)
 {
     int fin = 0;
     MPI_Finalized(&fin);
     if (g_started && !fin && g_size > 1) MPI_Abort(MPI_COMM_WORLD, code);
     _exit(code);
+}
+
+void dist_abort(int code)
+{
+    outfile_remove_temporaries();
+    fflush(NULL);
+    abort_job(code);
 }
 
 /* Ranks > 0 while every rank does the same thing: rank 0 meets the same error
@@ -131,6 +138,24 @@ void *dist_recv(int from, size_t *bytes)
     return buf;
 }
 
+void dist_send_ints(int to, int tag, const int v[2]) { MPI_Send(v, 2, MPI_INT, to, 100 + tag, MPI_COMM_WORLD); }
+
+void dist_recv_ints(int from, int tag, int v[2])
+{
+    MPI_Recv(v, 2, MPI_INT, from, 100 + tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+int dist_poll_ints(int tag, int *from, int v[2])
+{
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, 100 + tag, MPI_COMM_WORLD, &flag, &st);
+    if (!flag) return 0;
+    *from = st.MPI_SOURCE;
+    MPI_Recv(v, 2, MPI_INT, st.MPI_SOURCE, 100 + tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return 1;
+}
+
 double dist_max(double v)
 {
     double out = v;
@@ -179,6 +204,27 @@ void *dist_recv(int from, size_t *bytes)
 }
 double dist_max(double v) { return v; }
 double dist_sum(double v) { return v; }
+void dist_send_ints(int to, int tag, const int v[2])
+{
+    (void)tag, (void)v;
+    DIE("dist_send_ints to rank %d without MPI", to);
+}
+void dist_recv_ints(int from, int tag, int v[2])
+{
+    (void)tag, (void)v;
+    DIE("dist_recv_ints from rank %d without MPI", from);
+}
+int dist_poll_ints(int tag, int *from, int v[2])
+{
+    (void)tag, (void)from, (void)v;
+    return 0;
+}
 void dist_finalize(void) {}
+void dist_abort(int code)
+{
+    outfile_remove_temporaries();
+    fflush(NULL);
+    _exit(code);
+}
 
 #endif

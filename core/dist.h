@@ -44,6 +44,14 @@ void dist_send(const void *buf, size_t bytes, int to);
 void *dist_recv(int from, size_t *bytes);
 double dist_max(double v);                           /* over all ranks */
 double dist_sum(double v);                           /* over all ranks, in rank order */
+/* Two-int messages for a task farm: send, blocking receive from one rank, and a
+ * non-blocking poll for one from any rank (1 and *from set when one arrived). */
+void dist_send_ints(int to, int tag, const int v[2]);
+void dist_recv_ints(int from, int tag, int v[2]);
+int dist_poll_ints(int tag, int *from, int v[2]);
+/* Stop the whole job now with exit code `code` (MPI_Abort; _exit without MPI),
+ * after the caller has printed its one line. */
+void dist_abort(int code) __attribute__((noreturn));
 /* MPI_Finalize (also at exit); a no-op without MPI. */
 void dist_finalize(void);
 
