@@ -27,6 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
 typedef struct {
     int n;
     char **cmd;
@@ -108,6 +110,28 @@ typedef struct {
     int quiet;
 } farm;
 
+/* The launcher's variables (OpenMPI's OMPI_*, PMIx, PMI, ORTE, OPAL): a command
+ * must not take itself for a rank of this job. An MPI-built program among the
+ * commands then starts as a one-rank job of its own (MPI singleton). */
+static void drop_launcher_env(void)
+{
+    static const char *prefixes[] = {"OMPI_", "PMIX_", "PMI_", "ORTE_", "OPAL_"};
+    for (;;) {
+        int removed = 0;
+        for (char **e = environ; *e && !removed; e++)
+            for (int i = 0; i < 5; i++)
+                if (!strncmp(*e, prefixes[i], strlen(prefixes[i]))) {
+                    char name[256];
+                    size_t n = strcspn(*e, "=");
+                    snprintf(name, sizeof name, "%.*s", (int)(n < 255 ? n : 255), *e);
+                    unsetenv(name);
+                    removed = 1;
+                    break;
+                }
+        if (!removed) return;
+    }
+}
+
 /* Start task k: its output into the log file (or a temporary for its last line). */
 static pid_t start_task(const farm *f, const task_list *t, int k)
 {
@@ -134,6 +158,7 @@ static pid_t start_task(const farm *f, const task_list *t, int k)
     if (pid == 0) {
         sigprocmask(SIG_SETMASK, &old, NULL);
         signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL), signal(SIGQUIT, SIG_DFL);
+        drop_launcher_env();
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
         close(fd);
