@@ -774,7 +774,7 @@ static uint64_t *oa_pack(const ordacc *a, uint64_t *w)
     w += na;
     for (int g = 0; g < a->ng; g++) *w++ = a->next[g];
     for (size_t k = 0; k < a->np; k++) *w++ = a->prow[k];
-    memcpy(w, a->pval, a->np * a->W * 8);
+    if (a->np) memcpy(w, a->pval, a->np * a->W * 8);
     return w + a->np * a->W;
 }
 
