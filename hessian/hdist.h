@@ -2,11 +2,11 @@
  * job under `make MPI=1`, else one rank, where every call is the one-process
  * path).
  *
- * Streamed block analysis: each rank runs hstream_run_cols on its contiguous
- * share of the columns (dist_share, cut at panel multiples) with its own copy
- * of the model; then rank r > 0 packs its stream (hstream_pack) and sends it to
- * rank 0, which merges the packed streams in rank order 1, 2, ..., N-1 into its
- * own. With full panels every result is bitwise what one process computes
+ * Streamed block analysis: rank r of N streams the panels r, r + N, r + 2N, ...
+ * (hstream_run_strided: interleaved panels balance columns of unequal cost)
+ * with its own copy of the model; then rank r > 0 packs its stream
+ * (hstream_pack) and sends it to rank 0, which merges the packed streams in
+ * rank order 1, 2, ..., N-1 into its own. With full panels every result is bitwise what one process computes
  * (stream.h: the stream's sums are chains in row order, whatever the split); with
  * lower panels everything but the row masses (round-off, ~1e-16 relative).
  *
@@ -21,9 +21,8 @@
 
 #include "hessian/stream.h"
 
-/* Run this rank's share of H's columns into s, then reduce to rank 0: on rank 0
- * s holds every row when this returns; on the other ranks s is spent (free it).
- * The panel width o->panel is also the unit of the shares. */
+/* Run this rank's panels of H's columns into s, then reduce to rank 0: on rank 0
+ * s holds every row when this returns; on the other ranks s is spent (free it). */
 void hstream_run_dist(hstream *s, model *m, const hessian_opts *o);
 /* Only the reduction (each rank fed its own rows already). */
 void hstream_reduce(hstream *s);

@@ -603,7 +603,9 @@ void hstream_add(hstream *s, size_t j0, int k, const double *rows, int lower)
 
 /* ---- driving the model ------------------------------------------------------------------ */
 
-void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_opts *opt)
+/* Panels of o->panel columns starting at j0, j0 + step, ... below j1 (each cut
+ * at j1), in that order. */
+static void run_panels(hstream *s, model *m, size_t j0, size_t j1, size_t step, const hessian_opts *opt)
 {
     hessian_opts o = opt ? *opt : hessian_defaults();
     size_t P = m->P;
@@ -625,9 +627,13 @@ void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_
     }
     double *buf = huge_alloc((size_t)pw * P, "hstream panel");
     double *V = use_hvp ? xcalloc((size_t)pw * P, sizeof(double)) : NULL;
+    if (step < (size_t)pw) step = (size_t)pw;
+    size_t total = 0;
+    for (size_t c = j0; c < j1; c += step) total += j1 - c < (size_t)pw ? j1 - c : (size_t)pw;
     progress pr;
-    progress_start(&pr, o.label ? o.label : "hstream", (long)(j1 - j0));
-    for (size_t c = j0; c < j1; c += (size_t)pw) {
+    progress_start(&pr, o.label ? o.label : "hstream", (long)total);
+    size_t done = 0;
+    for (size_t c = j0; c < j1; c += step) {
         int k = (int)(j1 - c < (size_t)pw ? j1 - c : (size_t)pw);
         if (lower) {
             lower(m, c, k, buf);
@@ -639,11 +645,22 @@ void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_
             for (int d = 0; d < k; d++) V[(size_t)d * P + c + d] = 0;
         }
         hstream_add(s, c, k, buf, lower != NULL);
-        progress_update(&pr, (long)(c + k - j0));
+        done += (size_t)k;
+        progress_update(&pr, (long)done);
     }
     progress_end(&pr);
     free(V);
     free(buf);
+}
+
+void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_opts *o)
+{
+    run_panels(s, m, j0, j1, 0, o);
+}
+
+void hstream_run_strided(hstream *s, model *m, size_t first, size_t step, const hessian_opts *o)
+{
+    run_panels(s, m, first < m->P ? first : m->P, m->P, step, o);
 }
 
 void hstream_run(hstream *s, model *m, const hessian_opts *o)

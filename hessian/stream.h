@@ -93,6 +93,12 @@ void hstream_add(hstream *s, size_t j0, int k, const double *rows, int lower);
 void hstream_run(hstream *s, model *m, const hessian_opts *o);
 /* The same for columns j0..j1-1 only (one rank's share; merge the streams after). */
 void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_opts *o);
+/* The panels at columns first, first + step, first + 2·step, ... (each o->panel
+ * wide, step >= o->panel): rank r of N with first = r·panel, step = N·panel
+ * takes every N-th panel, which balances columns of unequal cost. Rows that
+ * arrive before their chain's predecessors wait as pending rows (T + 1 doubles
+ * each, plus a mean-pooled heatmap's pixel columns) until a merge brings those. */
+void hstream_run_strided(hstream *s, model *m, size_t first, size_t step, const hessian_opts *o);
 /* Combine partial results (column ranges computed separately, e.g. by MPI ranks):
  * a += b. Sums and maxima only; exact for disjoint rows (see the order above).
  * User error unless a and b were made with the same model size, partition and

@@ -136,6 +136,34 @@ static void test_pack(model *m, const partition *p, int lower, const char *name)
     hstream_free(a2);
 }
 
+/* Interleaved panels (rank q of 3 takes panels q, q + 3, ...; what
+ * hstream_run_dist does) packed and merged in order: bitwise one stream. */
+static void test_strided(model *m, const partition *p, const char *name)
+{
+    hstream_opts so = {p, 1, 16, POOL_MEAN};
+    hessian_opts o = hessian_defaults();
+    o.panel = 16;
+    o.symmetric = 0;
+    hstream *ref = hstream_new(m, &so), *a = hstream_new(m, &so);
+    hstream_run(ref, m, &o);
+    hstream_run_strided(a, m, 0, 48, &o);
+    for (int q = 1; q < 3; q++) {
+        hstream *b = hstream_new(m, &so);
+        hstream_run_strided(b, m, 16 * (size_t)q, 48, &o);
+        size_t n;
+        void *buf = hstream_pack(b, &n);
+        hstream_merge_packed(a, buf, n);
+        free(buf);
+        hstream_free(b);
+    }
+    char what[96];
+    snprintf(what, sizeof what, "%s: interleaved panels of 3 streams, merged, vs one stream", name);
+    CHECK(hstream_rows_fed(a) == m->P, "%s: %zu rows fed", what, hstream_rows_fed(a));
+    compare(a, ref, m, p, 0, what);
+    hstream_free(a);
+    hstream_free(ref);
+}
+
 /* hstream_run_dist over the job's ranks against one process's stream (rank 0). */
 static void test_run_dist(model *m, const partition *p, const char *name)
 {
@@ -228,6 +256,7 @@ int main(int argc, char **argv)
         if (dist_rank() == 0) {
             test_pack(ms[i], p, 0, names[i]);
             test_pack(ms[i], p, 1, names[i]);
+            test_strided(ms[i], p, names[i]);
         }
         test_run_dist(ms[i], p, names[i]);
         test_eigs(ms[i], names[i]);
