@@ -58,9 +58,9 @@ size_t checked_mul(size_t count, size_t size, const char *what);
  * mem_available_bytes: what this process may still allocate, in bytes — the
  * smallest of MemAvailable (/proc/meminfo), the headroom under the address-space
  * limit (ulimit -v, RLIMIT_AS) and under the cgroup's memory.max; -1 if unknown.
- * memory_check: prints "<what>: needs X GB; available Y GB" on stderr (unless
- * --quiet) and stops with a user error, before anything is allocated, when X
- * exceeds what is available.
+ * memory_check: prints "<what>: needs X GB; available Y GB" on stderr for 100 MB
+ * and more (unless --quiet) and stops with a user error, before anything is
+ * allocated, when X exceeds what is available.
  * huge_alloc: count doubles on 2 MB-aligned memory with transparent huge pages
  * requested (release with free()); user error if the allocation fails. On this
  * kind of VM first-touch page faults of a large H cost more than its arithmetic

@@ -84,8 +84,9 @@ double mem_available_bytes(void)
  * the same time and, when that allocation fails, retries for ever; so under an
  * address-space limit the room for one buffer per worker thread is checked
  * before any BLAS call, and the buffers are then taken, all at once (the
- * workers call BLAS concurrently). */
-#define BLAS_BUFFER_BYTES (160.0 * 1024 * 1024)
+ * workers call BLAS concurrently). Per thread: the buffer, the 64 MB that
+ * glibc reserves for a thread's own malloc arena, its stack, and a margin. */
+#define BLAS_BUFFER_BYTES (256.0 * 1024 * 1024)
 
 typedef struct {
     pthread_barrier_t *all_in;
@@ -128,13 +129,13 @@ void blas_memory_guard(void)
 void memory_check(const char *what, double bytes)
 {
     double avail = mem_available_bytes();
-    if (!core_quiet) {
+    if (!core_quiet && bytes >= 1e8) { /* only what is worth knowing: 100 MB and more */
         if (avail >= 0) fprintf(stderr, "%s: needs %.3f GB; available %.3f GB\n", what, bytes / 1e9, avail / 1e9);
         else fprintf(stderr, "%s: needs %.3f GB (available memory unknown)\n", what, bytes / 1e9);
     }
     if (avail >= 0 && bytes > avail)
-        die_user("%s needs %.3f GB but only %.3f GB of memory is available (compute column ranges "
-                 "in separate runs, or use a smaller model or batch)", what, bytes / 1e9, avail / 1e9);
+        die_user("%s needs %.3f GB but only %.3f GB of memory is available (use a smaller model or batch, or "
+                 "compute Hessian column ranges in separate runs)", what, bytes / 1e9, avail / 1e9);
 }
 
 double *huge_alloc(size_t count, const char *what)

@@ -82,16 +82,26 @@ static void build_model(run *r)
     int root = dist_rank() == 0;
     double meta[3] = {0};
     if (r->is_tt) {
-        char *train_dir = root ? path_join(r->out, "train") : NULL;
-        tt_ckpt_model(&r->setup, train_dir, &r->tt);
-        free(train_dir);
+        /* harness's steps of tt_ckpt_hessian, all but H: model and Hessian batch,
+         * then (rank 0) the training and the checkpoint read back */
+        tt_ckpt_setup one = r->setup;
+        one.train.nfracs = 1;
+        tt_ckpt_start(&one, &r->tt);
+        long step = checkpoint_step(one.train.fracs[0], one.train.steps);
+        if (root) {
+            char *train_dir = path_join(r->out, "train");
+            tt_ckpt_train(&one, train_dir, &r->tt);
+            tt_ckpt_load(&one, train_dir, step, &r->tt);
+            free(train_dir);
+            meta[0] = r->tt.m->loss(r->tt.m);
+        } else {
+            r->tt.vhat = xmalloc(r->tt.m->P * sizeof(double));
+        }
         r->m = r->tt.m;
-        if (!root) r->tt.vhat = xmalloc(r->m->P * sizeof(double));
         r->vhat = r->tt.vhat;
         r->eps = r->setup.train.ocfg.eps;
-        r->step = r->tt.step;
+        r->step = step;
         r->total = r->setup.train.steps;
-        meta[0] = r->tt.loss;
     } else {
         mlp_ckpt_model(&r->ms, root, &r->mlp);
         r->m = r->mlp.m;

@@ -2,24 +2,37 @@
  * Partition Strategy"): "partition parameters into blocks such that each block
  * is associated with the smallest dense sub-block in Hessian".
  *
- * For each tensor t of a model, on the exact Hessian at a training checkpoint:
- * the mass ratio Σ_b ‖H_bb‖_F² / ‖H_tt‖_F² inside the tensor's own diagonal
- * block H_tt for each candidate split — whole, by head (query/key/value), by
- * row (output neuron; token for embed/output; position for pos), by column
- * (input neuron), by entry (Adam's per-coordinate view) — with the ratio of
- * random blocks of the same sizes, and the finest split that keeps at least
- * --share of the mass. "Finest" = the most blocks (ties: the larger mass
- * ratio); whole always keeps 100%, so there is always an answer. Printed and
- * written next to the split the paper's Algorithm 3 uses for the tensor's role.
+ * For each tensor t of a model, on the exact Hessian at a training checkpoint,
+ * inside the tensor's own diagonal block H_tt, each candidate split — whole,
+ * by head (query/key/value), by row (output neuron; token for embed/output;
+ * position for pos), by column (input neuron), by entry (Adam's per-coordinate
+ * view) — is scored without the diagonal (hessian/hessian.h): its off-diagonal
+ * excess e = (s − q)/(1 − q) (0: no better than random blocks of the same
+ * sizes, 1: block-diagonal); entries by the diagonal's excess instead. The
+ * criterion (principle1_pick): the finest split whose score is >= --level
+ * (default 1/2: the blocks keep at least half of the off-diagonal mass random
+ * blocks lose). Its pick is set beside the split of the paper's Algorithm 3
+ * (Transformers: embed/output by tokens, query/key by heads, value, attn.proj
+ * and MLP by output neurons) and Algorithm 2 (non-Transformers: one block per
+ * tensor). Negative control: the same criterion on H_tt with its rows and
+ * columns randomly permuted.
+ * The old rule is kept beside it: the finest split whose mass ratio with the
+ * diagonal, Σ_b ‖H_bb‖² / ‖H_tt‖², is >= --share (with its Monte Carlo random
+ * baseline), and both rules swept over their thresholds (sweep.csv).
  *
  * Models: --model tt (the tiny Transformer; the same flags and training as
- * fig6, so the same H) or --model mlp (the 1-hidden-layer MLP of mlp/mlp.h on
+ * fig6, so the same H), --model mlp (the 1-hidden-layer MLP of mlp/mlp.h on
  * Fashion-MNIST pooled 4x4 or the synthetic set; Adam with the same --steps,
- * --lr, --batch and --checkpoint).
+ * --lr, --batch and --checkpoint), or --model both (each into its subfolder
+ * tt/ and mlp/; make verdicts runs this, since the MLP claim's control is the
+ * Transformer).
  *
- * Outputs in --out: candidates.csv (tensor × split), summary.csv (per tensor:
- * its share of ‖H‖², the finest split above the share, Algorithm 3's split and
- * its mass ratio), H.npy, claims.txt.
+ * Outputs in --out (per model, in tt/ and mlp/ with --model both):
+ * candidates.csv (tensor × split: mass ratio, random baseline, off-diagonal
+ * share, chance, excess, score, on H and on the permuted H), summary.csv (per
+ * tensor: its share of ‖H‖², the old rule's split, the criterion's split on H
+ * and on the permuted H, Algorithm 3's and Algorithm 2's), sweep.csv, H.npy (unless --save-h 0);
+ * and in --out: stats.csv (the claims' statistics for make verdicts), claims.txt.
  */
 #include "harness/harness.h"
 #include <math.h>
@@ -29,62 +42,78 @@
 typedef struct {
     ckpt_cli cli;
     const char *model_name, *out, *mlp_data, *mlp_act;
-    int mlp_width, mlp_pool, mlp_eval_n, reps;
-    double share;
-    /* state */
-    model *m;          /* at the checkpoint */
-    double *H;
-    long step, total;
-    tt_ckpt tt;        /* --model tt */
-    mlp_ckpt mlp;      /* --model mlp */
-    gsl_rng *rng;      /* random baselines */
+    int mlp_width, mlp_pool, mlp_eval_n, reps, save_h;
+    double share, level;
+    gsl_rng *rng;        /* Monte Carlo baselines of the old statistic */
+    gsl_rng *perm_rng;   /* the permutations of the control */
 } run;
-
-/* ---- the check ---------------------------------------------------------------------------- */
-
-typedef struct {
-    int n;                                  /* candidates */
-    split_kind split[SPLIT_CANDIDATES_MAX];
-    int nblocks[SPLIT_CANDIDATES_MAX];
-    double mass[SPLIT_CANDIDATES_MAX], rand[SPLIT_CANDIDATES_MAX];
-    int finest, alg3;                       /* indices into the candidates; alg3 -1 if not a candidate */
-    double fro2;                            /* ‖H_tt‖² */
-} tensor_check;
 
 /* A tensor whose ‖H_tt‖_F is below ZERO_REL ‖H‖_F has no curvature beyond round-off
  * (e.g. the key bias, which softmax ignores exactly). */
 #define ZERO_REL 1e-12
+/* Thresholds of the sweeps in sweep.csv: SWEEP_N levels from 0.05 to 0.95. */
+#define SWEEP_N 19
 
-static tensor_check check_tensor(run *r, int t, const partition *alg3, double total, outfile *cand)
+/* ---- one tensor ----------------------------------------------------------------------------- */
+
+/* The picks of a rule at the run's threshold and at each sweep threshold, on H_tt and on its permutation. */
+typedef struct {
+    int now, perm;
+    int sweep[SWEEP_N], sweep_perm[SWEEP_N];
+} picks;
+
+typedef struct {
+    int zero;                                /* no curvature: left out of every count */
+    double fro2;                             /* ‖H_tt‖² */
+    split_candidates c, perm;                /* on H_tt and on its random permutation */
+    double rand[SPLIT_CANDIDATES_MAX];       /* Monte Carlo random mean of the old mass ratio, and its sd */
+    double rand_sd[SPLIT_CANDIDATES_MAX];
+    double rand_perm[SPLIT_CANDIDATES_MAX];
+    int alg3;                                /* candidate index of Algorithm 3's split; -1 if none */
+    picks crit, old;                         /* the criterion's (at --level) and the old rule's (at --share) */
+    double crit_score;                       /* the score with which the criterion's pick held */
+} tensor_check;
+
+static double sweep_threshold(int k) { return 0.05 + 0.05 * k; }
+static int old_pick(const split_candidates *c, double share) { return finest_above_share(c->n, c->nblocks, c->mass, share); }
+
+static tensor_check check_tensor(run *r, const model *m, const double *H, int t, const partition *alg3, double total)
 {
-    const model *m = r->m;
     const tensor_info *ti = &m->tensors[t];
-    tensor_check c = {.finest = -1, .alg3 = -1};
-    double *Htt = tensor_hessian(r->H, m->P, m, t);
+    tensor_check c = {.alg3 = -1};
     size_t n = tensor_size(ti);
+    double *Htt = tensor_hessian(H, m->P, m, t);
+    double *Hperm = sym_permuted(Htt, n, r->perm_rng);
     c.fro2 = frobenius_sq(n * n, Htt);
-    if (c.fro2 <= ZERO_REL * ZERO_REL * total) c.fro2 = 0;
-    c.n = tensor_splits(m, t, c.split);
-    int a3 = partition_split_of(alg3, m, t);
-    for (int i = 0; i < c.n; i++) {
-        partition *p = tensor_local_partition(m, t, c.split[i]);
-        c.nblocks[i] = p->nblocks;
-        double sd;
-        c.mass[i] = c.fro2 > 0 ? mass_ratio(Htt, n, p) : NAN;
-        if (c.fro2 > 0) mass_ratio_random(Htt, n, p, r->rng, r->reps, &c.rand[i], &sd);
-        else c.rand[i] = sd = NAN;
-        if ((int)c.split[i] == a3) c.alg3 = i;
-        partition_free(p);
-        csv_row(cand, "%s,%s,%s,%s,%d,%zu,%.10g,%.10g,%.10g,%d", ti->name, role_name(ti->role), split_name(c.split[i]),
-                split_meaning(ti, c.split[i]), c.nblocks[i], n / c.nblocks[i], c.mass[i], c.rand[i], sd,
-                c.mass[i] >= r->share);
+    c.zero = !(c.fro2 > ZERO_REL * ZERO_REL * total);
+    split_candidates_of(Htt, m, t, &c.c);
+    split_candidates_of(Hperm, m, t, &c.perm);
+    c.crit.now = principle1_pick(Htt, m, t, &c.c, r->level, &c.crit_score);
+    c.crit.perm = principle1_pick(Hperm, m, t, &c.perm, r->level, NULL);
+    c.old.now = old_pick(&c.c, r->share);
+    c.old.perm = old_pick(&c.perm, r->share);
+    for (int k = 0; k < SWEEP_N; k++) {
+        double th = sweep_threshold(k);
+        c.crit.sweep[k] = principle1_pick(Htt, m, t, &c.c, th, NULL);
+        c.crit.sweep_perm[k] = principle1_pick(Hperm, m, t, &c.perm, th, NULL);
+        c.old.sweep[k] = old_pick(&c.c, th);
+        c.old.sweep_perm[k] = old_pick(&c.perm, th);
     }
-    if (c.fro2 > 0) c.finest = finest_above_share(c.n, c.nblocks, c.mass, r->share);
+    int a3 = partition_split_of(alg3, m, t);
+    for (int i = 0; i < c.c.n; i++) {
+        if ((int)c.c.split[i] == a3) c.alg3 = i;
+        partition *p = tensor_local_partition(m, t, c.c.split[i]);
+        double sd;
+        mass_ratio_random(Htt, n, p, r->rng, r->reps, &c.rand[i], &c.rand_sd[i]);
+        mass_ratio_random(Hperm, n, p, r->rng, r->reps, &c.rand_perm[i], &sd);
+        partition_free(p);
+    }
+    free(Hperm);
     free(Htt);
     return c;
 }
 
-static const char *cand_name(const tensor_info *ti, const tensor_check *c, int i, char *buf, size_t len)
+static const char *cand_name(const tensor_info *ti, const split_candidates *c, int i, char *buf, size_t len)
 {
     if (i < 0) snprintf(buf, len, "-");
     else if (c->nblocks[i] == 1) snprintf(buf, len, "whole");
@@ -95,6 +124,225 @@ static const char *cand_name(const tensor_info *ti, const tensor_check *c, int i
         else snprintf(buf, len, "%d %ss", c->nblocks[i], w);
     }
     return buf;
+}
+
+/* ---- one model ------------------------------------------------------------------------------ */
+
+/* Agreement counts of a rule with Algorithm 3 and Algorithm 2 over the nonzero tensors. */
+typedef struct {
+    int nz, split_tensors;       /* nonzero tensors; those Algorithm 3 splits */
+    int alg3_all, alg3_split;    /* picks equal to Algorithm 3's split: all, among the split ones */
+    int alg2;                    /* picks of whole (Algorithm 2's split) */
+} agreement;
+
+typedef enum { RULE_CRITERION, RULE_OLD_SHARE } pick_rule;
+
+/* The agreement of a rule's picks: at the run's threshold (sweep < 0) or at sweep threshold `sweep`. */
+static agreement agree_of(const model *m, const tensor_check *tc, pick_rule rule, int sweep, int permuted)
+{
+    agreement a = {0};
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_check *c = &tc[t];
+        if (c->zero) continue;
+        const split_candidates *sc = permuted ? &c->perm : &c->c;
+        const picks *pk = rule == RULE_CRITERION ? &c->crit : &c->old;
+        int pick = sweep < 0 ? (permuted ? pk->perm : pk->now) : permuted ? pk->sweep_perm[sweep] : pk->sweep[sweep];
+        int split3 = c->alg3 >= 0 && sc->nblocks[c->alg3] > 1;
+        a.nz++;
+        a.split_tensors += split3;
+        a.alg3_all += pick >= 0 && pick == c->alg3;
+        a.alg3_split += split3 && pick == c->alg3;
+        a.alg2 += pick >= 0 && sc->nblocks[pick] == 1;
+    }
+    return a;
+}
+
+static double frac(int k, int n) { return n > 0 ? (double)k / n : NAN; }
+
+typedef struct {
+    const char *key;             /* "tt" or "mlp" */
+    const char *what;            /* "1-layer Transformer" */
+    long step, total;
+    size_t P;
+    agreement now, perm, old, old_perm;   /* the criterion at --level, the old rule at --share */
+    char disagree[2048], old_disagree[2048];
+} model_result;
+
+static void write_sweep(const char *dir, const model *m, const tensor_check *tc)
+{
+    outfile *f = csv_open_in(dir, "sweep.csv", "rule,threshold,hessian,nonzero_tensors,alg3_split_tensors,alg3_agree_split,"
+                                               "alg3_agree_all,alg2_agree");
+    for (int rule = 0; rule < 2; rule++)
+        for (int k = 0; k < SWEEP_N; k++) {
+            for (int permuted = 0; permuted < 2; permuted++) {
+                agreement a = agree_of(m, tc, (pick_rule)rule, k, permuted);
+                csv_row(f, "%s,%.2f,%s,%d,%d,%d,%d,%d", rule == RULE_CRITERION ? "excess" : "old_share", sweep_threshold(k),
+                        permuted ? "permuted" : "H", a.nz, a.split_tensors, a.alg3_split, a.alg3_all, a.alg2);
+            }
+        }
+    csv_close(f);
+}
+
+static void analyse(run *r, const model *m, const double *H, const char *dir, model_result *res)
+{
+    ensure_dir(dir);
+    partition *alg3 = partition_alg3(m, 0);
+    double total = frobenius_sq(m->P * m->P, H);
+    tensor_check *tc = xmalloc((size_t)m->ntensors * sizeof(tensor_check));
+    outfile *cand = csv_open_in(dir, "candidates.csv", "tensor,role,split,meaning,blocks,block_size,mass_ratio,"
+                                "random_mass_ratio,random_mass_ratio_sd,keeps_share,offdiag_share,chance,excess,score,holds,perm_mass_ratio,"
+                                "perm_random_mass_ratio,perm_excess,perm_score");
+    outfile *sum = csv_open_in(dir, "summary.csv", "tensor,role,rows,cols,size,hessian_share,diag_share,old_split,"
+                               "old_blocks,old_mass_ratio,criterion_split,criterion_blocks,criterion_score,"
+                               "perm_criterion_split,alg3_split,alg3_blocks,alg3_mass_ratio,alg3_excess,agree_alg3,"
+                               "agree_alg2,old_agree_alg3");
+    if (!core_quiet)
+        printf("%s\n%-20s %-9s %6s %8s  %-18s %-18s %-18s %-18s %s\n", res->what, "tensor", "role", "size",
+               "H share", "criterion", "permuted H", "old >= share", "Algorithm 3",
+               "excess (heads/rows/cols), diagonal excess");
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        tensor_check *c = &tc[t];
+        *c = check_tensor(r, m, H, t, alg3, total);
+        const split_candidates *sc = &c->c;
+        int pick = c->crit.now, ppick = c->crit.perm, opick = c->old.now;
+        for (int i = 0; i < sc->n; i++)
+            csv_row(cand, "%s,%s,%s,%s,%d,%zu,%.10g,%.10g,%.10g,%d,%.10g,%.10g,%.10g,%.10g,%d,%.10g,%.10g,%.10g,%.10g",
+                    ti->name, role_name(ti->role), split_name(sc->split[i]), split_meaning(ti, sc->split[i]),
+                    sc->nblocks[i], tensor_size(ti) / sc->nblocks[i], sc->mass[i], c->rand[i], c->rand_sd[i],
+                    sc->mass[i] >= r->share,
+                    sc->st[i].share, sc->st[i].chance, sc->st[i].excess, sc->hold[i], sc->hold[i] >= r->level,
+                    c->perm.mass[i], c->rand_perm[i], c->perm.st[i].excess, c->perm.hold[i]);
+        char pb[64], qb[64], ob[64], ab[64];
+        cand_name(ti, sc, pick, pb, sizeof pb);
+        cand_name(ti, sc, ppick, qb, sizeof qb);
+        cand_name(ti, sc, opick, ob, sizeof ob);
+        cand_name(ti, sc, c->alg3, ab, sizeof ab);
+        int same = pick == c->alg3, old_same = opick == c->alg3;
+        if (!c->zero) {
+            size_t dl = strlen(res->disagree), ol = strlen(res->old_disagree);
+            if (!same)
+                snprintf(res->disagree + dl, sizeof res->disagree - dl, "%s%s (%s vs %s)", dl ? "; " : "", ti->name,
+                         pb, ab);
+            if (!old_same)
+                snprintf(res->old_disagree + ol, sizeof res->old_disagree - ol, "%s%s (%s vs %s)", ol ? "; " : "",
+                         ti->name, ob, ab);
+        }
+        csv_row(sum, "%s,%s,%d,%d,%zu,%.10g,%.10g,%s,%d,%.10g,%s,%d,%.10g,%s,%s,%d,%.10g,%.10g,%s,%s,%s", ti->name,
+                role_name(ti->role), ti->rows, ti->cols, tensor_size(ti), total > 0 ? c->fro2 / total : NAN,
+                sc->diag_share, ob, opick >= 0 ? sc->nblocks[opick] : 0, opick >= 0 ? sc->mass[opick] : NAN, pb,
+                sc->nblocks[pick], c->crit_score, qb, ab, c->alg3 >= 0 ? sc->nblocks[c->alg3] : 0,
+                c->alg3 >= 0 ? sc->mass[c->alg3] : NAN, c->alg3 >= 0 ? sc->st[c->alg3].excess : NAN,
+                c->zero ? "zero-hessian" : same ? "yes" : "no", c->zero ? "zero-hessian" : sc->nblocks[pick] == 1 ? "yes" : "no",
+                c->zero ? "zero-hessian" : old_same ? "yes" : "no");
+        if (!core_quiet) {
+            printf("%-20s %-9s %6zu %8.2e  %-18s %-18s %-18s %-18s", ti->name, role_name(ti->role), tensor_size(ti),
+                   total > 0 ? c->fro2 / total : NAN, c->zero ? "(H_tt = 0)" : pb, qb, ob, ab);
+            for (int i = 0; i < sc->n; i++)
+                if (sc->split[i] != SPLIT_WHOLE) printf(" %s %.3f", split_name(sc->split[i]), sc->hold[i]);
+            printf("\n");
+        }
+    }
+    csv_close(cand);
+    csv_close(sum);
+    write_sweep(dir, m, tc);
+    size_t shape[2] = {m->P, m->P};
+    if (r->save_h) npy_write_in(dir, "H.npy", H, 2, shape);
+    res->P = m->P;
+    res->now = agree_of(m, tc, RULE_CRITERION, -1, 0);
+    res->perm = agree_of(m, tc, RULE_CRITERION, -1, 1);
+    res->old = agree_of(m, tc, RULE_OLD_SHARE, -1, 0);
+    res->old_perm = agree_of(m, tc, RULE_OLD_SHARE, -1, 1);
+    free(tc);
+    partition_free(alg3);
+}
+
+/* ---- the two models ------------------------------------------------------------------------- */
+
+static void run_tt(run *r, const tt_ckpt_setup *setup, const char *dir, model_result *res)
+{
+    tt_ckpt c;
+    char *train_dir = path_join(dir, "train");
+    tt_ckpt_hessian(setup, train_dir, &c);
+    free(train_dir);
+    *res = (model_result){.key = "tt", .what = "1-layer Transformer", .step = c.step, .total = setup->train.steps};
+    analyse(r, c.m, c.H, dir, res);
+    tt_ckpt_free(&c);
+}
+
+static void run_mlp(run *r, const mlp_ckpt_setup *ms, const char *dir, model_result *res)
+{
+    mlp_ckpt c;
+    mlp_ckpt_hessian(ms, &c);
+    *res = (model_result){.key = "mlp", .what = "1-hidden-layer MLP", .step = c.step, .total = c.total};
+    analyse(r, c.m, c.H, dir, res);
+    mlp_ckpt_free(&c);
+}
+
+static void put_agreement(outfile *f, const char *prefix, const agreement *a)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%s.alg3_agree", prefix);
+    stats_put(f, name, frac(a->alg3_split, a->split_tensors));
+    snprintf(name, sizeof name, "%s.alg3_agree_all", prefix);
+    stats_put(f, name, frac(a->alg3_all, a->nz));
+    snprintf(name, sizeof name, "%s.alg2_agree", prefix);
+    stats_put(f, name, frac(a->alg2, a->nz));
+}
+
+static void write_stats(const run *r, const model_result *res, int nres)
+{
+    outfile *f = stats_open(r->out);
+    for (int i = 0; i < nres; i++) {
+        char prefix[96];
+        snprintf(prefix, sizeof prefix, "partition_check.%s", res[i].key);
+        put_agreement(f, prefix, &res[i].now);
+        snprintf(prefix, sizeof prefix, "partition_check.control.%s.permuted", res[i].key);
+        put_agreement(f, prefix, &res[i].perm);
+        snprintf(prefix, sizeof prefix, "partition_check.%s.old_share_rule", res[i].key);
+        put_agreement(f, prefix, &res[i].old);
+        snprintf(prefix, sizeof prefix, "partition_check.%s.old_share_rule.permuted", res[i].key);
+        put_agreement(f, prefix, &res[i].old_perm);
+    }
+    csv_close(f);
+}
+
+static void model_claims(FILE *fp, const run *r, const model_result *m)
+{
+    const agreement *a = &m->now, *p = &m->perm, *o = &m->old, *op = &m->old_perm;
+    fprintf(fp, "%s: Principle 1 (the criterion at level %.2f) recovers Algorithm 3 (%s): %d of the %d tensors "
+                "Algorithm 3 splits (%d of %d nonzero tensors in all); permuted H: %d of %d%s%s\n",
+            a->split_tensors == 0 ? "INVALID (no tensor with curvature)" : a->alg3_split == a->split_tensors ? "PASS" : "FAIL", r->level, m->what, a->alg3_split, a->split_tensors,
+            a->alg3_all, a->nz, p->alg3_split, p->split_tensors, m->disagree[0] ? "; disagree (criterion vs "
+            "Algorithm 3): " : "", m->disagree);
+    fprintf(fp, "%s: Principle 1 recovers Algorithm 2, one block per tensor (%s): %d of %d nonzero tensors kept "
+                "whole; permuted H: %d of %d\n", a->nz == 0 ? "INVALID (no tensor with curvature)" : a->alg2 == a->nz ? "PASS" : "FAIL", m->what, a->alg2, a->nz,
+            p->alg2, p->nz);
+    fprintf(fp, "old rule %s: Algorithm 3's split is the finest that keeps >= %.0f%% of the mass (%s; %d of %d "
+                "nonzero tensors agree, %d of %d split ones; permuted H: %d of %d and %d of %d)%s%s\n",
+            o->nz == 0 ? "INVALID (no tensor with curvature)" : o->alg3_all == o->nz ? "PASS" : "FAIL", 100 * r->share, m->what, o->alg3_all, o->nz, o->alg3_split,
+            o->split_tensors, op->alg3_all, op->nz, op->alg3_split, op->split_tensors,
+            m->old_disagree[0] ? "; disagree (finest vs Algorithm 3): " : "", m->old_disagree);
+    fprintf(fp, "context: %s, P = %zu; H at step %ld of %ld (%s)\n", m->what, m->P, m->step, m->total,
+            strcmp(m->key, "tt") == 0 ? "AdamW, as fig6" : "Adam, cosine");
+}
+
+static void write_claims(const run *r, const model_result *res, int nres)
+{
+    outfile *o = outfile_open_in(r->out, "claims.txt");
+    FILE *fp = outfile_fp(o);
+    for (int i = 0; i < nres; i++) model_claims(fp, r, &res[i]);
+    fprintf(fp, "rule (criterion): each candidate split of a tensor (whole, heads, rows, cols, entries) is scored "
+                "inside H_tt: heads/rows/cols by the off-diagonal excess e = (s - q)/(1 - q) (s = share of the "
+                "off-diagonal squared mass inside the blocks, q = its exact mean for random blocks of the same sizes), "
+                "entries by the diagonal's excess (d - 1/n)/(1 - 1/n), whole by 1; Principle 1 picks the finest split "
+                "(most blocks) scoring >= %.2f; the permuted H is H_tt with its rows and columns randomly permuted "
+                "(negative control); sweep.csv gives every level\n", r->level);
+    fprintf(fp, "old rule (kept for comparison): the finest split whose mass ratio sum_b ||H_bb||_F^2 / "
+                "||H_tt||_F^2 (diagonal included) is >= %.2f\n", r->share);
+    fprintf(fp, "tensors with ||H_tt||_F <= %.0e ||H||_F (no curvature beyond round-off, e.g. the key bias) are left "
+                "out\n", ZERO_REL);
+    outfile_commit(o);
 }
 
 int main(int argc, char **argv)
@@ -110,34 +358,45 @@ int main(int argc, char **argv)
     r.mlp_eval_n = 1000;
     r.reps = 10;
     r.share = 0.9;
+    r.level = 0.5;
+    r.save_h = 1;
     const cli_opt opts[] = {
-        {"model", OPT_STRING, &r.model_name, "tt (the tiny Transformer, as fig6) or mlp (the 1-hidden-layer MLP)"},
-        {"share", OPT_DOUBLE, &r.share, "share of a tensor's Hessian mass the chosen split must keep"},
-        {"reps", OPT_INT, &r.reps, "random permutations for the mass-ratio baselines"},
+        {"model", OPT_STRING, &r.model_name, "tt (the tiny Transformer, as fig6), mlp (the 1-hidden-layer MLP) or both"},
+        {"level", OPT_DOUBLE, &r.level, "score a split needs to hold (off-diagonal excess; diagonal excess for entries)"},
+        {"share", OPT_DOUBLE, &r.share, "old rule: share of a tensor's Hessian mass the chosen split must keep"},
+        {"reps", OPT_INT, &r.reps, "random permutations for the old mass-ratio baselines"},
         CKPT_CLI_OPTS(&r.cli),
         {"mlp-data", OPT_STRING, &r.mlp_data, "--model mlp: fashion-mnist or synthetic"},
         {"mlp-width", OPT_INT, &r.mlp_width, "--model mlp: hidden neurons"},
         {"mlp-pool", OPT_INT, &r.mlp_pool, "--model mlp: k x k average pooling of the images"},
         {"mlp-act", OPT_STRING, &r.mlp_act, "--model mlp: relu, tanh, gelu or linear"},
         {"mlp-eval-n", OPT_INT, &r.mlp_eval_n, "--model mlp: test images the Hessian is taken on"},
+        {"save-h", OPT_INT, &r.save_h, "1: write H.npy (P x P)"},
         {"out", OPT_STRING, &r.out, "output folder"},
     };
     cli_parse(argc, argv,
-              "Principle-1 checker: for each tensor, the Hessian mass ratio sum_b ||H_bb||^2 / ||H_tt||^2 of\n"
-              "each candidate split (whole, by head, by output neuron / token / position, by input neuron,\n"
-              "by entry) inside the tensor's diagonal block, the finest split keeping >= --share of it\n"
-              "(finest = most blocks), and the split of the paper's Algorithm 3 for the tensor's role.\n"
+              "Principle-1 checker: for each tensor, each candidate split (whole, by head, by output neuron /\n"
+              "token / position, by input neuron, by entry) scored inside the tensor's diagonal block H_tt\n"
+              "without the diagonal: the off-diagonal excess e = (s - q)/(1 - q) of the split (s = share of\n"
+              "the off-diagonal squared mass inside its blocks, q = the same for random blocks of its sizes;\n"
+              "0 random, 1 block-diagonal), the diagonal's excess for entries. Principle 1 picks the finest\n"
+              "split scoring >= --level, set beside Algorithm 3 (Transformers) and Algorithm 2 (one block per\n"
+              "tensor); the same on a randomly permuted H_tt (negative control); the old rule (finest split\n"
+              "keeping >= --share of the mass, diagonal included) beside it; sweep.csv over both thresholds.\n"
               "H: exact, at --checkpoint of training (tt: AdamW as fig6; mlp: Adam, same --steps/--lr/--batch).\n"
               "The model-size flags (--V, --C, ...) and --order/--successors/--text apply to tt only.",
               opts, sizeof opts / sizeof *opts);
-    int is_tt = strcmp(r.model_name, "tt") == 0;
-    if (!is_tt && strcmp(r.model_name, "mlp") != 0) die_user("--model must be tt or mlp (got '%s')", r.model_name);
+    int do_tt = strcmp(r.model_name, "tt") == 0, do_mlp = strcmp(r.model_name, "mlp") == 0;
+    if (strcmp(r.model_name, "both") == 0) do_tt = do_mlp = 1;
+    if (!do_tt && !do_mlp) die_user("--model must be tt, mlp or both (got '%s')", r.model_name);
+    if (!(r.level > 0 && r.level <= 1)) die_user("--level must be in (0, 1] (got %g)", r.level);
     if (!(r.share > 0 && r.share <= 1)) die_user("--share must be in (0, 1] (got %g)", r.share);
     if (r.reps < 2 || r.reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r.reps);
+    if (r.save_h != 0 && r.save_h != 1) die_user("--save-h must be 0 or 1 (got %d)", r.save_h);
     tt_ckpt_setup setup = ckpt_cli_setup(&r.cli);
     mlp_ckpt_setup ms = {r.mlp_data, r.mlp_act, r.mlp_width, r.mlp_pool, r.mlp_eval_n, r.cli.batch, r.cli.steps,
                          r.cli.lr, r.cli.frac, (unsigned long)r.cli.seed, (unsigned long)r.cli.data_seed};
-    if (!is_tt) {
+    if (do_mlp) {
         if (strcmp(r.mlp_data, "fashion-mnist") != 0 && strcmp(r.mlp_data, "synthetic") != 0)
             die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", r.mlp_data);
         if (r.mlp_width < 1 || r.mlp_width > 4096) die_user("--mlp-width must be in 1..4096 (got %d)", r.mlp_width);
@@ -146,102 +405,27 @@ int main(int argc, char **argv)
         act_parse(r.mlp_act);
     }
     ensure_dir(r.out);
-
-    if (is_tt) {
-        char *train_dir = path_join(r.out, "train");
-        tt_ckpt_hessian(&setup, train_dir, &r.tt);
-        free(train_dir);
-        r.m = r.tt.m;
-        r.H = r.tt.H;
-        r.step = r.tt.step;
-        r.total = setup.train.steps;
-    } else {
-        mlp_ckpt_hessian(&ms, &r.mlp);
-        r.m = r.mlp.m;
-        r.H = r.mlp.H;
-        r.step = r.mlp.step;
-        r.total = r.mlp.total;
-    }
     r.rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_BASELINES));
-    const model *m = r.m;
-    partition *alg3 = partition_alg3(m, 0);
-    double total = frobenius_sq(m->P * m->P, r.H);
+    r.perm_rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_DRAWS));
 
-    outfile *cand = csv_open_in(r.out, "candidates.csv", "tensor,role,split,meaning,blocks,block_size,mass_ratio,random_mass_ratio,"
-                                   "random_mass_ratio_sd,keeps_share");
-    outfile *sum = csv_open_in(r.out, "summary.csv", "tensor,role,rows,cols,size,hessian_share,finest_split,finest_meaning,finest_blocks,"
-                                  "finest_mass_ratio,alg3_split,alg3_meaning,alg3_blocks,alg3_mass_ratio,agree");
-    tensor_check *checks = xmalloc((size_t)m->ntensors * sizeof(tensor_check));
-    int nz = 0, keep_ok = 0, agree = 0;
-    char disagree[2048] = "", below[2048] = "";
-    if (!core_quiet)
-        printf("%-22s %-9s %6s %8s  %-22s %-22s %s\n", "tensor", "role", "size", "H share", "finest >= share",
-               "Algorithm 3", "mass ratios (whole/heads/rows/cols/entries)");
-    for (int t = 0; t < m->ntensors; t++) {
-        const tensor_info *ti = &m->tensors[t];
-        tensor_check *c = &checks[t];
-        *c = check_tensor(&r, t, alg3, total, cand);
-        char fbuf[64], abuf[64];
-        cand_name(ti, c, c->finest, fbuf, sizeof fbuf);
-        cand_name(ti, c, c->alg3, abuf, sizeof abuf);
-        int zero = !(c->fro2 > 0), same = c->finest >= 0 && c->finest == c->alg3;
-        double amass = c->alg3 >= 0 ? c->mass[c->alg3] : NAN;
-        if (!zero) {
-            nz++;
-            agree += same;
-            keep_ok += amass >= r.share;
-            size_t dl = strlen(disagree), bl = strlen(below);
-            if (!same) snprintf(disagree + dl, sizeof disagree - dl, "%s%s (%s vs %s)", dl ? "; " : "", ti->name, fbuf, abuf);
-            if (!(amass >= r.share)) snprintf(below + bl, sizeof below - bl, "%s%s %.3f", bl ? "; " : "", ti->name, amass);
-        }
-        csv_row(sum, "%s,%s,%d,%d,%zu,%.10g,%s,%s,%d,%.10g,%s,%s,%d,%.10g,%s", ti->name, role_name(ti->role), ti->rows,
-                ti->cols, tensor_size(ti), total > 0 ? c->fro2 / total : NAN,
-                c->finest >= 0 ? split_name(c->split[c->finest]) : "none",
-                c->finest >= 0 ? split_meaning(ti, c->split[c->finest]) : "none",
-                c->finest >= 0 ? c->nblocks[c->finest] : 0, c->finest >= 0 ? c->mass[c->finest] : NAN,
-                c->alg3 >= 0 ? split_name(c->split[c->alg3]) : "none",
-                c->alg3 >= 0 ? split_meaning(ti, c->split[c->alg3]) : "none", c->alg3 >= 0 ? c->nblocks[c->alg3] : 0,
-                amass, zero ? "zero-hessian" : same ? "yes" : "no");
-        if (!core_quiet) {
-            printf("%-22s %-9s %6zu %8.2e  %-22s %-22s", ti->name, role_name(ti->role), tensor_size(ti),
-                   total > 0 ? c->fro2 / total : NAN, zero ? "(H_tt = 0)" : fbuf, abuf);
-            for (int i = 0; i < c->n; i++) printf(" %s %.3f", split_name(c->split[i]), c->mass[i]);
-            printf("\n");
-        }
+    model_result res[2];
+    int nres = 0;
+    int both = do_tt && do_mlp;
+    if (do_tt) {
+        char *dir = both ? path_join(r.out, "tt") : xstrdup(r.out);
+        run_tt(&r, &setup, dir, &res[nres++]);
+        free(dir);
     }
-    csv_close(cand);
-    csv_close(sum);
-
-    size_t shape[2] = {m->P, m->P};
-    npy_write_in(r.out, "H.npy", r.H, 2, shape);
-
-    outfile *o = outfile_open_in(r.out, "claims.txt");
-    FILE *fp = outfile_fp(o);
-    const char *what = is_tt ? "1-layer Transformer" : "1-hidden-layer MLP";
-    fprintf(fp, "%s: Algorithm 3's blocks keep >= %.0f%% of each tensor's Hessian mass (%s; %d of %d tensors with "
-                "nonzero H_tt)%s%s\n",
-            keep_ok == nz ? "PASS" : "FAIL", 100 * r.share, what, keep_ok, nz, keep_ok == nz ? "" : "; below: ",
-            below);
-    fprintf(fp, "%s: Algorithm 3's split is the finest that keeps >= %.0f%% (Principle 1 recovers Algorithm 3) (%s; "
-                "%d of %d tensors agree)%s%s\n",
-            agree == nz ? "PASS" : "FAIL", 100 * r.share, what, agree, nz, agree == nz ? "" : "; disagree (finest vs "
-            "Algorithm 3): ", disagree);
-    fprintf(fp, "rule: mass ratio of a split = sum_b ||H_bb||_F^2 / ||H_tt||_F^2 inside the tensor's diagonal block; "
-                "candidates whole, heads (query/key/value), rows, cols, entries; finest = most blocks among those with "
-                "ratio >= %.2f (ties: larger ratio); tensors with ||H_tt||_F <= %.0e ||H||_F (no curvature beyond round-off, e.g. the key bias) are left out\n",
-            r.share, ZERO_REL);
-    fprintf(fp, "context: P = %zu; H at step %ld of %ld (%s)\n", m->P, r.step, r.total,
-            is_tt ? "AdamW, as fig6" : "Adam, cosine");
-    outfile_commit(o);
+    if (do_mlp) {
+        char *dir = both ? path_join(r.out, "mlp") : xstrdup(r.out);
+        run_mlp(&r, &ms, dir, &res[nres++]);
+        free(dir);
+    }
+    write_stats(&r, res, nres);
+    write_claims(&r, res, nres);
     run_write_info(r.out, (unsigned long)r.cli.seed);
 
-    free(checks);
-    partition_free(alg3);
     rng_free(r.rng);
-    if (is_tt) {
-        tt_ckpt_free(&r.tt);
-    } else {
-        mlp_ckpt_free(&r.mlp);
-    }
+    rng_free(r.perm_rng);
     return 0;
 }

@@ -1,48 +1,255 @@
-/* table_kappa — κ(H_b) vs κ(D_Adam H_b) for dense Hessian blocks of a 1-layer
- * Transformer (paper appendix "More Results for Motivation", Exp 1 and its
- * Table "Comparison of κ(H) and κ(D_Adam H)").
+/* table_kappa — κ(H_b) vs κ(D_Adam H_b) on the dense Hessian blocks of the
+ * paper's 1-layer Transformer (appendix "More Results for Motivation", Exp 1,
+ * Table "Comparison of κ(H) and κ(D_Adam H)"), over training.
  *
- * The same training and Hessian as fig6 (the same flags give the same H): the
- * paper's small Transformer trained with AdamW, H on a fixed batch at the
- * checkpoint (1% of training by default), D_Adam = diag(1/(√v̂ + ε)) from that
- * AdamW run's own v̂ at the same step. Blocks: the 1st head of query, key and
- * value (rows 0..C/heads−1 of the weight, without the bias vector) and the 1st
- * output neuron (row 0) of attn.proj, mlp.fc_1 and mlp.proj.
+ * One AdamW training run (the same as fig6's with the same flags) with
+ * checkpoints after 1, 2 and 5 steps and at 1%, 5%, 10% and 100% of training
+ * (steps 1, 2, 5, 10, 50, 100, 1000 by default). At each: H and its
+ * Gauss–Newton part G (tt_set_gauss_newton) on the fixed Hessian batch, and
+ * for every Algorithm 3 block b (every head of query/key, every output neuron
+ * of value, attn.proj, mlp.fc_1, mlp.proj, every token of embed/output, the
+ * whole of the other tensors), for M = H and G:
+ *   κ(M_b) on the complement of its null space (hessian.h, deflate): the exact
+ *     null directions we derived (tt_null_directions), then eigenvalues with
+ *     |λ| ≤ n·ε·|λ|max; measurable when κ ≤ 1e12;
+ *   r = κ(D M_b)/κ(M_b) on the same complement, two recipes for D:
+ *     fig4: the paper's Fig. 4 recipe, D = diag(1/|M_b x|), x ~ N(0, I/√n),
+ *           the median of r over --draws draws;
+ *     adam: D = diag(1/(√v̂ + ε)), AdamW's own v̂ at the checkpoint;
+ *   the control: the same r in coordinates rescaled by a fixed random diagonal
+ *     S (log10 s_i ~ U[−1, 1]): S M_b S, D from S M_b S x, and v̂ → S²v̂ (the
+ *     same gradients seen in the new coordinates), where a diagonal D must
+ *     undo part of the scaling.
+ * The claim's statistic per (recipe, M, checkpoint): the share of the
+ * measurable blocks of query, key, value, attn.proj, mlp.fc_1 and mlp.proj
+ * with r > 1 (stats.csv; judged over seeds by the verdict engine).
  *
- * κ = |λ|max/|λ|min of the symmetric block (NN blocks can be indefinite; the
- * negative count is reported). κ(D H_b) two ways: (a) eigenvalues
- * of D^½ H_b D^½ (the spectrum of D H_b; the default), (b) σmax/σmin of D H_b.
+ * The first version's table (the first head of query/key/value, the first
+ * neuron of attn.proj, mlp.fc_1, mlp.proj; κ not deflated, D from v̂) is kept
+ * beside the paper's numbers, at 1% and after 1 step.
  *
- * Outputs in --out: table.csv, table.md (beside the paper's values), H_<blk>.npy
- * and d_<blk>.npy (the block and its D diagonal), train/ (the AdamW run),
- * claims.txt.
+ * Outputs in --out: blocks.csv (every block at every checkpoint), sweep.csv
+ * (the statistic per checkpoint), table.csv and table.md (the paper's six
+ * rows), H_<blk>.npy and d_<blk>.npy (those blocks and D at 1%), stats.csv,
+ * claims.txt, train/ (the AdamW run), run.txt.
  */
 #include "harness/harness.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NB 6
-static const char *KEY[NB] = {"query_head0", "key_head0", "value_head0", "attn_proj_row0", "mlp_fc1_row0",
-                              "mlp_proj_row0"};
-static const char *LABEL[NB] = {"1st head in Query", "1st head in Key", "1st head in Value", "1st neuron in attn.proj",
-                                "1st neuron in MLP_fc1", "1st neuron in MLP_c_proj"};
-static const char *SUFFIX[NB] = {"attn.query", "attn.key", "attn.value", "attn.proj", "mlp.fc_1", "mlp.proj"};
-/* The paper's table (adam-mini.tex, tab:kappa_transformer): κ(H), κ(D_Adam H). */
-static const double PAPER_H[NB] = {103.80, 103.46, 165.66, 39.92, 22.04, 63.85};
-static const double PAPER_DH[NB] = {176.88, 213.82, 332.76, 94.56, 70.92, 236.71};
+#define EPS_MACH 2.220446049250313e-16
 
-/* A κ above this is "singular to round-off": |λ|min is below 1e-12 |λ|max, about
- * 10^4 times the float64 round-off of the block's entries, and the ratio says
- * nothing about conditioning. Fixed before any run. */
-#define KAPPA_SINGULAR 1e12
+/* The paper's table: its six blocks and values (adam-mini.tex, tab:kappa_transformer). */
+#define NPAPER 6
+static const char *KEY[NPAPER] = {"query_head0", "key_head0", "value_head0", "attn_proj_row0", "mlp_fc1_row0",
+                                  "mlp_proj_row0"};
+static const char *LABEL[NPAPER] = {"1st head in Query", "1st head in Key", "1st head in Value",
+                                    "1st neuron in attn.proj", "1st neuron in MLP_fc1", "1st neuron in MLP_c_proj"};
+static const char *SUFFIX[NPAPER] = {"attn.query", "attn.key", "attn.value", "attn.proj", "mlp.fc_1", "mlp.proj"};
+static const double PAPER_H[NPAPER] = {103.80, 103.46, 165.66, 39.92, 22.04, 63.85};
+static const double PAPER_DH[NPAPER] = {176.88, 213.82, 332.76, 94.56, 70.92, 236.71};
+
+enum { REC_FIG4, REC_ADAM, NREC };
+static const char *REC[NREC] = {"fig4", "adam"};
+enum { MAT_H, MAT_G, NMAT };
+static const char *MAT[NMAT] = {"H", "G"};
+
+/* Checkpoints: after STEPS[] steps, then at FRACS[] of training. */
+static const long STEPS[] = {1, 2, 5};
+static const double FRACS[] = {0.01, 0.05, 0.1, 1.0};
+#define MAX_CKPT (TT_MAX_CHECKPOINTS)
 
 typedef struct {
-    block b;
-    block_metrics m;
-} row;
+    int nknown, nnum[NMAT], nneg[NMAT], skipped;
+    double resid;                 /* of the derived null directions, in H_b */
+    double kappa[NMAT];           /* κ(M_b), deflated */
+    double kappa_adam[NMAT];      /* κ(D_Adam M_b), deflated */
+    double ratio[NMAT][NREC];     /* κ(D M_b)/κ(M_b) */
+    double ckappa[NMAT];          /* κ(S M_b S), deflated */
+    double ctrl[NMAT][NREC];      /* the ratios in the rescaled coordinates */
+    double dkappa[NMAT];          /* κ(diag(M_b)): the block's diagonal part alone */
+    double diag[NMAT][NREC];      /* the ratios on it */
+    double kappa_raw, kappa_raw_adam; /* the first version: κ(H_b), κ(D^½ H_b D^½), nothing deflated */
+    int nneg_raw;
+} block_result;
 
-static block first_block(const model *m, int layer, int k)
+typedef struct {
+    const model *m;
+    const double *M[NMAT];        /* H, G (P×P) */
+    const double *d, *s;          /* D_Adam's diagonal and the control's scaling (P) */
+    int draws;
+    gsl_rng *rng;                 /* Fig. 4's x */
+} ckpt_view;
+
+static int measurable(double kappa) { return isfinite(kappa) && kappa <= KAPPA_MEASURABLE; }
+
+/* κ(M_b), κ(D_Adam M_b) and both ratios on the complement of M_b's null space
+ * (the k directions N, then eigenvalues |λ| ≤ n·ε·|λ|max). */
+typedef struct {
+    double kappa, kappa_adam, ratio[NREC], resid;
+    int nknown, nnum, nneg, skipped;
+} ratios;
+
+static ratios ratios_of(int n, const double *Mb, int k, const double *N, const double *db, int draws, gsl_rng *r)
+{
+    ratios o = {.kappa = NAN, .kappa_adam = NAN, .ratio = {NAN, NAN}, .nneg = -1};
+    deflation df = deflate(n, Mb, k, N, n * EPS_MACH);
+    o.nknown = df.nknown;
+    o.nnum = df.nnum;
+    o.resid = df.resid;
+    if (df.m > 0) {
+        o.kappa = df.s.kappa;
+        o.nneg = df.s.nneg;
+        o.kappa_adam = deflated_scaled_spectrum(&df, db).kappa;
+        o.ratio[REC_ADAM] = o.kappa_adam / o.kappa;
+        o.ratio[REC_FIG4] = fig4_ratio(n, Mb, &df, draws, r, &o.skipped);
+    }
+    deflation_free(&df);
+    return o;
+}
+
+/* The reference on the block's diagonal part h = diag(M_b) (a diagonal matrix, τ = 1):
+ * κ = max|h|/min|h|; with the Fig. 4 recipe D diag(h) = diag(sign(h_i)/|x_i|), so
+ * κ(D diag(h)) = max|x|/min|x| whatever h is (median over the draws); with v̂,
+ * max|d h|/min|d h|. */
+static void diagonal_part(int n, const double *Mb, const double *db, int draws, gsl_rng *r, double *kappa,
+                          double ratio[NREC])
+{
+    double hmin = INFINITY, hmax = 0, dmin = INFINITY, dmax = 0;
+    for (int i = 0; i < n; i++) {
+        double h = fabs(Mb[(size_t)i * n + i]), dh = db[i] * h;
+        hmin = fmin(hmin, h), hmax = fmax(hmax, h), dmin = fmin(dmin, dh), dmax = fmax(dmax, dh);
+    }
+    *kappa = hmin > 0 ? hmax / hmin : INFINITY;
+    ratio[REC_ADAM] = dmin > 0 ? dmax / dmin / *kappa : NAN;
+    double *k = xmalloc((size_t)(draws > 0 ? draws : 1) * sizeof(double));
+    for (int t = 0; t < draws; t++) {
+        double xmin = INFINITY, xmax = 0;
+        for (int i = 0; i < n; i++) {
+            double x = fabs(rng_gaussian(r, 1));
+            xmin = fmin(xmin, x), xmax = fmax(xmax, x);
+        }
+        k[t] = xmax / xmin;
+    }
+    ratio[REC_FIG4] = draws > 0 && hmin > 0 ? median_of(k, draws) / *kappa : NAN;
+    free(k);
+}
+
+static block_result analyze_block(const ckpt_view *v, const block *b)
+{
+    block_result o;
+    memset(&o, 0, sizeof o);
+    size_t P = v->m->P;
+    int n = (int)b->n;
+    double *N = xmalloc(2 * b->n * b->n * sizeof(double)), *NS = xmalloc(2 * b->n * b->n * sizeof(double));
+    int k = tt_null_directions(v->m, b, N);
+    double *db = xmalloc(b->n * sizeof(double)), *sb = xmalloc(b->n * sizeof(double));
+    double *dsb = xmalloc(b->n * sizeof(double));
+    block_gather(b, v->d, db);
+    block_gather(b, v->s, sb);
+    /* coordinates θ = S θ': M → S M S, null directions S⁻¹N, v̂ → S² v̂ so D → S⁻¹ D */
+    for (int i = 0; i < n; i++) dsb[i] = db[i] / sb[i];
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < n; i++) NS[(size_t)j * n + i] = N[(size_t)j * n + i] / sb[i];
+    for (int mat = 0; mat < NMAT; mat++) {
+        double *Mb = block_extract(v->M[mat], P, b);
+        ratios r = ratios_of(n, Mb, k, N, db, v->draws, v->rng);
+        o.kappa[mat] = r.kappa;
+        o.kappa_adam[mat] = r.kappa_adam;
+        o.nnum[mat] = r.nnum;
+        o.nneg[mat] = r.nneg;
+        o.skipped += r.skipped;
+        memcpy(o.ratio[mat], r.ratio, sizeof r.ratio);
+        if (mat == MAT_H) {
+            o.nknown = r.nknown;
+            o.resid = r.resid;
+            spectrum s = sym_spectrum(n, Mb), sd = scaled_spectrum(n, Mb, db);
+            o.kappa_raw = s.kappa;
+            o.kappa_raw_adam = sd.kappa;
+            o.nneg_raw = s.nneg;
+        }
+        diagonal_part(n, Mb, db, v->draws, v->rng, &o.dkappa[mat], o.diag[mat]);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) Mb[(size_t)i * n + j] *= sb[i] * sb[j];
+        ratios c = ratios_of(n, Mb, k, NS, dsb, v->draws, v->rng);
+        o.ckappa[mat] = c.kappa;
+        o.skipped += c.skipped;
+        memcpy(o.ctrl[mat], c.ratio, sizeof c.ratio);
+        free(Mb);
+    }
+    free(N), free(NS), free(db), free(sb), free(dsb);
+    return o;
+}
+
+/* ---- the statistic -------------------------------------------------------------------------- */
+
+typedef struct {
+    int n, up;          /* measurable blocks, of them with ratio > 1 */
+    double share, med;  /* up/n, median log10 ratio */
+} summary;
+
+/* What a summary is over: the claim's blocks, the control's rescaled blocks, the diagonal parts. */
+enum { ON_BLOCKS, ON_CONTROL, ON_DIAGONAL };
+
+/* Over the blocks with sel[i] whose κ is measurable (of M_b, of S M_b S for
+ * the control, of diag(M_b)) and whose ratio is finite. */
+static summary summarize(const block_result *R, const int *sel, int nb, int mat, int rec, int on)
+{
+    summary s = {0, 0, NAN, NAN};
+    double *lr = xmalloc((size_t)(nb ? nb : 1) * sizeof(double));
+    for (int i = 0; i < nb; i++) {
+        if (!sel[i]) continue;
+        double k = on == ON_CONTROL ? R[i].ckappa[mat] : on == ON_DIAGONAL ? R[i].dkappa[mat] : R[i].kappa[mat];
+        double r = on == ON_CONTROL ? R[i].ctrl[mat][rec] : on == ON_DIAGONAL ? R[i].diag[mat][rec]
+                                                                              : R[i].ratio[mat][rec];
+        if (!measurable(k) || !isfinite(r) || r <= 0) continue;
+        lr[s.n++] = log10(r);
+        s.up += r > 1;
+    }
+    if (s.n) {
+        s.share = (double)s.up / s.n;
+        s.med = median_of(lr, s.n);
+    }
+    free(lr);
+    return s;
+}
+
+/* ---- the run --------------------------------------------------------------------------------- */
+
+typedef struct {
+    long step;
+    double frac;
+} checkpoint;
+
+/* Steps 1, 2, 5 and 1%, 5%, 10%, 100% of training, and --checkpoint's, in
+ * order, each once; *primary: the index of --checkpoint's ("1%"), *first: of step 1. */
+static int checkpoints_of(long steps, double frac, checkpoint *c, int *primary, int *first)
+{
+    long want[MAX_CKPT];
+    int n = 0;
+    for (size_t i = 0; i < sizeof STEPS / sizeof *STEPS; i++)
+        if (STEPS[i] <= steps) want[n++] = STEPS[i];
+    for (size_t i = 0; i < sizeof FRACS / sizeof *FRACS; i++) want[n++] = checkpoint_step(FRACS[i], steps);
+    want[n++] = checkpoint_step(frac, steps);
+    for (int i = 1; i < n; i++) /* insertion sort */
+        for (int j = i; j > 0 && want[j] < want[j - 1]; j--) {
+            long t = want[j];
+            want[j] = want[j - 1];
+            want[j - 1] = t;
+        }
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (k == 0 || want[i] != c[k - 1].step) c[k++] = (checkpoint){want[i], (double)want[i] / steps};
+    for (int i = 0; i < k; i++) {
+        if (c[i].step == checkpoint_step(frac, steps)) *primary = i;
+        if (c[i].step == 1) *first = i;
+    }
+    return k;
+}
+
+/* The paper's block k of layer `layer`: the first head (query, key, value) or the first output neuron. */
+static block paper_block(const model *m, int layer, int k)
 {
     char name[64];
     snprintf(name, sizeof name, "h%d.%s", layer, SUFFIX[k]);
@@ -55,151 +262,331 @@ static block first_block(const model *m, int layer, int k)
     return b;
 }
 
-static int defined(double kappa) { return isfinite(kappa) && kappa <= KAPPA_SINGULAR; }
+typedef struct {
+    ckpt_cli cli;
+    tt_ckpt_setup s;
+    const char *out;
+    int layer, draws;
+    /* results */
+    int nck, primary, first, nb;
+    checkpoint ck[MAX_CKPT];
+    partition *blocks;            /* Algorithm 3 */
+    int *sel;                     /* blocks of the six tensors of the paper's table */
+    block paper[NPAPER];
+    block_result *R;              /* (nck, nb) */
+    block_result paperR[2][NPAPER]; /* the paper's six blocks at 1% and after 1 step */
+    double loss[MAX_CKPT];        /* Hessian-batch loss at each checkpoint */
+    double train_seconds, hess_seconds, analysis_seconds;
+} run;
 
-/* 1: κ(DH) > κ(H) with both defined; 0: not; -1: undecidable (a κ singular to round-off). */
-static int block_verdict(const block_metrics *m)
+static void compute(run *r)
 {
-    if (!defined(m->s.kappa) || !defined(m->sd.kappa)) return -1;
-    return m->sd.kappa > m->s.kappa;
+    tt_ckpt_setup s = r->s;
+    s.train.nfracs = r->nck;
+    for (int i = 0; i < r->nck; i++) s.train.fracs[i] = r->ck[i].frac;
+    char *train_dir = path_join(r->out, "train");
+    tt_ckpt c;
+    tt_ckpt_start(&s, &c);
+    tt_ckpt_train(&s, train_dir, &c);
+    r->train_seconds = c.train_seconds;
+    model *m = c.m;
+
+    r->blocks = partition_alg3(m, 0);
+    r->nb = r->blocks->nblocks;
+    r->sel = xcalloc((size_t)r->nb, sizeof(int));
+    for (int i = 0; i < r->nb; i++)
+        for (int k = 0; k < NPAPER; k++) {
+            char name[64];
+            snprintf(name, sizeof name, "h%d.%s", r->layer, SUFFIX[k]);
+            if (strcmp(m->tensors[r->blocks->b[i].tensor].name, name) == 0) r->sel[i] = 1;
+        }
+    for (int k = 0; k < NPAPER; k++) r->paper[k] = paper_block(m, r->layer, k);
+    r->R = xcalloc((size_t)r->nck * r->nb, sizeof(block_result));
+
+    /* the control's coordinates: log10 s_i ~ U[-1, 1], fixed for the run */
+    size_t P = m->P;
+    double *sc = xmalloc(P * sizeof(double)), *d = xmalloc(P * sizeof(double));
+    gsl_rng *sr = rng_new(seed_for((unsigned long)r->cli.seed, SEED_BASELINES));
+    for (size_t i = 0; i < P; i++) sc[i] = pow(10, rng_uniform_in(sr, -1, 1));
+    rng_free(sr);
+    gsl_rng *xr = rng_new(seed_for((unsigned long)r->cli.seed, SEED_DRAWS));
+    for (int ci = 0; ci < r->nck; ci++) {
+        tt_ckpt_load(&s, train_dir, r->ck[ci].step, &c);
+        adam_diag(P, c.vhat, s.train.ocfg.eps, d);
+        tt_ckpt_take_hessian(&s, &c); /* H */
+        double *H = c.H;
+        c.H = NULL;
+        tt_set_gauss_newton(m, 1);
+        tt_ckpt_take_hessian(&s, &c); /* G */
+        tt_set_gauss_newton(m, 0);
+        r->loss[ci] = c.loss;
+        r->hess_seconds += c.hess_seconds;
+        double t0 = wall_seconds();
+        ckpt_view v = {m, {H, c.H}, d, sc, r->draws, xr};
+        for (int i = 0; i < r->nb; i++) r->R[(size_t)ci * r->nb + i] = analyze_block(&v, &r->blocks->b[i]);
+        for (int k = 0; k < NPAPER; k++) {
+            if (ci == r->primary) r->paperR[0][k] = analyze_block(&v, &r->paper[k]);
+            if (ci == r->first) r->paperR[1][k] = analyze_block(&v, &r->paper[k]);
+        }
+        if (ci == r->primary)
+            for (int k = 0; k < NPAPER; k++) { /* the paper's blocks and their D, for numpy */
+                char name[64];
+                double *Hb = block_extract(H, P, &r->paper[k]), *db = xmalloc(r->paper[k].n * sizeof(double));
+                block_gather(&r->paper[k], d, db);
+                size_t shape[2] = {r->paper[k].n, r->paper[k].n};
+                snprintf(name, sizeof name, "H_%s.npy", KEY[k]);
+                npy_write_in(r->out, name, Hb, 2, shape);
+                snprintf(name, sizeof name, "d_%s.npy", KEY[k]);
+                npy_write_in(r->out, name, db, 1, shape);
+                free(Hb), free(db);
+            }
+        r->analysis_seconds += wall_seconds() - t0;
+        free(H);
+        if (!core_quiet) fprintf(stderr, "table_kappa: step %ld analysed\n", r->ck[ci].step);
+    }
+    rng_free(xr);
+    free(sc), free(d), free(train_dir);
+    tt_ckpt_free(&c);
 }
 
-static const char *block_verdict_name(int v) { return v > 0 ? "yes" : v == 0 ? "no" : "undecidable"; }
+/* ---- outputs ------------------------------------------------------------------------------- */
+
+static const char *CK_NAME[2] = {"1pct", "step1"};
+
+static int ck_index(const run *r, int which) { return which == 0 ? r->primary : r->first; }
+
+static void write_blocks(const run *r)
+{
+    outfile *f = csv_open_in(r->out, "blocks.csv",
+                             "step,block,tensor,table_tensor,n,null_derived,null_residual,null_numerical_H,kappa_H,"
+                             "negative_H,kappa_DH_adam,ratio_fig4_H,ratio_adam_H,null_numerical_G,kappa_G,"
+                             "kappa_DG_adam,ratio_fig4_G,ratio_adam_G,control_kappa_H,control_ratio_fig4_H,"
+                             "control_ratio_adam_H,control_kappa_G,control_ratio_fig4_G,control_ratio_adam_G,"
+                             "diagonal_kappa_H,diagonal_ratio_fig4_H,diagonal_ratio_adam_H,diagonal_kappa_G,"
+                             "diagonal_ratio_fig4_G,diagonal_ratio_adam_G,fig4_draws_skipped");
+    for (int ci = 0; ci < r->nck; ci++)
+        for (int i = 0; i < r->nb; i++) {
+            const block_result *o = &r->R[(size_t)ci * r->nb + i];
+            const block *b = &r->blocks->b[i];
+            char name[96];
+            snprintf(name, sizeof name, "%s", b->name);
+            for (char *q = name; *q; q++) if (*q == ',') *q = ';';
+            csv_row(f, "%ld,%s,%d,%d,%zu,%d,%.3g,%d,%.10g,%d,%.10g,%.10g,%.10g,%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
+                       "%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%d",
+                    r->ck[ci].step, name, b->tensor, r->sel[i], b->n, o->nknown, o->resid, o->nnum[MAT_H],
+                    o->kappa[MAT_H], o->nneg[MAT_H], o->kappa_adam[MAT_H], o->ratio[MAT_H][REC_FIG4],
+                    o->ratio[MAT_H][REC_ADAM], o->nnum[MAT_G], o->kappa[MAT_G], o->kappa_adam[MAT_G],
+                    o->ratio[MAT_G][REC_FIG4], o->ratio[MAT_G][REC_ADAM], o->ckappa[MAT_H], o->ctrl[MAT_H][REC_FIG4],
+                    o->ctrl[MAT_H][REC_ADAM], o->ckappa[MAT_G], o->ctrl[MAT_G][REC_FIG4], o->ctrl[MAT_G][REC_ADAM],
+                    o->dkappa[MAT_H], o->diag[MAT_H][REC_FIG4], o->diag[MAT_H][REC_ADAM], o->dkappa[MAT_G],
+                    o->diag[MAT_G][REC_FIG4], o->diag[MAT_G][REC_ADAM], o->skipped);
+        }
+    csv_close(f);
+}
+
+static void write_sweep(const run *r)
+{
+    outfile *f = csv_open_in(r->out, "sweep.csv",
+                             "step,frac,loss,reading,blocks,share_up,median_log10_ratio,control_blocks,"
+                             "control_share_up,control_median_log10_ratio,diagonal_blocks,diagonal_share_up");
+    for (int ci = 0; ci < r->nck; ci++)
+        for (int mat = 0; mat < NMAT; mat++)
+            for (int rec = 0; rec < NREC; rec++) {
+                const block_result *R = r->R + (size_t)ci * r->nb;
+                summary a = summarize(R, r->sel, r->nb, mat, rec, ON_BLOCKS),
+                        c = summarize(R, r->sel, r->nb, mat, rec, ON_CONTROL),
+                        g = summarize(R, r->sel, r->nb, mat, rec, ON_DIAGONAL);
+                csv_row(f, "%ld,%.6g,%.10g,%s.%s,%d,%.10g,%.10g,%d,%.10g,%.10g,%d,%.10g", r->ck[ci].step,
+                        r->ck[ci].frac, r->loss[ci], REC[rec], MAT[mat], a.n, a.share, a.med, c.n, c.share, c.med, g.n,
+                        g.share);
+            }
+    csv_close(f);
+}
 
 static void fmt_kappa(char *buf, size_t n, double k)
 {
-    if (!defined(k)) snprintf(buf, n, "%.2e (singular)", k);
+    if (!isfinite(k)) snprintf(buf, n, "–");
+    else if (!measurable(k)) snprintf(buf, n, "%.1e (not measurable)", k);
     else if (k < 1e4) snprintf(buf, n, "%.2f", k);
     else snprintf(buf, n, "%.3g", k);
 }
 
-static void write_outputs(const char *out, const tt_ckpt *c, const tt_ckpt_setup *s, const row *rows, const double *d)
+static void fmt_ratio(char *buf, size_t n, double kappa, double ratio)
 {
-    outfile *f = csv_open_in(out, "table.csv", "block,label,name,n,kappa_H,lambda_min,lambda_max,abs_lambda_min,abs_lambda_max,"
-                                "n_negative,tau,kappa_DH_eig,lambda_min_DH,lambda_max_DH,n_negative_DH,kappa_DH_svd,"
-                                "ratio_eig,ratio_svd,DH_larger,paper_kappa_H,paper_kappa_DH,paper_ratio");
-    for (int k = 0; k < NB; k++) {
-        const block_metrics *m = &rows[k].m;
-        csv_row(f, "%s,%s,%s,%zu,%.10g,%.10g,%.10g,%.10g,%.10g,%d,%.10g,%.10g,%.10g,%.10g,%d,%.10g,%.10g,%.10g,%s,%.2f,"
-                   "%.2f,%.4f",
-                KEY[k], LABEL[k], rows[k].b.name, m->n, m->s.kappa, m->s.lmin, m->s.lmax, m->s.absmin, m->s.absmax,
-                m->s.nneg, m->tau, m->sd.kappa, m->sd.lmin, m->sd.lmax, m->sd.nneg, m->kappa_dh_svd,
-                m->sd.kappa / m->s.kappa, m->kappa_dh_svd / m->s.kappa, block_verdict_name(block_verdict(m)), PAPER_H[k],
-                PAPER_DH[k], PAPER_DH[k] / PAPER_H[k]);
-    }
-    csv_close(f);
-
-    outfile *o = outfile_open_in(out, "table.md");
-    FILE *fp = outfile_fp(o);
-    fprintf(fp, "| Hessian block | n | κ(H) | κ(D_Adam H) | ratio | negative eigenvalues | τ | κ(D_Adam H), SVD | "
-                "paper κ(H) | paper κ(D_Adam H) | paper ratio |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (int k = 0; k < NB; k++) {
-        const block_metrics *m = &rows[k].m;
-        char kh[48], kd[48], ks[48], ratio[32] = "–";
-        if (block_verdict(m) >= 0) snprintf(ratio, sizeof ratio, "%.3g", m->sd.kappa / m->s.kappa);
-        fmt_kappa(kh, sizeof kh, m->s.kappa);
-        fmt_kappa(kd, sizeof kd, m->sd.kappa);
-        fmt_kappa(ks, sizeof ks, m->kappa_dh_svd);
-        fprintf(fp, "| %s | %zu | %s | %s | %s | %d | %.3f | %s | %.2f | %.2f | %.2f |\n", LABEL[k], m->n, kh, kd,
-                ratio, m->s.nneg, m->tau, ks, PAPER_H[k], PAPER_DH[k], PAPER_DH[k] / PAPER_H[k]);
-    }
-    fprintf(fp, "\nAt step %ld of %ld (AdamW lr %g), H on %d sequences; κ = |λ|max/|λ|min; κ(D_Adam H) from the "
-                "eigenvalues of D^½ H_b D^½, D = diag(1/(√v̂ + ε)) with AdamW's v̂ at the same step; \"singular\": "
-                "κ > %.0e (|λ|min below 1e-12 |λ|max, round-off).\n",
-            c->step, s->train.steps, s->train.lr, s->hess_batch, KAPPA_SINGULAR);
-    outfile_commit(o);
-
-    for (int k = 0; k < NB; k++) {
-        char name[64];
-        double *Hb = block_extract(c->H, c->m->P, &rows[k].b);
-        size_t shape[2] = {rows[k].b.n, rows[k].b.n};
-        snprintf(name, sizeof name, "H_%s.npy", KEY[k]);
-        npy_write_in(out, name, Hb, 2, shape);
-        free(Hb);
-        double *db = xmalloc(rows[k].b.n * sizeof(double));
-        block_gather(&rows[k].b, d, db);
-        snprintf(name, sizeof name, "d_%s.npy", KEY[k]);
-        npy_write_in(out, name, db, 1, shape);
-        free(db);
-    }
+    if (measurable(kappa) && isfinite(ratio)) snprintf(buf, n, "%.3g", ratio);
+    else snprintf(buf, n, "–");
 }
 
-static void write_claims(const char *out, const tt_ckpt *c, const tt_ckpt_setup *s, const row *rows)
+/* The first version's table, beside the paper's numbers and the deflated readings. */
+static void write_table(const run *r)
 {
-    outfile *o = outfile_open_in(out, "claims.txt");
+    outfile *f = csv_open_in(r->out, "table.csv",
+                             "checkpoint,step,block,label,name,n,null_derived,null_numerical,kappa_H_raw,negative_raw,"
+                             "kappa_DH_raw,ratio_raw,kappa_H,ratio_fig4_H,ratio_adam_H,kappa_G,ratio_fig4_G,"
+                             "ratio_adam_G,paper_kappa_H,paper_kappa_DH,paper_ratio");
+    outfile *o = outfile_open_in(r->out, "table.md");
     FILE *fp = outfile_fp(o);
-    int all = 1, nyes = 0, nno = 0, nund = 0;
-    for (int k = 0; k < NB; k++) {
-        int v = block_verdict(&rows[k].m);
-        all &= v == 1;
-        nyes += v == 1, nno += v == 0, nund += v < 0;
+    for (int w = 0; w < 2; w++) {
+        int ci = ck_index(r, w);
+        fprintf(fp, "%s**Step %ld** (%s):\n\n| Hessian block | n | null (derived + numerical) | κ(H) first version | "
+                    "ratio first version | κ(H) deflated | ratio Fig. 4 D | ratio Adam's v̂ | κ(G) deflated | ratio "
+                    "Fig. 4 D on G | ratio v̂ on G | paper κ(H) | paper κ(D_Adam H) | paper ratio |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+                w ? "\n" : "", r->ck[ci].step, w ? "after 1 step: the paper's text" : "--checkpoint, 1% by default: "
+                                                                                        "the paper's Fig. 6 caption");
+        for (int k = 0; k < NPAPER; k++) {
+            const block_result *b = &r->paperR[w][k];
+            char kr[48], rr[32], kh[48], r1[32], r2[32], kg[48], r3[32], r4[32];
+            fmt_kappa(kr, sizeof kr, b->kappa_raw);
+            if (measurable(b->kappa_raw) && measurable(b->kappa_raw_adam))
+                snprintf(rr, sizeof rr, "%.3g", b->kappa_raw_adam / b->kappa_raw);
+            else snprintf(rr, sizeof rr, "–");
+            fmt_kappa(kh, sizeof kh, b->kappa[MAT_H]);
+            fmt_ratio(r1, sizeof r1, b->kappa[MAT_H], b->ratio[MAT_H][REC_FIG4]);
+            fmt_ratio(r2, sizeof r2, b->kappa[MAT_H], b->ratio[MAT_H][REC_ADAM]);
+            fmt_kappa(kg, sizeof kg, b->kappa[MAT_G]);
+            fmt_ratio(r3, sizeof r3, b->kappa[MAT_G], b->ratio[MAT_G][REC_FIG4]);
+            fmt_ratio(r4, sizeof r4, b->kappa[MAT_G], b->ratio[MAT_G][REC_ADAM]);
+            fprintf(fp, "| %s | %zu | %d + %d | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f |\n",
+                    LABEL[k], r->paper[k].n, b->nknown, b->nnum[MAT_H], kr, rr, kh, r1, r2, kg, r3, r4, PAPER_H[k],
+                    PAPER_DH[k], PAPER_DH[k] / PAPER_H[k]);
+            csv_row(f, "%s,%ld,%s,%s,%s,%zu,%d,%d,%.10g,%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.2f,%.2f,"
+                       "%.4f",
+                    CK_NAME[w], r->ck[ci].step, KEY[k], LABEL[k], r->paper[k].name, r->paper[k].n, b->nknown,
+                    b->nnum[MAT_H], b->kappa_raw, b->nneg_raw, b->kappa_raw_adam, b->kappa_raw_adam / b->kappa_raw,
+                    b->kappa[MAT_H], b->ratio[MAT_H][REC_FIG4], b->ratio[MAT_H][REC_ADAM], b->kappa[MAT_G],
+                    b->ratio[MAT_G][REC_FIG4], b->ratio[MAT_G][REC_ADAM], PAPER_H[k], PAPER_DH[k],
+                    PAPER_DH[k] / PAPER_H[k]);
+        }
     }
-    fprintf(fp, "%s: kappa(D_Adam H_b) > kappa(H_b) on these dense blocks (paper appendix Exp 1): %d of %d "
-                "blocks larger, %d smaller, %d undecidable (singular to round-off)\n",
-            all ? "PASS" : "FAIL", nyes, NB, nno, nund);
-    for (int k = 0; k < NB; k++) {
-        const block_metrics *m = &rows[k].m;
-        int v = block_verdict(m);
-        fprintf(fp, "%s: %s (%s, n %zu)%s: kappa(H) %.4g (%d negative), kappa(DH) eigenvalues %.4g (%d negative), "
-                    "SVD %.4g; ratio %.3g (SVD %.3g); paper %.2f -> %.2f (ratio %.2f)\n",
-                v == 1 ? "PASS" : "FAIL", LABEL[k], rows[k].b.name, m->n, v < 0 ? " undecidable, singular to round-off" : "",
-                m->s.kappa, m->s.nneg, m->sd.kappa,
-                m->sd.nneg, m->kappa_dh_svd, m->sd.kappa / m->s.kappa, m->kappa_dh_svd / m->s.kappa, PAPER_H[k],
-                PAPER_DH[k], PAPER_DH[k] / PAPER_H[k]);
-    }
-    fprintf(fp, "rule: a block PASSes iff kappa(D^1/2 H_b D^1/2) > kappa(H_b), kappa = |lambda|max/|lambda|min, with "
-                "both <= %.0e (a larger kappa means |lambda|min is at round-off: undecidable, counted as FAIL); the "
-                "overall line PASSes iff all %d blocks do; the SVD version sigma_max/sigma_min(D H_b) is reported, "
-                "not judged\n", KAPPA_SINGULAR, NB);
-    fprintf(fp, "context: P = %zu; AdamW lr %g cosine, %ld steps of %d sequences; H and v-hat at step %ld (%g of "
-                "training) on %d fixed sequences; loss %.4f (init %.4f)\n",
-            c->m->P, s->train.lr, s->train.steps, s->train.batch, c->step, s->train.fracs[0], s->hess_batch, c->loss,
-            c->loss0);
+    fprintf(fp, "\nκ = |λ|max/|λ|min. First version: of H_b and of D^½ H_b D^½ with D = diag(1/(√v̂ + ε)), nothing "
+                "deflated. Deflated: on the complement of the block's null space (the derived null directions, then "
+                "eigenvalues |λ| ≤ n·ε·|λ|max); ratio = κ(D M)/κ(M) there, D from the paper's Fig. 4 recipe "
+                "(median over %d draws of x) or from AdamW's v̂; G: the Gauss–Newton part of the block. \"not "
+                "measurable\": κ > %.0e. The value block here is the paper's first head (64 entries); Algorithm 3 "
+                "splits value by output neuron.\n",
+            r->draws, KAPPA_MEASURABLE);
     outfile_commit(o);
+    csv_close(f);
+}
+
+static void write_stats_and_claims(const run *r)
+{
+    outfile *st = stats_open(r->out);
+    outfile *o = outfile_open_in(r->out, "claims.txt");
+    FILE *fp = outfile_fp(o);
+    int *all = xmalloc((size_t)r->nb * sizeof(int));
+    for (int i = 0; i < r->nb; i++) all[i] = 1;
+    char name[128];
+    int nsel = 0;
+    for (int i = 0; i < r->nb; i++) nsel += r->sel[i];
+    for (int w = 0; w < 2; w++) {
+        int ci = ck_index(r, w);
+        const block_result *R = r->R + (size_t)ci * r->nb;
+        for (int mat = 0; mat < NMAT; mat++)
+            for (int rec = 0; rec < NREC; rec++) {
+                summary a = summarize(R, r->sel, r->nb, mat, rec, ON_BLOCKS),
+                        c = summarize(R, r->sel, r->nb, mat, rec, ON_CONTROL);
+                summary e = summarize(R, all, r->nb, mat, rec, ON_BLOCKS);
+                summary g = summarize(R, r->sel, r->nb, mat, rec, ON_DIAGONAL);
+                const char *tag = CK_NAME[w];
+                snprintf(name, sizeof name, "table_kappa.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_put(st, name, a.share);
+                snprintf(name, sizeof name, "table_kappa.control.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_put(st, name, c.share);
+                snprintf(name, sizeof name, "table_kappa.median_log10_ratio.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_put(st, name, a.med);
+                snprintf(name, sizeof name, "table_kappa.control.median_log10_ratio.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_put(st, name, c.med);
+                snprintf(name, sizeof name, "table_kappa.n_measurable.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_put(st, name, a.n);
+                snprintf(name, sizeof name, "table_kappa.all.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_put(st, name, e.share);
+                snprintf(name, sizeof name, "table_kappa.ref.diagonal.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_put(st, name, g.share);
+                fprintf(fp, "%s reading %s.%s.%s: kappa(D M_b) > kappa(M_b) on %d of %d measurable blocks (share "
+                            "%.3f, needs > 0.5 on average over seeds), median log10 ratio %+.3f; control (rescaled "
+                            "coordinates, must not): %d of %d (%.3f); all Algorithm 3 blocks: %d of %d (%.3f); the blocks' diagonal "
+                            "parts (reference): %d of %d (%.3f)\n",
+                        w == 0 && mat == MAT_H && rec == REC_FIG4 ? "primary" : "other", REC[rec], MAT[mat], tag,
+                        a.up, a.n, a.share, a.med, c.up, c.n, c.share, e.up, e.n, e.share, g.up, g.n, g.share);
+            }
+    }
+    /* the first version's rule on the paper's six blocks, for comparison */
+    for (int w = 0; w < 2; w++) {
+        int up = 0, und = 0;
+        for (int k = 0; k < NPAPER; k++) {
+            const block_result *b = &r->paperR[w][k];
+            if (!measurable(b->kappa_raw) || !measurable(b->kappa_raw_adam)) und++;
+            else up += b->kappa_raw_adam > b->kappa_raw;
+        }
+        snprintf(name, sizeof name, "table_kappa.ref.first_version_up.%s", CK_NAME[w]);
+        stats_put(st, name, up);
+        fprintf(fp, "first version at step %ld: kappa(D_Adam H_b) > kappa(H_b), nothing deflated, on %d of the "
+                    "paper's %d blocks (%d not measurable)\n",
+                r->ck[ck_index(r, w)].step, up, NPAPER, und);
+    }
+    fprintf(fp, "context: P = %zu; AdamW lr %g cosine, %ld steps of %d sequences; H and G on %d fixed sequences; "
+                "%d blocks of the table's six tensors of layer %d, %d Algorithm 3 blocks in all; checkpoints",
+            tt_param_count(&r->s.cfg), r->s.train.lr, r->s.train.steps, r->s.train.batch, r->s.hess_batch,
+            nsel, r->layer, r->nb);
+    for (int ci = 0; ci < r->nck; ci++) fprintf(fp, " %ld", r->ck[ci].step);
+    fprintf(fp, "\n");
+    free(all);
+    outfile_commit(o);
+    csv_close(st);
 }
 
 int main(int argc, char **argv)
 {
-    ckpt_cli cli;
-    ckpt_cli_init(&cli);
-    const char *out = "results/table_kappa";
-    int layer = 0;
+    run r;
+    memset(&r, 0, sizeof r);
+    ckpt_cli_init(&r.cli);
+    r.out = "results/table_kappa";
     const cli_opt opts[] = {
-        CKPT_CLI_OPTS(&cli),
-        {"layer", OPT_INT, &layer, "which Transformer block's tensors"},
-        {"out", OPT_STRING, &out, "output folder"},
+        CKPT_CLI_OPTS(&r.cli),
+        {"layer", OPT_INT, &r.layer, "which Transformer block's tensors are the table's"},
+        {"draws", OPT_INT, &r.draws, "Fig. 4 recipe: draws of x per block (0: 25 quick, 100 paper)"},
+        {"out", OPT_STRING, &r.out, "output folder"},
     };
     cli_parse(argc, argv,
-              "kappa(H_b) vs kappa(D_Adam H_b) for dense Hessian blocks of the paper's 1-layer Transformer\n"
-              "(appendix Exp 1, Table \"Comparison of kappa(H) and kappa(D_Adam H)\"): the 1st head of query,\n"
-              "key and value and the 1st output neuron of attn.proj, mlp.fc_1 and mlp.proj, at 1% of AdamW\n"
-              "training (the same training and H as fig6 with the same flags). D_Adam = diag(1/(sqrt(v-hat)+eps))\n"
-              "from the AdamW run's own v-hat at that step. kappa = |lambda|max/|lambda|min (blocks can be\n"
-              "indefinite); kappa(D H) from the eigenvalues of D^1/2 H D^1/2 (default) and from singular values.",
+              "kappa(H_b) vs kappa(D H_b) on the dense Hessian blocks of the paper's 1-layer Transformer (appendix\n"
+              "Exp 1, Table \"Comparison of kappa(H) and kappa(D_Adam H)\"), over training. One AdamW run (as fig6,\n"
+              "the same flags give the same H) with checkpoints after 1, 2, 5 steps and at 1%, 5%, 10%, 100%\n"
+              "(and --checkpoint, the primary one, 1% by default). At each, H and its Gauss-Newton part G on the\n"
+              "fixed Hessian batch; for every Algorithm 3 block, kappa = |lambda|max/|lambda|min on the complement\n"
+              "of the block's null space (the derived null directions, then |lambda| <= n eps |lambda|max;\n"
+              "measurable when kappa <= 1e12), and r = kappa(D M_b)/kappa(M_b) there with D from the paper's\n"
+              "Fig. 4 recipe (D = diag(1/|M_b x|), x ~ N(0, I/sqrt(n)), median over --draws) and from AdamW's\n"
+              "v-hat (D = diag(1/(sqrt(v-hat)+eps))); control: the same in coordinates rescaled by a random\n"
+              "diagonal S (log10 s ~ U[-1,1]). Statistic: the share of measurable blocks of query, key, value,\n"
+              "attn.proj, mlp.fc_1, mlp.proj with r > 1. The first version's table (the paper's six blocks,\n"
+              "nothing deflated) is kept beside the paper's numbers at 1% and after 1 step.\n"
+              "Outputs in --out: blocks.csv (every block at every checkpoint), sweep.csv (the statistic per\n"
+              "checkpoint), table.csv and table.md, stats.csv (readings <fig4|adam>.<H|G>.<1pct|step1>, where\n"
+              "1pct is --checkpoint's), claims.txt, H_<block>.npy and d_<block>.npy, train/, run.txt.",
               opts, sizeof opts / sizeof *opts);
-    tt_ckpt_setup s = ckpt_cli_setup(&cli);
-    if (layer < 0 || layer >= s.cfg.layers) die_user("--layer must be in 0..%d (got %d)", s.cfg.layers - 1, layer);
-    ensure_dir(out);
-
-    tt_ckpt c;
-    char *train_dir = path_join(out, "train");
-    tt_ckpt_hessian(&s, train_dir, &c);
-    free(train_dir);
-    double *d = xmalloc(c.m->P * sizeof(double));
-    adam_diag(c.m->P, c.vhat, s.train.ocfg.eps, d);
-    row rows[NB];
-    for (int k = 0; k < NB; k++) {
-        rows[k].b = first_block(c.m, layer, k);
-        rows[k].m = block_analyze(c.H, c.m->P, &rows[k].b, d);
+    r.s = ckpt_cli_setup(&r.cli);
+    if (r.layer < 0 || r.layer >= r.s.cfg.layers) die_user("--layer must be in 0..%d (got %d)", r.s.cfg.layers - 1, r.layer);
+    if (r.draws < 0 || r.draws > 10000) die_user("--draws must be in 0..10000 (got %d)", r.draws);
+    if (r.draws == 0) r.draws = scale_parse(r.cli.scale) ? 100 : 25;
+    r.nck = checkpoints_of(r.s.train.steps, r.s.train.fracs[0], r.ck, &r.primary, &r.first);
+    ensure_dir(r.out);
+    compute(&r);
+    write_blocks(&r);
+    write_sweep(&r);
+    write_table(&r);
+    write_stats_and_claims(&r);
+    run_note("train seconds: %.3f", r.train_seconds);
+    run_note("hessian seconds (H and G, all checkpoints): %.3f", r.hess_seconds);
+    run_note("analysis seconds: %.3f", r.analysis_seconds);
+    run_write_info(r.out, (unsigned long)r.cli.seed);
+    if (!core_quiet) {
+        char *claims = path_join(r.out, "claims.txt");
+        echo_file(claims);
+        free(claims);
     }
-    write_outputs(out, &c, &s, rows, d);
-    write_claims(out, &c, &s, rows);
-    if (!core_quiet)
-        for (int k = 0; k < NB; k++)
-            fprintf(stderr, "table_kappa: %-26s kappa(H) %-10.4g kappa(DH) %-10.4g (paper %.2f -> %.2f)\n", LABEL[k],
-                    rows[k].m.s.kappa, rows[k].m.sd.kappa, PAPER_H[k], PAPER_DH[k]);
-    run_write_info(out, (unsigned long)cli.seed);
-    free(d);
-    tt_ckpt_free(&c);
+    free(r.R), free(r.sel);
+    partition_free(r.blocks);
     return 0;
 }

@@ -29,9 +29,11 @@ void tt_ckpt_check(const tt_ckpt_setup *s)
     if (s->hess_batch < 1 || s->hess_batch > 1 << 16)
         die_user("Hessian batch must be in 1..65536 sequences (got %d)", s->hess_batch);
     if (s->panel < 1 || s->panel > 4096) die_user("Hessian panel must be in 1..4096 (got %d)", s->panel);
-    if (s->train.nfracs < 1) die_user("a checkpoint fraction is needed");
-    if (!(s->train.fracs[0] > 0 && s->train.fracs[0] <= 1))
-        die_user("checkpoint fraction must be in (0, 1] (got %g)", s->train.fracs[0]);
+    if (s->train.nfracs < 1 || s->train.nfracs > TT_MAX_CHECKPOINTS)
+        die_user("1 to %d checkpoint fractions are needed (got %d)", TT_MAX_CHECKPOINTS, s->train.nfracs);
+    for (int i = 0; i < s->train.nfracs; i++)
+        if (!(s->train.fracs[i] > 0 && s->train.fracs[i] <= 1))
+            die_user("checkpoint fraction must be in (0, 1] (got %g)", s->train.fracs[i]);
     if (s->train.steps < 1) die_user("training steps must be >= 1 (got %ld)", s->train.steps);
     if (s->train.batch < 1) die_user("batch size must be >= 1 (got %d)", s->train.batch);
     optim_check_config(&s->train.ocfg, s->train.lr);
@@ -48,58 +50,75 @@ static double *read_vector(const char *dir, const char *name, size_t P)
     return x;
 }
 
-void tt_ckpt_model(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out)
+void tt_ckpt_start(const tt_ckpt_setup *s, tt_ckpt *out)
 {
     tt_ckpt_check(s);
     memset(out, 0, sizeof *out);
     const tt_config *c = &s->cfg;
     out->data = token_source(s->text, c->V, c->T, s->order, s->successors, s->data_seed);
     out->m = tt_new(c);
-    model *m = out->m;
     /* the Hessian batch: its own stream, so it is the same whatever the training */
     out->tokens = xmalloc((size_t)s->hess_batch * (c->T + 1) * sizeof(int));
     gsl_rng *r = rng_new(seed_for(s->data_seed, SEED_HELD_OUT));
     tt_data_batch(out->data, r, s->hess_batch, c->T, out->tokens);
     rng_free(r);
-    tt_set_batch(m, out->tokens, s->hess_batch);
-    out->loss0 = m->loss(m);
-    out->step = checkpoint_step(s->train.fracs[0], s->train.steps);
-    if (!train_dir) return;   /* the caller sets the checkpoint's parameters */
+    tt_set_batch(out->m, out->tokens, s->hess_batch);
+    out->loss0 = out->m->loss(out->m);
+    out->loss = out->loss0;
+}
 
-    tt_train_opts o = s->train;
-    o.nfracs = 1;
+void tt_ckpt_train(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *c)
+{
     double t0 = wall_seconds();
-    tt_train_result tr = tt_train(m, out->data, &o, train_dir);
-    out->train_seconds = wall_seconds() - t0;
-    out->step = checkpoint_step(o.fracs[0], o.steps);
+    tt_train_result tr = tt_train(c->m, c->data, &s->train, train_dir);
+    c->train_seconds = wall_seconds() - t0;
+    long last = 0;
+    for (int i = 0; i < s->train.nfracs; i++) {
+        long k = checkpoint_step(s->train.fracs[i], s->train.steps);
+        if (k > last) last = k;
+    }
     if (tr.diverged) /* the training is part of the experiment: a run that diverged is not analysed */
-        die_diverged("training diverged at step %ld (checkpoint at step %ld); lower the learning rate; %s holds the "
-                     "steps before it", tr.steps_done, out->step, train_dir);
-    out->final_loss = tr.final_loss;
+        die_diverged("training diverged at step %ld (last checkpoint at step %ld); lower the learning rate; %s "
+                     "holds the steps before it", tr.steps_done, last, train_dir);
+    c->final_loss = tr.final_loss;
+}
 
-    /* the checkpoint, read back from its files */
+void tt_ckpt_load(const tt_ckpt_setup *s, const char *train_dir, long step, tt_ckpt *c)
+{
     char name[64];
-    snprintf(name, sizeof name, "step%06ld_params.npy", out->step);
+    snprintf(name, sizeof name, "step%06ld_params.npy", step);
     char *path = path_join(train_dir, name);
-    load_params(m, path);
+    load_params(c->m, path);
     free(path);
-    snprintf(name, sizeof name, "step%06ld_vhat.npy", out->step);
-    out->vhat = read_vector(train_dir, name, m->P);
+    snprintf(name, sizeof name, "step%06ld_vhat.npy", step);
+    free(c->vhat);
+    c->vhat = read_vector(train_dir, name, c->m->P);
+    c->step = step;
+    tt_set_batch(c->m, c->tokens, s->hess_batch);
+}
 
-    tt_set_batch(m, out->tokens, s->hess_batch);
-    out->loss = m->loss(m);
+void tt_ckpt_take_hessian(const tt_ckpt_setup *s, tt_ckpt *c)
+{
+    model *m = c->m;
+    tt_set_batch(m, c->tokens, s->hess_batch);
+    c->loss = m->loss(m);
+    hessian_opts ho = hessian_defaults();
+    ho.panel = s->panel;
+    ho.label = "checkpoint Hessian";
+    free(c->H);
+    double t0 = wall_seconds();
+    c->H = hessian_full(m, &ho);
+    c->hess_seconds = wall_seconds() - t0;
 }
 
 void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out)
 {
-    tt_ckpt_model(s, train_dir, out);
-    model *m = out->m;
-    hessian_opts ho = hessian_defaults();
-    ho.panel = s->panel;
-    ho.label = "checkpoint Hessian";
-    double t0 = wall_seconds();
-    out->H = hessian_full(m, &ho);
-    out->hess_seconds = wall_seconds() - t0;
+    tt_ckpt_setup one = *s;
+    one.train.nfracs = 1;
+    tt_ckpt_start(&one, out);
+    tt_ckpt_train(&one, train_dir, out);
+    tt_ckpt_load(&one, train_dir, checkpoint_step(one.train.fracs[0], one.train.steps), out);
+    tt_ckpt_take_hessian(&one, out);
 }
 
 void tt_ckpt_free(tt_ckpt *c)
@@ -159,6 +178,26 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     tt_data *d = token_source(c->text, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
     tt_data_free(d);
     return s;
+}
+
+/* ---- the blocks of Fig. 6 ------------------------------------------------------------------ */
+
+const fig6_block FIG6_BLOCKS[FIG6_NBLOCKS] = {
+    {"query", SPLIT_HEADS},    {"key", SPLIT_HEADS},     {"value", SPLIT_ROWS}, {"attn_proj", SPLIT_ROWS},
+    {"mlp_fc1", SPLIT_ROWS},   {"mlp_proj", SPLIT_ROWS}, {"embed", SPLIT_ROWS}, {"output", SPLIT_ROWS},
+};
+
+int fig6_tensor(const model *m, int layer, int k)
+{
+    static const char *suffix[6] = {"attn.query", "attn.key", "attn.value", "attn.proj", "mlp.fc_1", "mlp.proj"};
+    char name[64];
+    if (k < 0 || k >= FIG6_NBLOCKS) DIE("no Fig. 6 block %d", k);
+    if (k == 6) snprintf(name, sizeof name, "wte");
+    else if (k == 7) snprintf(name, sizeof name, "lm_head");
+    else snprintf(name, sizeof name, "h%d.%s", layer, suffix[k]);
+    int t = model_find_tensor(m, name);
+    if (t < 0) DIE("no tensor %s", name);
+    return t;
 }
 
 /* ---- the MLP -------------------------------------------------------------------------------- */

@@ -97,16 +97,23 @@ void mlp_data_head(const mlp_data *d, int n, const char *what, double *X, int *y
  * is not finite or exceeds 1e100·f(w0) (diverged). */
 long quad_train(double *loss /* (steps+1) */, const double *H /* (n,n) */, const double *w0, int n,
                 optim_kind kind, const optim_config *cfg, const partition *blocks, double lr, long steps);
-/* Learning-rate grid search: lr_k = lo·(hi/lo)^(k/(nlr-1)), k < nlr; each run
- * scored by its final loss (NaN/diverged = +inf); equal final losses (e.g. 0
- * after underflow) go to the run with the smaller mean log10 loss. */
+/* Learning-rate search on an extending log grid (core/stats.h's lr_grid): the
+ * planned points lo·(hi/lo)^(k/(nlr-1)), k < nlr, then one point beyond each
+ * edge the best is at, with the same spacing, until the best is interior or
+ * [lo_bound, hi_bound] or LR_GRID_MAX stops it (status). Each run is scored by
+ * quad_mean_log_loss, the statistic Fig. 3's claims compare (lower is better;
+ * a diverged run scores NaN and is never best). User error: nlr outside
+ * 2..LR_GRID_MAX or not 0 < lo_bound <= lo < hi <= hi_bound. */
 typedef struct {
-    int nlr, best;
-    double *lr, *final_loss;
-    double *loss;            /* (nlr, steps+1) every curve */
+    lr_grid grid;            /* grid.n runs: grid.lr ascending, grid.score */
+    grid_status status;      /* GRID_INTERIOR unless a bound stopped the extension or all diverged */
+    int best;                /* index into grid.lr; -1 when every run diverged */
+    double *final_loss;      /* (grid.n) loss after the last step, NaN if the run diverged */
+    double *loss;            /* (grid.n, steps+1) the curve at grid.lr[k] */
 } quad_grid;
 quad_grid *quad_grid_search(const double *H, const double *w0, int n, optim_kind kind, const optim_config *cfg,
-                            const partition *blocks, double lo, double hi, int nlr, long steps);
+                            const partition *blocks, double lo, double hi, int nlr, double lo_bound,
+                            double hi_bound, long steps);
 void quad_grid_free(quad_grid *g);
 
 /* ---- training the tiny Transformer with checkpoints (tt_train.c) ----------------------------
@@ -178,13 +185,19 @@ tt_ckpt_setup tt_ckpt_defaults(void);
 /* User error naming the value when a setting is out of range. */
 void tt_ckpt_check(const tt_ckpt_setup *s);
 void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out);
-/* The same without H (out->H stays NULL): the model at the checkpoint with the
- * Hessian batch set, for the streamed analysis. train_dir NULL: no training
- * either — the model at its initialisation, the Hessian batch set, vhat NULL and
- * out->step the checkpoint's step; the caller then sets the checkpoint's
- * parameters (an MPI rank receiving them from rank 0). */
-void tt_ckpt_model(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out);
 void tt_ckpt_free(tt_ckpt *c);
+/* tt_ckpt_hessian in its steps, for H at several checkpoints of one training
+ * run (block_structure): tt_ckpt_start builds the model and the data and sets
+ * the Hessian batch (out->m at its initialisation, loss0); tt_ckpt_train
+ * trains with every checkpoint of s->train (die_diverged if training stops
+ * before the last); tt_ckpt_load reads the parameters and v̂ of the checkpoint
+ * after `step` back from train_dir; tt_ckpt_take_hessian computes H (and loss)
+ * at the model's current parameters on the Hessian batch, replacing c->H.
+ * tt_ckpt_hessian = start, train, load at fracs[0], take_hessian. */
+void tt_ckpt_start(const tt_ckpt_setup *s, tt_ckpt *out);
+void tt_ckpt_train(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *c);
+void tt_ckpt_load(const tt_ckpt_setup *s, const char *train_dir, long step, tt_ckpt *c);
+void tt_ckpt_take_hessian(const tt_ckpt_setup *s, tt_ckpt *c);
 
 /* The command line of the Transformer checkpoint Hessian, shared by fig6,
  * table_kappa and partition_check so that the same flags analyse the same H.
@@ -205,11 +218,14 @@ typedef struct {
 } ckpt_cli;
 void ckpt_cli_init(ckpt_cli *c);
 #define CKPT_CLI_OPTS(c)                                                                                         \
+    CKPT_CLI_RUN_OPTS(c),                                                                                        \
+    {"checkpoint", OPT_DOUBLE, &(c)->frac, "fraction of training at which H is taken (paper Fig. 6: 1%)"}
+/* The same without --checkpoint, for a program that takes H at several steps. */
+#define CKPT_CLI_RUN_OPTS(c)                                                                                     \
     {"scale", OPT_STRING, &(c)->scale, "quick (H on 256 sequences) or paper (H on 1,024); both train 1,000 steps"}, \
     {"steps", OPT_LONG, &(c)->steps, "AdamW training steps"},                                                    \
     {"lr", OPT_DOUBLE, &(c)->lr, "AdamW peak learning rate (cosine decay to 10%, weight decay 0.1)"},           \
     {"batch", OPT_INT, &(c)->batch, "training sequences per step"},                                              \
-    {"checkpoint", OPT_DOUBLE, &(c)->frac, "fraction of training at which H is taken (paper Fig. 6: 1%)"},      \
     {"hess-batch", OPT_INT, &(c)->hess_batch, "fixed sequences the Hessian is taken on (0: from --scale)"},      \
     {"panel", OPT_INT, &(c)->panel, "Hessian columns per panel"},                                                \
     {"V", OPT_INT, &(c)->V, "vocabulary size"},                                                                  \
@@ -227,6 +243,18 @@ void ckpt_cli_init(ckpt_cli *c);
 /* The scale's Hessian batch unless --hess-batch is given, range checks, the data
  * source opened once (so a bad file stops before any output), and the setup. */
 tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c);
+
+/* The eight parameter blocks of paper Fig. 6 (fig6, block_structure): key
+ * ("query", ..., "mlp_fc1", "embed", "output"), and the split the paper finds
+ * in each (heads for query/key; output neurons, tokens for embed/output). */
+#define FIG6_NBLOCKS 8
+typedef struct {
+    const char *key;
+    split_kind claimed;
+} fig6_block;
+extern const fig6_block FIG6_BLOCKS[FIG6_NBLOCKS];
+/* The tensor of Fig. 6 block k in Transformer block `layer` (embed and output are the model's). */
+int fig6_tensor(const model *m, int layer, int k);
 
 /* MLP: the 1-hidden-layer MLP on `data` (pooled k×k, standardised), trained with
  * Adam (cosine to 10%) on batches drawn with replacement, H at the checkpoint on

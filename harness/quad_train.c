@@ -1,5 +1,5 @@
 /* The shared optimizers (optim/) on the quadratic f(w) = ½ wᵀHw, g = Hw:
- * loss traces and a learning-rate grid search. */
+ * loss traces and a learning-rate search on a grid that extends at its edges. */
 #include "harness.h"
 #include <cblas.h>
 #include <float.h>
@@ -34,37 +34,41 @@ long quad_train(double *loss, const double *H, const double *w0, int n, optim_ki
 }
 
 quad_grid *quad_grid_search(const double *H, const double *w0, int n, optim_kind kind, const optim_config *cfg,
-                            const partition *blocks, double lo, double hi, int nlr, long steps)
+                            const partition *blocks, double lo, double hi, int nlr, double lo_bound,
+                            double hi_bound, long steps)
 {
-    if (!(lo > 0) || !(hi >= lo) || nlr < 1) die_user("bad learning-rate grid [%g, %g] with %d points", lo, hi, nlr);
     quad_grid *gr = xcalloc(1, sizeof *gr);
-    gr->nlr = nlr;
-    gr->lr = xmalloc((size_t)nlr * sizeof(double));
-    gr->final_loss = xmalloc((size_t)nlr * sizeof(double));
-    gr->loss = xmalloc(checked_mul((size_t)nlr, (size_t)(steps + 1) * sizeof(double), "grid losses"));
-    double best = INFINITY, best_area = INFINITY;
-    for (int k = 0; k < nlr; k++) {
-        gr->lr[k] = nlr == 1 ? lo : lo * pow(hi / lo, (double)k / (nlr - 1));
-        double *curve = gr->loss + (size_t)k * (steps + 1);
-        quad_train(curve, H, w0, n, kind, cfg, blocks, gr->lr[k], steps);
-        double f = curve[steps];
-        gr->final_loss[k] = isfinite(f) ? f : INFINITY;
-        /* ties (several runs at 0 after underflow) go to the faster curve: mean log loss */
-        double area = 0;
-        for (long t = 0; t <= steps; t++) area += log10(fmax(curve[t], 1e-300)) / (steps + 1);
-        if (gr->final_loss[k] < best || (gr->final_loss[k] == best && area < best_area)) {
-            best = gr->final_loss[k];
-            best_area = area;
-            gr->best = k;
+    lr_grid_init(&gr->grid, lo, hi, nlr, lo_bound, hi_bound);
+    size_t T = (size_t)steps + 1, per = checked_mul(T, sizeof(double), "grid losses");
+    double *runs = NULL;  /* the curves in the order evaluated */
+    double run_lr[LR_GRID_MAX], lrs[LR_GRID_MAX];
+    int nrun = 0;
+    for (int k; (k = lr_grid_next(&gr->grid, lrs)) > 0;)
+        for (int i = 0; i < k; i++) {
+            runs = xrealloc(runs, checked_mul((size_t)nrun + 1, per, "grid losses"));
+            double *curve = runs + (size_t)nrun * T;
+            quad_train(curve, H, w0, n, kind, cfg, blocks, lrs[i], steps);
+            lr_grid_add(&gr->grid, lrs[i], quad_mean_log_loss(curve, steps));
+            run_lr[nrun++] = lrs[i];
         }
+    /* the curves in the grid's ascending order */
+    gr->loss = xmalloc((size_t)nrun * per);
+    gr->final_loss = xmalloc((size_t)nrun * sizeof(double));
+    for (int k = 0; k < gr->grid.n; k++) {
+        int r = 0;
+        while (run_lr[r] != gr->grid.lr[k]) r++;
+        memcpy(gr->loss + (size_t)k * T, runs + (size_t)r * T, per);
+        gr->final_loss[k] = gr->loss[(size_t)k * T + steps];
     }
+    free(runs);
+    gr->status = lr_grid_status(&gr->grid);
+    gr->best = lr_grid_best(&gr->grid);
     return gr;
 }
 
 void quad_grid_free(quad_grid *g)
 {
     if (!g) return;
-    free(g->lr);
     free(g->final_loss);
     free(g->loss);
     free(g);

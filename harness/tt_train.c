@@ -96,6 +96,7 @@ tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, con
     train_ctx c = {.m = m, .d = d, .o = o, .out = out};
     c.opt = optim_new(o->optim, &o->ocfg, m->P, blocks, m);
     c.rng = rng_new(o->seed);
+    memory_check("training batches", tt_batch_bytes(cfg, o->batch));
     c.tokens = xmalloc((size_t)o->batch * (cfg->T + 1) * sizeof(int));
     c.vhat = xmalloc(m->P * sizeof(double));
     c.loss_csv = csv_open_in(out, "loss.csv", "step,loss,lr");

@@ -8,3 +8,6 @@ $(FIG2_PNGS): $(FIG)/fig2_%.png: $(RES)/fig2/run.txt plots/fig2.gp
 	$(call render,plots/fig2.gp,res='$(RES)/fig2'; tag='$*')
 FIGURES += $(FIG2_PNGS)
 CLAIMS += $(RES)/fig2/claims.txt
+# make verdicts: claims fig2.neuron_blocks and fig2.whole_blocks (the Hessians are not kept)
+VERDICT_EXPS += fig2
+VCMD_fig2 := --scale $(SCALE) --seed SEED --data-seed SEED --save-h 0

@@ -1,6 +1,7 @@
 # Paper Fig. 6: the Hessian of each parameter block of the 1-layer
 # Transformer at 1% of training; the kappa(H) vs kappa(D_Adam H) table; the
-# Principle-1 partition checker on the Transformer and on the MLP.
+# Principle-1 partition checker on the Transformer and on the MLP; the block
+# structure of every tensor through steps 0-100 (block_structure).
 FIG6_BLOCKS := query key value attn_proj mlp_fc1 mlp_proj embed output
 FIG6_PNGS := $(FIG6_BLOCKS:%=$(FIG)/fig6_%.png)
 $(RES)/fig6/run.txt: $(BUILD)/bin/fig6
@@ -9,14 +10,6 @@ $(RES)/fig6/claims.txt: $(RES)/fig6/run.txt
 $(FIG6_PNGS): $(FIG)/fig6_%.png: $(RES)/fig6/run.txt plots/fig6.gp
 	$(call render,plots/fig6.gp,res='$(RES)/fig6'; blk='$*')
 
-$(RES)/table_kappa/run.txt: $(BUILD)/bin/table_kappa
-	$< --scale $(SCALE) --out $(@D) --quiet
-$(RES)/table_kappa/claims.txt $(RES)/table_kappa/table.md: $(RES)/table_kappa/run.txt
-# the same run's checkpoint after 1 step (the paper's text: "after 1 training step")
-$(RES)/table_kappa_step1/run.txt: $(BUILD)/bin/table_kappa
-	$< --scale $(SCALE) --checkpoint 0.001 --out $(@D) --quiet
-$(RES)/table_kappa_step1/claims.txt $(RES)/table_kappa_step1/table.md: $(RES)/table_kappa_step1/run.txt
-
 $(RES)/partition_check/run.txt: $(BUILD)/bin/partition_check
 	$< --model tt --scale $(SCALE) --out $(@D) --quiet
 $(RES)/partition_check_mlp/run.txt: $(BUILD)/bin/partition_check
@@ -24,7 +17,28 @@ $(RES)/partition_check_mlp/run.txt: $(BUILD)/bin/partition_check
 $(RES)/partition_check/claims.txt: $(RES)/partition_check/run.txt
 $(RES)/partition_check_mlp/claims.txt: $(RES)/partition_check_mlp/run.txt
 
-FIGURES += $(FIG6_PNGS)
-CLAIMS += $(RES)/fig6/claims.txt $(RES)/table_kappa/claims.txt $(RES)/table_kappa_step1/claims.txt \
+# block_structure: one seed here (its seed bands come from make verdicts)
+$(RES)/block_structure/run.txt: $(BUILD)/bin/block_structure
+	$< --scale $(SCALE) --out $(@D) --quiet
+$(RES)/block_structure/claims.txt: $(RES)/block_structure/run.txt
+$(RES)/block_structure/bands.csv: $(RES)/block_structure/run.txt
+	$(BUILD)/bin/block_structure --bands-of $(@D) --out $(@D) --quiet
+$(FIG)/block_structure.png: $(RES)/block_structure/bands.csv plots/block_structure.gp
+	$(call render,plots/block_structure.gp,bands='$<'; runs_text='seed 1')
+
+FIGURES += $(FIG6_PNGS) $(FIG)/block_structure.png
+CLAIMS += $(RES)/fig6/claims.txt \
           $(RES)/partition_check/claims.txt \
-          $(RES)/partition_check_mlp/claims.txt
+          $(RES)/partition_check_mlp/claims.txt $(RES)/block_structure/claims.txt
+
+# make verdicts: fig6's four claims, Principle 1 on both models (one run: the MLP
+# claim's control is the Transformer), block_structure's claim and its seed bands.
+VERDICT_EXPS += fig6 partition_check block_structure
+VCMD_fig6 := --scale $(SCALE) --seed SEED --data-seed SEED --save-h 0
+VCMD_partition_check := --model both --scale $(SCALE) --seed SEED --data-seed SEED --save-h 0
+BS_RUNS := $(foreach s,$(VERDICT_SEEDS),$(VRUNS)/block_structure/seed$(s))
+$(VOUT)/block_structure/bands.csv: $(BS_RUNS:%=%/run.txt) $(BUILD)/bin/block_structure
+	$(BUILD)/bin/block_structure --bands-of $(subst $(space),$(comma),$(strip $(BS_RUNS))) --out $(@D) --quiet
+$(FIG)/block_structure_seeds.png: $(VOUT)/block_structure/bands.csv plots/block_structure.gp
+	$(call render,plots/block_structure.gp,bands='$<'; runs_text='$(words $(VERDICT_SEEDS)) seeds ($(firstword $(VERDICT_SEEDS))-$(lastword $(VERDICT_SEEDS)))')
+VERDICT_FIGURES += $(FIG)/block_structure_seeds.png

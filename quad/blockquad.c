@@ -1,5 +1,6 @@
 /* The block-diagonal random quadratic of paper Fig. 3: Haar-random
- * orthogonal blocks with eigenvalues drawn from small sets. */
+ * orthogonal blocks with eigenvalues drawn from small sets; its unrotated
+ * (diagonal) version and coordinate permutations, for the claims' controls. */
 #include "quad.h"
 #include <cblas.h>
 #include <lapacke.h>
@@ -41,6 +42,12 @@ void sym_from_eig(double *H, const double *Q, const double *lambda, int n)
     free(QL);
 }
 
+/* Block l's eigenvalues, drawn i.i.d. uniformly from sets[l]. */
+static void draw_eigenvalues(double *lambda, gsl_rng *rng, int m, const double *set, int set_len)
+{
+    for (int i = 0; i < m; i++) lambda[i] = set[rng_int(rng, (unsigned long)set_len)];
+}
+
 void block_quadratic(double *H, double *lambda, gsl_rng *rng, const int *sizes, const double *const *sets,
                      const int *set_len, int nb)
 {
@@ -51,7 +58,7 @@ void block_quadratic(double *H, double *lambda, gsl_rng *rng, const int *sizes, 
     for (int l = 0; l < nb; l++) {
         int m = sizes[l];
         double *Q = xmalloc((size_t)m * m * sizeof(double)), *Hl = xmalloc((size_t)m * m * sizeof(double));
-        for (int i = 0; i < m; i++) lambda[off + i] = sets[l][rng_int(rng, (unsigned long)set_len[l])];
+        draw_eigenvalues(lambda + off, rng, m, sets[l], set_len[l]);
         haar_orthogonal(Q, rng, m);
         sym_from_eig(Hl, Q, lambda + off, m);
         for (int i = 0; i < m; i++)
@@ -59,5 +66,36 @@ void block_quadratic(double *H, double *lambda, gsl_rng *rng, const int *sizes, 
         free(Q);
         free(Hl);
         off += m;
+    }
+}
+
+void diag_quadratic(double *H, double *lambda, gsl_rng *rng, const int *sizes, const double *const *sets,
+                    const int *set_len, int nb)
+{
+    int n = 0;
+    for (int l = 0; l < nb; l++) n += sizes[l];
+    memset(H, 0, (size_t)n * n * sizeof(double));
+    int off = 0;
+    for (int l = 0; l < nb; l++) {
+        draw_eigenvalues(lambda + off, rng, sizes[l], sets[l], set_len[l]);
+        off += sizes[l];
+    }
+    for (int i = 0; i < n; i++) H[(size_t)i * n + i] = lambda[i];
+}
+
+void random_permutation(int *perm, gsl_rng *rng, int n)
+{
+    for (int i = 0; i < n; i++) perm[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)rng_int(rng, (unsigned long)i + 1), t = perm[i];
+        perm[i] = perm[j], perm[j] = t;
+    }
+}
+
+void quad_permute(double *Hp, double *wp, const double *H, const double *w, const int *perm, int n)
+{
+    for (int i = 0; i < n; i++) {
+        wp[i] = w[perm[i]];
+        for (int j = 0; j < n; j++) Hp[(size_t)i * n + j] = H[(size_t)perm[i] * n + perm[j]];
     }
 }

@@ -10,6 +10,8 @@
  *    eigenvalues drawn i.i.d. from given sets, H = blockdiag(H_1, …).
  * 3. f(w) = ½ wᵀHw with its optimal constant steps, whole and per block (the
  *    shared optimizers run on it in harness/quad_train.c).
+ * The claims' statistics live here too: Fig. 4's per-curve trend (Spearman of
+ * r against τ, and with τ shuffled) and Fig. 3's gap between two loss traces.
  *
  * Matrices are float64, row-major; outputs first, sizes last.
  */
@@ -98,8 +100,19 @@ typedef struct {
     long n;               /* samples used */
 } quad_sweep_row;
 void quad_sweep_summary(quad_sweep_row *rows /* (nr) */, const quad_sweep_result *s);
-/* Spearman rank correlation of (x_i, y_i), i < n (average ranks for ties). */
+/* Spearman rank correlation of (x_i, y_i), i < n (average ranks for ties);
+ * NaN when either series is constant. */
 double spearman(const double *x, const double *y, int n);
+
+/* Fig. 4's claim "r decreases as τ → 1", per curve: ρ = Spearman(τ_k, s_k) over
+ * the n R values of the curve (τ_k the mean τ at R_k, s_k the median or mean of
+ * r there). With perm (a permutation of 0..n-1) τ_{perm[k]} is paired with s_k
+ * instead: the negative control, τ shuffled across R. The curve falls when
+ * ρ <= QUAD_FALLS_RHO: a strong monotone decreasing association (|ρ| >= 0.5). */
+#define QUAD_FALLS_RHO (-0.5)
+double quad_trend_rho(const double *tau, const double *s, const int *perm, int n);
+/* Share of the n curves with rho <= threshold; a NaN rho (a flat curve) does not fall. */
+double quad_share_falling(const double *rho, int n, double threshold);
 
 /* ---- block-diagonal quadratic (paper Fig. 3) ------------------------------------------ */
 /* Haar-random orthogonal Q (n×n): QR of a Gaussian matrix (dgeqrf + dorgqr),
@@ -111,6 +124,15 @@ void sym_from_eig(double *H /* (n,n) */, const double *Q /* (n,n) */, const doub
  * i.i.d. uniformly from sets[l][0..set_len[l]-1] (written to lambda[n]). */
 void block_quadratic(double *H /* (n,n) */, double *lambda /* (n) */, gsl_rng *rng, const int *sizes,
                      const double *const *sets, const int *set_len, int nb);
+/* The same eigenvalue draws without rotations: H = diag(lambda). */
+void diag_quadratic(double *H /* (n,n) */, double *lambda /* (n) */, gsl_rng *rng, const int *sizes,
+                    const double *const *sets, const int *set_len, int nb);
+/* A uniformly random permutation of 0..n-1 (Fisher–Yates). */
+void random_permutation(int *perm /* (n) */, gsl_rng *rng, int n);
+/* Hp = P H Pᵀ and wp = P w with (Pv)_i = v_perm[i]: contiguous blocks of Hp are
+ * the coordinate sets perm[block] of H, and f_Hp(wp) = f_H(w). */
+void quad_permute(double *Hp /* (n,n) */, double *wp /* (n) */, const double *H /* (n,n) */, const double *w,
+                  const int *perm, int n);
 
 /* ---- f(w) = ½ wᵀHw and its optimal steps (loss.c) ---- */
 double quad_loss(const double *H /* (n,n) */, const double *w, int n);
@@ -120,5 +142,19 @@ double quad_optimal_lr(const double *H /* (n,n) */, int n);
 void quad_block_optimal_lr(double *lr /* (nblocks) */, const double *H /* (n,n) */, int n, const partition *blocks);
 /* Contiguous blocks of the given sizes, or one block per entry (sizes NULL). */
 partition *quad_partition(const int *sizes, int nb, int n);
+
+/* ---- comparing loss traces (loss.c), Fig. 3's claims -----------------------------------
+ * A loss trace loss[0..steps] (loss[0] = f(w0)) is summarised by the mean over
+ * t = 0..steps of log10(max(loss[t]/loss[0], QUAD_LOSS_FLOOR)): the log10 of the
+ * geometric-mean relative loss over the run. The floor keeps a run whose loss
+ * underflows to 0 finite: every loss at or below 1e-300·f(w0) counts as that
+ * value. While two runs stay above it the floor plays no part; once one reaches
+ * it, the size of their gap depends on the floor and the run length. NaN when
+ * loss[0] is not finite and positive or any loss[t] is not finite (diverged). */
+#define QUAD_LOSS_FLOOR 1e-300
+double quad_mean_log_loss(const double *loss, long steps);
+/* quad_mean_log_loss(a) − quad_mean_log_loss(b): decades by which run a lies
+ * below run b on average over the run (negative: a beats b). */
+double quad_log_gap(const double *a, const double *b, long steps);
 
 #endif

@@ -190,8 +190,7 @@ double spearman(const double *x, const double *y, int n)
     double *rx = xmalloc((size_t)n * sizeof(double)), *ry = xmalloc((size_t)n * sizeof(double));
     ranks(rx, x, n);
     ranks(ry, y, n);
-    double mx = 0, my = 0;
-    for (int i = 0; i < n; i++) mx += rx[i] / n, my += ry[i] / n;
+    double mx = 0.5 * (n + 1), my = mx;  /* average ranks always sum to n(n+1)/2 */
     double sxy = 0, sxx = 0, syy = 0;
     for (int i = 0; i < n; i++) {
         sxy += (rx[i] - mx) * (ry[i] - my);
@@ -211,4 +210,21 @@ void quad_check_sweep(int d, double kappa, int nthetas, int npoints, int nr)
     if (nthetas < 1) die_user("number of angle draws must be >= 1 (got %d)", nthetas);
     if (npoints < 1) die_user("number of points x per matrix must be >= 1 (got %d)", npoints);
     if (nr < 2) die_user("number of R values must be >= 2 (got %d)", nr);
+}
+
+double quad_trend_rho(const double *tau, const double *s, const int *perm, int n)
+{
+    if (!perm) return spearman(tau, s, n);
+    double *t = xmalloc((size_t)n * sizeof(double));
+    for (int k = 0; k < n; k++) t[k] = tau[perm[k]];
+    double rho = spearman(t, s, n);
+    free(t);
+    return rho;
+}
+
+double quad_share_falling(const double *rho, int n, double threshold)
+{
+    int falls = 0;
+    for (int i = 0; i < n; i++) falls += rho[i] <= threshold;  /* NaN compares false */
+    return n > 0 ? (double)falls / n : NAN;
 }

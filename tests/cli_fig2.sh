@@ -55,4 +55,17 @@ head -1 "$R/blocks.csv" | grep -q "^tag,step,block,name,n,fro2,row_mass_ratio,ta
 # 8 hidden + 10 output neurons + bias = 19 blocks per checkpoint
 [ "$(grep -c '^mid,' "$R/blocks.csv")" -eq 19 ] && cli_ok || cli_fail "19 neuron blocks per checkpoint"
 [ -z "$(find "$R" -name '*.tmp.*')" ] && cli_ok || cli_fail "no temporaries left"
+head -1 "$R/checkpoints.csv" | grep -q ",fc1_share,hidden_offdiag_share,hidden_chance,hidden_excess,hidden_block_excess_min,hidden_perm_excess,hidden_diag_share,whole_offdiag_share,whole_chance,whole_excess,whole_perm_excess,whole_diag_share$" && cli_ok || cli_fail "checkpoints.csv: off-diagonal columns"
+head -1 "$R/blocks.csv" | grep -q ",kappa_DH_svd,offdiag_excess$" && cli_ok || cli_fail "blocks.csv: each block's own excess"
+for n in fig2.hidden.min_excess fig2.control.hidden.min_excess fig2.whole.min_excess fig2.control.whole.min_excess \
+         fig2.init.old_hidden_mass fig2.end.hidden_excess; do
+  grep -qE "^$n,-?[0-9]" "$R/stats.csv" && cli_ok || cli_fail "fig2 stats.csv: $n"
+done
+# the statistic is the smallest excess over the checkpoints
+min=$(awk -F, 'NR > 1 {print $19}' "$R/checkpoints.csv" | sort -g | head -1)
+got=$(grep "^fig2.hidden.min_excess," "$R/stats.csv" | cut -d, -f2)
+awk -v a="$min" -v b="$got" 'BEGIN {exit !(a - b < 1e-9 && b - a < 1e-9)}' && cli_ok || cli_fail "min over checkpoints ($min vs $got)"
+[ "$(grep -cE '^old rule (PASS|FAIL) ' "$R/claims.txt")" -eq 2 ] && cli_ok || cli_fail "the old rule's lines kept"
+check "a run without H files" "$P" --data synthetic --steps 20 --batch 32 --eval-n 100 --reps 2 --save-h 0 --out "$TMPD/noh" --quiet
+[ -z "$(find "$TMPD/noh" -name 'H_*.npy')" ] && [ -s "$TMPD/noh/stats.csv" ] && cli_ok || cli_fail "--save-h 0: no H files"
 cli_summary

@@ -18,7 +18,7 @@ if [ "$(id -u)" != 0 ]; then  # root writes anywhere: the /proc case above cover
   expect_no_files "fig4: nothing in a read-only folder" "$TMPD/ro"
 fi
 check "fig4 small run" "$P" --thetas 2 --points 3 --rs 5 --ds 2,7 --d 6 --kappas 3,40 --out "$TMPD/run" --quiet
-for f in fig4a.csv fig4b.csv fig4a_phase.csv fig4b_phase.csv claims.txt run.txt; do
+for f in fig4a.csv fig4b.csv fig4a_phase.csv fig4b_phase.csv stats.csv claims.txt run.txt; do
   [ -s "$TMPD/run/$f" ] && cli_ok || cli_fail "fig4 writes $f"
 done
 [ "$(head -1 "$TMPD/run/fig4a.csv" | cut -d, -f1-4)" = "d,kappa,R,tau_mean" ] && cli_ok || cli_fail "fig4a.csv header"
@@ -26,7 +26,24 @@ done
 [ "$(wc -l <"$TMPD/run/fig4a.csv")" -eq 11 ] && cli_ok || cli_fail "fig4a.csv has one row per (d, R)"
 # R = 0 rows: tau = 1 exactly
 awk -F, 'NR>1 && $3==0 && $4!=1 {bad=1} END{exit bad}' "$TMPD/run/fig4a.csv" && cli_ok || cli_fail "tau = 1 at R = 0"
-grep -Eq "^E1 (PASS|FAIL): [0-9]+ of 4 curves" "$TMPD/run/claims.txt" && cli_ok || cli_fail "claims.txt verdict line"
+[ "$(grep -Ec "^E1 (a|b)_(median|mean) .*: [0-9]+ of 4 curves fall over all R" "$TMPD/run/claims.txt")" -eq 4 ] \
+  && cli_ok || cli_fail "claims.txt: one line per reading"
+# stats.csv: the share, its shuffled-tau control and the reference per reading, and every curve's rho
+for r in a_median b_median a_mean b_mean; do
+  for n in fig4.share_falling.$r fig4.control.share_falling.$r fig4.ref.branch.share_falling.$r; do
+    grep -Eq "^$n,(0|0\.25|0\.5|0\.75|1)$" "$TMPD/run/stats.csv" && cli_ok || cli_fail "stats.csv: $n is a share of 4 curves"
+  done
+  [ "$(grep -c "^fig4\.rho\.$r\." "$TMPD/run/stats.csv")" -eq 4 ] && cli_ok || cli_fail "stats.csv: rho of each curve ($r)"
+done
+grep -q "^fig4.rho.a_median.b_d6_k40," "$TMPD/run/stats.csv" && cli_ok || cli_fail "stats.csv names curves panel_d_k"
+# the shares are the counts of rho <= -0.5 among the curves' rho
+awk -F, '$1 ~ /^fig4\.rho\.a_median\./ {n++; f += ($2 <= -0.5)} $1 == "fig4.share_falling.a_median" {s = $2}
+         END {exit !(n == 4 && s == f / n)}' "$TMPD/run/stats.csv" && cli_ok || cli_fail "share = count of rho <= -0.5"
+# --seed: another seed, other draws; the same seed, the same numbers
+check "fig4 seed 2" "$P" --thetas 2 --points 3 --rs 5 --ds 2,7 --d 6 --kappas 3,40 --seed 2 --out "$TMPD/run_s2" --quiet
+check "fig4 seed 1 again" "$P" --thetas 2 --points 3 --rs 5 --ds 2,7 --d 6 --kappas 3,40 --seed 1 --out "$TMPD/run_s1" --quiet
+cmp -s "$TMPD/run/stats.csv" "$TMPD/run_s1/stats.csv" && cli_ok || cli_fail "fig4: the same seed gives the same stats"
+! cmp -s "$TMPD/run/fig4a.csv" "$TMPD/run_s2/fig4a.csv" && cli_ok || cli_fail "fig4: another seed gives other draws"
 [ -z "$(find "$TMPD/run" -name '*.tmp.*')" ] && cli_ok || cli_fail "fig4: no temporaries left"
 # results do not depend on the thread count
 check "fig4 one thread" "$P" --thetas 2 --points 3 --rs 5 --ds 2,7 --d 6 --kappas 3,40 --threads 1 --out "$TMPD/run1" --quiet
@@ -36,23 +53,48 @@ cmp -s "$TMPD/run/fig4a.csv" "$TMPD/run1/fig4a.csv" && cmp -s "$TMPD/run/fig4b_p
 P=$BIN/fig3
 check "fig3 --help exits 0" "$P" --help
 "$P" --help | grep -q -- "--lr-points" && cli_ok || cli_fail "fig3 --help lists --lr-points"
-for bad in "--steps 0" "--steps -5" "--steps abc" "--block 1" "--block x" "--lr-lo 0" "--lr-lo 1 --lr-hi 0.1" \
-           "--lr-points 0" "--lr-points -2" "--beta1 1" "--beta1 -0.1" "--eps -1" "--seed -1" "--bogus"; do
+for bad in "--steps 0" "--steps -5" "--steps abc" "--block 2" "--block x" "--lr-lo 0" "--lr-lo 1 --lr-hi 0.1" \
+           "--lr-lo 0.1 --lr-hi 0.1" "--lr-hi inf" "--lr-lo 1e-13" "--lr-hi 1e7" "--lr-points 1" "--lr-points 33" "--lr-points -2" "--beta1 1" \
+           "--beta1 -0.1" "--eps -1" "--seed -1" "--bogus"; do
   expect_user_error "fig3 $bad" "$P" $bad --out "$TMPD/bad3"
 done
 [ ! -e "$TMPD/bad3" ] && cli_ok || cli_fail "fig3: bad input creates no folder"
 expect_user_error "fig3 unwritable output folder" "$P" --steps 5 --block 3 --lr-points 2 --out /proc/nope
 check "fig3 small run" "$P" --steps 60 --block 6 --lr-points 4 --out "$TMPD/run3" --quiet
-for f in H.npy H1.npy eigenvalues.csv loss_full.csv loss_h1.csv lrs.csv grid.csv grid_full_adam.csv \
-         grid_h1_adam.csv grid_full_adam_mini.csv grid_h1_adam_mini.csv claims.txt run.txt; do
+for f in H.npy H1.npy eigenvalues.csv loss_full.csv loss_h1.csv loss_homogeneous.csv loss_diag_spread.csv \
+         loss_diag_h1.csv lrs.csv grid.csv grid_full_adam.csv grid_h1_adam.csv grid_full_adam_mini.csv \
+         grid_h1_adam_mini.csv grid_homogeneous_adam.csv grid_diag_spread_adam.csv grid_diag_h1_adam.csv stats.csv \
+         claims.txt run.txt; do
   [ -s "$TMPD/run3/$f" ] && cli_ok || cli_fail "fig3 writes $f"
 done
-[ "$(head -1 "$TMPD/run3/loss_full.csv")" = "step,gd,blockgd,adam,adam_mini" ] && cli_ok || cli_fail "loss_full.csv header"
+[ "$(head -1 "$TMPD/run3/loss_full.csv")" = "step,gd,blockgd,adam,adam_mini,blockgd_random" ] && cli_ok \
+  || cli_fail "loss_full.csv header"
 [ "$(wc -l <"$TMPD/run3/loss_full.csv")" -eq 62 ] && cli_ok || cli_fail "loss_full.csv: steps 0..60"
 head -c 128 "$TMPD/run3/H.npy" | grep -aq "'shape': (18, 18)" && cli_ok || cli_fail "H.npy is 18x18"
 head -c 128 "$TMPD/run3/H1.npy" | grep -aq "'shape': (6, 6)" && cli_ok || cli_fail "H1.npy is 6x6"
-# the grid: 4 rows per (problem, method), exactly one best each
-[ "$(awk -F, 'NR>1 && $5==1' "$TMPD/run3/grid.csv" | wc -l)" -eq 4 ] && cli_ok || cli_fail "one best lr per grid"
-[ "$(grep -c '^([123])' "$TMPD/run3/claims.txt")" -eq 3 ] && grep -Eq '^E2 (PASS|FAIL)' "$TMPD/run3/claims.txt" \
-  && cli_ok || cli_fail "claims.txt has three claims and a verdict"
+# the grids: seven (problem, method), at least the 4 planned points each, exactly one best each, a status
+[ "$(head -1 "$TMPD/run3/grid.csv")" = "problem,method,lr,score,final_loss,best,status" ] && cli_ok || cli_fail "grid.csv header"
+[ "$(awk -F, 'NR>1 && $6==1' "$TMPD/run3/grid.csv" | wc -l)" -eq 7 ] && cli_ok || cli_fail "one best lr per grid"
+[ "$(awk -F, 'NR>1 {print $1 "," $2}' "$TMPD/run3/grid.csv" | sort | uniq -c | awk '$1 >= 4' | wc -l)" -eq 7 ] \
+  && cli_ok || cli_fail "every grid has at least its planned points"
+awk -F, 'NR>1 && $7 != "INTERIOR" && $7 != "EDGE AT BOUND" && $7 != "NONE FINITE" {bad=1} END{exit bad}' \
+  "$TMPD/run3/grid.csv" && cli_ok || cli_fail "grid.csv: a status per row"
+# a first grid below Adam's best lr extends upward until the best is interior (the bound, 2 decades above
+# --lr-hi, is not reached); a first grid far below stops at the bound and says so
+check "fig3 grid that must extend" "$P" --steps 60 --block 6 --lr-lo 1e-3 --lr-hi 1e-2 --lr-points 2 --out "$TMPD/run3x" --quiet
+awk -F, '$1 == "full" && $2 == "adam" {n++; if ($3 > 1.1e-2) up=1; if ($6 == 1) st=$7} END{exit !(n > 2 && up && st == "INTERIOR")}' \
+  "$TMPD/run3x/grid.csv" && cli_ok || cli_fail "fig3: Adam's grid extends past its upper edge to an interior best"
+check "fig3 grid stopped by its bound" "$P" --steps 60 --block 6 --lr-lo 1e-6 --lr-hi 1e-5 --lr-points 2 --out "$TMPD/run3b" --quiet
+grep -q "^fig3.grid_interior.full_adam,0$" "$TMPD/run3b/stats.csv" && grep -q "full  *adam .*EDGE AT BOUND" "$TMPD/run3b/claims.txt" \
+  && cli_ok || cli_fail "fig3: a best at the bound is reported (stats.csv, claims.txt)"
+[ "$(grep -c '^([123])' "$TMPD/run3/claims.txt")" -eq 3 ] && [ "$(grep -c '^    control' "$TMPD/run3/claims.txt")" -eq 3 ] \
+  && cli_ok || cli_fail "claims.txt has three claims, each with its control"
+for n in fig3.gap.adam_gd.full fig3.control.gap.adam_gd.homogeneous fig3.gap.gd_adam.h1 \
+         fig3.control.gap.gd_adam.diag_spread fig3.gap.blockgd_adam.full fig3.control.gap.blockgd_random_adam.full \
+         fig3.ref.gap.gd_adam.diag_h1; do
+  grep -Eq "^$n,-?[0-9]" "$TMPD/run3/stats.csv" && cli_ok || cli_fail "fig3 stats.csv: $n is a number"
+done
+[ "$(grep -c '^fig3.grid_interior\.' "$TMPD/run3/stats.csv")" -eq 7 ] && cli_ok || cli_fail "fig3 stats.csv: grid status per grid"
+check "fig3 seed 2" "$P" --steps 60 --block 6 --lr-points 4 --seed 2 --out "$TMPD/run3s2" --quiet
+! cmp -s "$TMPD/run3/H.npy" "$TMPD/run3s2/H.npy" && cli_ok || cli_fail "fig3: another seed, another H"
 cli_summary

@@ -5,7 +5,9 @@
 set -u
 BUILD=${BUILD:-build}
 export BUILD
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+# allocator_may_return_null: a huge allocation returns NULL (the program's own
+# out-of-memory message) instead of ASan's abort, as without sanitizers.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-2}
 passed=0

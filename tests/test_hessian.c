@@ -383,6 +383,193 @@ static void test_random_baseline(void)
     free(bd);
 }
 
+/* A partition of 0..n-1 into consecutive blocks of the given sizes. */
+static partition *consecutive(int nb, const int *sizes)
+{
+    partition *p = partition_new();
+    size_t at = 0;
+    for (int b = 0; b < nb; b++) {
+        partition_add(p, at, (size_t)sizes[b], 1, 0, "b");
+        at += (size_t)sizes[b];
+    }
+    return p;
+}
+
+/* Symmetric n×n: diag on the diagonal; off-diagonal N(0, 1) scaled by `in` inside
+ * p's consecutive blocks and by `out` outside them. */
+static double *made_matrix(size_t n, const partition *p, double diag, double in, double out, gsl_rng *rng)
+{
+    int *label = xmalloc(n * sizeof(int));
+    for (int b = 0; b < p->nblocks; b++)
+        for (size_t e = 0; e < p->b[b].n; e++) label[p->b[b].start + e] = b;
+    double *A = xcalloc(n * n, sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        A[i * n + i] = diag;
+        for (size_t j = i + 1; j < n; j++)
+            A[i * n + j] = A[j * n + i] = rng_gaussian(rng, label[i] == label[j] ? in : out);
+    }
+    free(label);
+    return A;
+}
+
+static void test_offdiag_by_hand(void)
+{
+    /* 4×4, blocks {0,1}, {2,3}: diagonal 1, a = 2 inside, b = 1 across.
+     * O = 4a² + 8b² = 24, I = 4a² = 16, s = 2/3, q = (2·1 + 2·1)/(4·3) = 1/3, e = 1/2;
+     * per block s_b = 2a²/(2a² + 4b²) = 2/3, q_b = 1/3, e_b = 1/2; m = (4 + 16)/(4 + 24) = 5/7. */
+    double a = 2, b = 1;
+    double A[16] = {1, a, b, b, a, 1, b, b, b, b, 1, a, b, b, a, 1};
+    int sizes[2] = {2, 2};
+    partition *p = consecutive(2, sizes);
+    offdiag_stats st = offdiag_structure(A, 4, p);
+    CHECK_CLOSE(st.diag, 4, 1e-15, "D");
+    CHECK_CLOSE(st.offdiag, 24, 1e-15, "O");
+    CHECK_CLOSE(st.inblock, 16, 1e-15, "I");
+    CHECK_CLOSE(st.share, 2.0 / 3, 1e-15, "s");
+    CHECK_CLOSE(st.chance, 1.0 / 3, 1e-15, "q");
+    CHECK_CLOSE(st.excess, 0.5, 1e-15, "e");
+    CHECK_CLOSE(offdiag_mass_ratio(&st), 5.0 / 7, 1e-15, "m from the same sums");
+    CHECK_CLOSE(mass_ratio(A, 4, p), 5.0 / 7, 1e-15, "m = mass_ratio");
+    double eb[2];
+    offdiag_block_excess(A, 4, p, eb);
+    CHECK_CLOSE(eb[0], 0.5, 1e-15, "e_b of block 0");
+    CHECK_CLOSE(eb[1], 0.5, 1e-15, "e_b of block 1");
+    /* the blocks avoid the mass: only cross entries, s = 0, e = -q/(1 - q) = -1/2 */
+    double X[16] = {1, 0, b, b, 0, 1, b, b, b, b, 1, 0, b, b, 0, 1};
+    st = offdiag_structure(X, 4, p);
+    CHECK_CLOSE(st.excess, -0.5, 1e-15, "blocks that avoid the mass: e = -1/2");
+    partition_free(p);
+
+    /* conventions: one block (nothing can fall outside), one-entry blocks, no off-diagonal mass */
+    int one[1] = {4}, singles[4] = {1, 1, 1, 1};
+    partition *w = consecutive(1, one), *e = consecutive(4, singles);
+    st = offdiag_structure(A, 4, w);
+    CHECK(st.share == 1 && st.chance == 1 && isnan(st.excess), "one block: s = q = 1, e NAN");
+    offdiag_block_excess(A, 4, w, eb);
+    CHECK(isnan(eb[0]), "one block: e_b NAN");
+    st = offdiag_structure(A, 4, e);
+    CHECK(st.share == 0 && st.chance == 0 && st.excess == 0, "one-entry blocks: s = q = e = 0");
+    double I4[16] = {3, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 5};
+    partition *p2 = consecutive(2, sizes);
+    st = offdiag_structure(I4, 4, p2);
+    CHECK(st.offdiag == 0 && st.excess == 0 && st.share == st.chance, "diagonal matrix: e = 0, s = q");
+    CHECK(mass_ratio(I4, 4, p2) == 1, "diagonal matrix: the old mass ratio is 1");
+    CHECK_CLOSE(diag_share(4, I4), 1, 1e-15, "diagonal share 1");
+    CHECK_CLOSE(diag_excess(4, I4), 1, 1e-15, "diagonal excess 1");
+    double J[16];
+    for (int i = 0; i < 16; i++) J[i] = 1;
+    CHECK_CLOSE(diag_share(4, J), 0.25, 1e-15, "all-ones: diagonal share 1/n");
+    CHECK_CLOSE(diag_excess(4, J), 0, 1e-15, "all-ones: diagonal excess 0");
+    partition_free(p2);
+    partition_free(w);
+    partition_free(e);
+}
+
+static void test_offdiag_within(void)
+{
+    /* 6×6: coarse blocks {0,1,2}, {3,4,5}; fine {0,1}, {2}, {3,4}, {5}. Diagonal 3; inside the coarse
+     * blocks 1, except the pairs (0,1) and (3,4) = 2; across them 5 (left out). By hand: O = 2·(8 + 4) = 24,
+     * I = 16, s = 2/3; q_c = 2/(3·2) = 1/3 in both, e = 1/2. Diagonal inside the coarse blocks:
+     * d = 54/(54 + 24) = 9/13 against 6/(9 + 9) = 1/3: (9/13 - 1/3)/(2/3) = 7/13. */
+    double A[36];
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            A[i * 6 + j] = i == j ? 3 : i / 3 != j / 3 ? 5 : (i % 3 < 2 && j % 3 < 2) ? 2 : 1;
+    int cs[2] = {3, 3}, fs[4] = {2, 1, 2, 1}, xs[3] = {2, 2, 2};
+    partition *coarse = consecutive(2, cs), *fine = consecutive(4, fs), *cross = consecutive(3, xs);
+    CHECK(partition_refines(fine, coarse, 6) && !partition_refines(coarse, fine, 6), "fine refines coarse, not back");
+    CHECK(!partition_refines(cross, coarse, 6), "blocks {2,3} cross the coarse blocks");
+    CHECK(partition_refines(coarse, coarse, 6), "a partition refines itself");
+    offdiag_stats st = offdiag_structure_within(A, 6, fine, coarse);
+    CHECK_CLOSE(st.offdiag, 24, 1e-15, "O inside the coarse blocks");
+    CHECK_CLOSE(st.inblock, 16, 1e-15, "I");
+    CHECK_CLOSE(st.chance, 1.0 / 3, 1e-15, "q inside the coarse blocks");
+    CHECK_CLOSE(st.excess, 0.5, 1e-15, "e inside the coarse blocks");
+    CHECK_CLOSE(diag_excess_within(A, 6, coarse), 7.0 / 13, 1e-15, "diagonal excess inside the coarse blocks");
+    /* one coarse block covering S: the plain statistics */
+    int all[1] = {6};
+    partition *one = consecutive(1, all);
+    offdiag_stats a = offdiag_structure_within(A, 6, fine, one), b = offdiag_structure(A, 6, fine);
+    CHECK(a.offdiag == b.offdiag && a.inblock == b.inblock && fabs(a.chance - b.chance) < 1e-15 &&
+              fabs(a.excess - b.excess) < 1e-15, "within one block = offdiag_structure");
+    CHECK_CLOSE(diag_excess_within(A, 6, one), diag_excess(6, A), 1e-15, "within one block = diag_excess");
+    /* unequal chance per coarse block: the mean weighted by the blocks' off-diagonal mass */
+    double Z[36] = {0};
+    Z[0 * 6 + 1] = Z[1 * 6 + 0] = 1;   /* mass only in coarse block 0 */
+    int f2[3] = {2, 1, 3};
+    partition *fine2 = consecutive(3, f2);   /* {0,1}, {2}, {3,4,5}: q_0 = 1/3, q_1 = 1 */
+    st = offdiag_structure_within(Z, 6, fine2, coarse);
+    CHECK_CLOSE(st.chance, 1.0 / 3, 1e-15, "q weighted by mass: block 0's");
+    CHECK_CLOSE(st.excess, 1, 1e-15, "all of it inside the fine block");
+    partition_free(coarse), partition_free(fine), partition_free(cross), partition_free(one), partition_free(fine2);
+}
+
+static void test_offdiag_made_matrices(void)
+{
+    gsl_rng *rng = rng_new(11);
+    const size_t n = 60;
+    int sizes[10] = {6, 6, 6, 6, 6, 6, 6, 6, 6, 6}, uneven[4] = {5, 10, 20, 25};
+    partition *p = consecutive(10, sizes), *pu = consecutive(4, uneven);
+    double q = 10 * 6 * 5 / (60.0 * 59);
+
+    /* block-diagonal with dense blocks: e = 1, every block's own e_b = 1, old m = 1 */
+    double *B = made_matrix(n, p, 1, 1, 0, rng);
+    offdiag_stats st = offdiag_structure(B, n, p);
+    CHECK_CLOSE(st.chance, q, 1e-15, "chance of 10 blocks of 6 in 60");
+    CHECK(st.share == 1 && st.excess == 1, "block-diagonal: s = e = 1 (got %g)", st.excess);
+    double eb[10];
+    offdiag_block_excess(B, n, p, eb);
+    int all = 1;
+    for (int b = 0; b < 10; b++) all &= eb[b] == 1;
+    CHECK(all, "block-diagonal: every block's excess is 1");
+    /* the control: the same blocks on the permuted matrix, or laid on a random permutation, lose it */
+    double *Bp = sym_permuted(B, n, rng);
+    offdiag_stats sp = offdiag_structure(Bp, n, p), sr = offdiag_structure_random(B, n, p, rng);
+    CHECK(fabs(sp.excess) < 0.1 && sp.excess < 0.5, "permuted block-diagonal matrix: e %.3f, the rule (>= 0.5) rejects it",
+          sp.excess);
+    CHECK(fabs(sr.excess) < 0.1, "blocks on a random permutation: e %.3f", sr.excess);
+    CHECK_CLOSE(frobenius_sq(n * n, Bp), frobenius_sq(n * n, B), 1e-12, "the permutation keeps every entry");
+    CHECK_CLOSE(diag_share(n, Bp), diag_share(n, B), 1e-12, "... and the diagonal");
+    CHECK(sp.diag == st.diag, "permuted: D unchanged");
+
+    /* diagonal-heavy with iid off-diagonal noise: the old mass ratio is high for any blocks and passes on
+     * the permuted matrix too; the excess is ~0 on both */
+    double *D = made_matrix(n, p, 10, 0.3, 0.3, rng);
+    double *Dp = sym_permuted(D, n, rng);
+    double m = mass_ratio(D, n, p), mp = mass_ratio(Dp, n, p);
+    offdiag_stats sd = offdiag_structure(D, n, p);
+    CHECK(m > 0.9 && mp > 0.9, "diagonal-heavy: old mass ratio %.3f, permuted %.3f (both pass m >= 0.5)", m, mp);
+    CHECK(fabs(sd.excess) < 0.08, "diagonal-heavy, no blocks: e %.3f ~ 0", sd.excess);
+    CHECK(fabs(offdiag_structure(Dp, n, p).excess) < 0.08, "... and on the permuted matrix");
+    /* the old excess over the Monte Carlo random mean estimates the same e */
+    double mean, sdv;
+    mass_ratio_random(D, n, p, rng, 200, &mean, &sdv);
+    double r_exact = (sd.diag + sd.chance * sd.offdiag) / (sd.diag + sd.offdiag);
+    CHECK(fabs(mean - r_exact) < 5 * sdv / sqrt(200.0) + 1e-12, "Monte Carlo random mean %.6f vs exact %.6f", mean,
+          r_exact);
+
+    /* random dense: e ~ 0 for even and uneven blocks */
+    double *R = made_matrix(n, p, 1, 1, 1, rng);
+    CHECK(fabs(offdiag_structure(R, n, p).excess) < 0.08, "random dense: e ~ 0 (got %.3f)",
+          offdiag_structure(R, n, p).excess);
+    CHECK(fabs(offdiag_structure(R, n, pu).excess) < 0.08, "random dense, uneven blocks: e ~ 0 (got %.3f)",
+          offdiag_structure(R, n, pu).excess);
+    double eu[4];
+    offdiag_block_excess(R, n, pu, eu);
+    CHECK(fabs(eu[0]) < 0.15 && fabs(eu[3]) < 0.15, "random dense: blocks' own e ~ 0 (%.3f, %.3f)", eu[0], eu[3]);
+
+    /* partial structure: entries inside the blocks twice the size of those outside: in the mean
+     * s = 4q/(4q + 1 - q) (a share q of the pairs at 4x the squared size), e = (s - q)/(1 - q) */
+    double *M = made_matrix(n, p, 1, 2, 1, rng);
+    double s_mean = 4 * q / (4 * q + (1 - q)), e_mean = (s_mean - q) / (1 - q);
+    CHECK(fabs(offdiag_structure(M, n, p).excess - e_mean) < 0.08, "partial blocks: e %.3f, expected about %.3f",
+          offdiag_structure(M, n, p).excess, e_mean);
+    free(B), free(Bp), free(D), free(Dp), free(R), free(M);
+    partition_free(p);
+    partition_free(pu);
+    rng_free(rng);
+}
+
 static void test_heatmap(void)
 {
     double A[25];
@@ -443,6 +630,9 @@ int main(void)
     test_mlp_panels();
     test_blocks();
     test_random_baseline();
+    test_offdiag_by_hand();
+    test_offdiag_within();
+    test_offdiag_made_matrices();
     test_heatmap();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

@@ -1,6 +1,8 @@
 /* Tests of quad/: the rotated generator against the paper's dense listing,
  * H = I + (κ-1)qqᵀ, τ, the secular solver and r against dense LAPACK, the
- * sweep, the block quadratic, and the optimizer driver on quadratics. */
+ * sweep, the block quadratic, the optimizer driver and its extending lr grid
+ * on quadratics, and the claims' statistics (Fig. 4's per-curve trend and its
+ * shuffled control, Fig. 3's loss gap) with each control failing its rule. */
 #include "check.h"
 #include "bench/quad_listing.h"
 #include "harness/harness.h"
@@ -445,24 +447,247 @@ static void test_mini_and_blockwise(void)
     rng_free(rng);
 }
 
-/* The grid reports every point; the winner has the smallest final loss. */
+/* The grid keeps every run in ascending lr order; the best has the lowest mean
+ * log10 loss; a best at an edge extends the grid until it is bracketed (by a
+ * worse or a diverged run) or a bound stops it. */
 static void test_grid(void)
 {
     int n = 3;
     double H[9] = {4, 1, 0, 1, 3, 0, 0, 0, 1}, w0[3] = {1, -1, 2};
     optim_config cfg = optim_defaults(OPTIM_GD);
-    quad_grid *g = quad_grid_search(H, w0, n, OPTIM_GD, &cfg, NULL, 1e-3, 1, 7, 200);
-    CHECK(g->nlr == 7 && fabs(g->lr[0] - 1e-3) < 1e-18 && fabs(g->lr[6] - 1) < 1e-15 &&
-          fabs(g->lr[3] - sqrt(1e-3)) < 1e-15, "log grid: %g .. %g, middle %g", g->lr[0], g->lr[6], g->lr[3]);
-    int ok = 1;
-    for (int k = 0; k < 7; k++) ok &= g->final_loss[g->best] <= g->final_loss[k];
-    CHECK(ok, "best is the smallest final loss (lr %g)", g->lr[g->best]);
-    CHECK(isinf(g->final_loss[6]), "lr = 1 > 2/L diverges and scores +inf (%g)", g->final_loss[6]);
-    /* each stored curve is the run at its lr */
+    quad_grid *g = quad_grid_search(H, w0, n, OPTIM_GD, &cfg, NULL, 1e-3, 1, 7, 1e-6, 10, 200);
+    CHECK(g->grid.n == 7 && fabs(g->grid.lr[0] - 1e-3) < 1e-18 && fabs(g->grid.lr[6] - 1) < 1e-15 &&
+          fabs(g->grid.lr[3] - sqrt(1e-3)) < 1e-15, "planned grid: %d points %g .. %g, middle %g", g->grid.n,
+          g->grid.lr[0], g->grid.lr[6], g->grid.lr[3]);
+    int ok = g->best >= 0;
+    for (int k = 0; k < g->grid.n && ok; k++) ok &= !(g->grid.score[k] < g->grid.score[g->best]);
+    CHECK(ok && g->status == GRID_INTERIOR, "best is the lowest score (lr %g), interior", g->grid.lr[g->best]);
+    CHECK(isnan(g->grid.score[6]) && isnan(g->final_loss[6]), "lr = 1 > 2/L diverges: NaN score and final loss");
     double c[201];
-    quad_train(c, H, w0, n, OPTIM_GD, &cfg, NULL, g->lr[2], 200);
-    CHECK(memcmp(c, g->loss + 2 * 201, sizeof c) == 0, "grid curve 2 is the run at lr %g", g->lr[2]);
+    quad_train(c, H, w0, n, OPTIM_GD, &cfg, NULL, g->grid.lr[2], 200);
+    CHECK(memcmp(c, g->loss + 2 * 201, sizeof c) == 0 && g->grid.score[2] == quad_mean_log_loss(c, 200),
+          "grid curve 2 is the run at lr %g and its score", g->grid.lr[2]);
     quad_grid_free(g);
+    /* a first grid below the optimum (≈ 0.36) extends upward: 0.1, then 1 diverges and brackets 0.1 */
+    g = quad_grid_search(H, w0, n, OPTIM_GD, &cfg, NULL, 1e-4, 1e-2, 3, 1e-6, 10, 200);
+    CHECK(g->grid.n == 5 && g->status == GRID_INTERIOR && fabs(g->grid.lr[g->best] - 0.1) < 1e-12 &&
+          fabs(g->grid.lr[4] - 1) < 1e-12, "grid extends up to a bracketed best (%d runs, best %g, %s)", g->grid.n,
+          g->grid.lr[g->best], grid_status_name(g->status));
+    for (int k = 0; k < g->grid.n; k++) {
+        quad_train(c, H, w0, n, OPTIM_GD, &cfg, NULL, g->grid.lr[k], 200);
+        ok &= memcmp(c, g->loss + (size_t)k * 201, sizeof c) == 0;
+    }
+    CHECK(ok, "after extension every curve is still the run at its lr");
+    quad_grid_free(g);
+    /* the same with the upper bound at the first grid's edge: stopped there */
+    g = quad_grid_search(H, w0, n, OPTIM_GD, &cfg, NULL, 1e-4, 1e-2, 3, 1e-6, 1e-2, 200);
+    CHECK(g->grid.n == 3 && g->status == GRID_EDGE_AT_BOUND && g->best == 2, "bound stops the grid: %s",
+          grid_status_name(g->status));
+    quad_grid_free(g);
+}
+
+/* ---- the claims' statistics ------------------------------------------------------------ */
+
+/* Fig. 4's per-curve criterion on curves with a known trend, with an arm like the
+ * one the sweep shows at d >= 50, and with τ shuffled; the share of falling curves. */
+static void test_trend(void)
+{
+    enum { N = 51 };
+    double tau[N], s[N], v[N];
+    int rev[N];
+    for (int k = 0; k < N; k++) {
+        tau[k] = 1 - 0.97 * k / (N - 1);     /* falls from 1 as R grows */
+        s[k] = 1 / tau[k];                   /* r grows as tau falls: it falls as tau -> 1 */
+        rev[k] = N - 1 - k;
+    }
+    CHECK_CLOSE(quad_trend_rho(tau, s, NULL, N), -1, 1e-14, "r = 1/tau: rho = -1");
+    CHECK_CLOSE(quad_trend_rho(tau, tau, NULL, N), 1, 1e-14, "r = tau: rho = +1");
+    CHECK_CLOSE(quad_trend_rho(tau, s, rev, N), 1, 1e-14, "tau reversed across R: rho = +1");
+    for (int k = 0; k < N; k++) v[k] = tau[rev[k]];
+    CHECK(quad_trend_rho(tau, s, rev, N) == spearman(v, s, N), "perm pairs tau[perm[k]] with s[k]");
+    /* Fig. 4's arm: tau falls to its minimum at R* (k = 10) and rises a little after, while r
+     * keeps growing with R. Over R <= R* r falls as tau -> 1 (rho = -1); over every R the
+     * 40 points of the arm, where tau and r rise together, outweigh the 11 of the branch. */
+    for (int k = 0; k < N; k++) {
+        tau[k] = k <= 10 ? 1 - 0.097 * k : 0.03 + 0.05 * (k - 10) / 40.0;
+        s[k] = 0.1 + k;
+    }
+    CHECK_CLOSE(quad_trend_rho(tau, s, NULL, 11), -1, 1e-14, "arm: rho over R <= R* is -1");
+    double arm = quad_trend_rho(tau, s, NULL, N);
+    CHECK(arm > 0, "arm: rho over every R is positive (%.3f)", arm);
+    double rho[5] = {-0.9, -0.5, -0.49, NAN, 0.3};
+    CHECK(quad_share_falling(rho, 5, QUAD_FALLS_RHO) == 0.4, "share falling: -0.5 falls, NaN does not");
+    double flat[N];
+    for (int k = 0; k < N; k++) flat[k] = 2;
+    CHECK(isnan(quad_trend_rho(tau, flat, NULL, N)), "a flat curve has no rho (NaN: does not fall)");
+}
+
+/* n curves of N points: r = 1/tau times lognormal noise (trend = 1) or noise alone (trend = 0);
+ * the share that falls, with tau as drawn or shuffled across R. */
+static double synthetic_share(gsl_rng *rng, int trend, int shuffled, int n)
+{
+    enum { N = 51 };
+    double tau[N], s[N], rho[64];
+    int perm[N];
+    for (int c = 0; c < n; c++) {
+        for (int k = 0; k < N; k++) {
+            tau[k] = pow(10, -2.0 * k / (N - 1));
+            s[k] = (trend ? 1 / tau[k] : 1) * exp(rng_gaussian(rng, 1.0));
+        }
+        random_permutation(perm, rng, N);
+        rho[c] = quad_trend_rho(tau, s, shuffled ? perm : NULL, N);
+    }
+    return quad_share_falling(rho, n, QUAD_FALLS_RHO);
+}
+
+/* The claim's rule (share of 11 curves > 0.5, t-interval over 5 seeds) on synthetic
+ * seeds: curves that fall pass it, curves without a trend fail it, and the shuffled-τ
+ * control of the falling curves fails it, so the verdict is PASS, not NO POWER. */
+static void test_trend_rule(void)
+{
+    gsl_rng *rng = rng_new(2024);
+    double share[5], control[5], flat[5];
+    for (int k = 0; k < 5; k++) {
+        share[k] = synthetic_share(rng, 1, 0, 11);
+        control[k] = synthetic_share(rng, 1, 1, 11);
+        flat[k] = synthetic_share(rng, 0, 0, 11);
+    }
+    interval a = t_interval(share, 5, 0.95), c = t_interval(control, 5, 0.95), f = t_interval(flat, 5, 0.95);
+    CHECK(a.mean == 1, "every synthetic falling curve falls (mean share %g)", a.mean);
+    CHECK(verdict_of(c, CLAIM_ABOVE, 0.5, NULL) == VERDICT_FAIL, "shuffled tau fails the rule (mean share %g)", c.mean);
+    CHECK(verdict_of(f, CLAIM_ABOVE, 0.5, NULL) == VERDICT_FAIL, "curves without a trend fail the rule (mean %g)", f.mean);
+    CHECK(verdict_of(a, CLAIM_ABOVE, 0.5, &c) == VERDICT_PASS, "falling curves pass with their control rejected");
+    /* the shuffled share is the permutation null: P(rho <= -0.5) at 51 points is ~2e-4 */
+    double many = synthetic_share(rng, 1, 1, 64);
+    CHECK(many <= 2.0 / 64, "shuffled: %g of 64 strongly falling curves still fall", many);
+    rng_free(rng);
+}
+
+/* Fig. 3's statistic on hand-made loss traces, underflow to 0 included. */
+static void test_log_loss(void)
+{
+    double a[5] = {1, 0.1, 0.01, 1e-3, 1e-4};
+    CHECK_CLOSE(quad_mean_log_loss(a, 4), -2, 1e-15, "mean log10 of 1, 0.1, .., 1e-4");
+    double b[5];
+    for (int t = 0; t < 5; t++) b[t] = 3e5 * a[t];
+    CHECK_CLOSE(quad_mean_log_loss(b, 4), -2, 1e-14, "scale-free: the same trace times 3e5");
+    CHECK_CLOSE(quad_mean_log_loss(a, 2), -1, 1e-15, "only steps 0..2 count");
+    double u[4] = {1, 1e-200, 0, 0};
+    CHECK_CLOSE(quad_mean_log_loss(u, 3), -200, 1e-12, "underflow to 0 counts as the floor 1e-300 f0");
+    double sub[3] = {2, 1e-310, 5e-324};  /* subnormal losses are below the floor too */
+    CHECK_CLOSE(quad_mean_log_loss(sub, 2), -200, 1e-12, "subnormals are floored");
+    /* a run that underflows earlier beats one that underflows later, by the steps it saves */
+    double early[5] = {1, 1e-100, 0, 0, 0}, late[5] = {1, 1e-100, 1e-250, 0, 0};
+    CHECK_CLOSE(quad_log_gap(early, late, 4), -10, 1e-12, "gap early - late = (-300 + 250)/5");
+    CHECK(quad_log_gap(early, early, 4) == 0 && quad_log_gap(late, early, 4) > 0, "gap: 0 with itself, sign flips");
+    double nan_tail[3] = {1, 0.5, NAN}, inf_tail[3] = {1, INFINITY, 1}, zero0[3] = {0, 0, 0};
+    CHECK(isnan(quad_mean_log_loss(nan_tail, 2)) && isnan(quad_mean_log_loss(inf_tail, 2)) &&
+          isnan(quad_mean_log_loss(zero0, 2)), "a diverged run (NaN, inf) or f0 = 0: NaN");
+    CHECK(isnan(quad_log_gap(a, nan_tail, 2)), "a gap with a diverged run is NaN (the verdict is INVALID)");
+}
+
+/* Best Adam (β1 = 0, β2 → 1) on an lr grid, and its curve. */
+static double *best_adam(const double *H, const double *w0, int n, long steps, quad_grid **g)
+{
+    optim_config a = optim_defaults(OPTIM_ADAM);
+    a.beta1 = 0, a.beta2 = 1;
+    *g = quad_grid_search(H, w0, n, OPTIM_ADAM, &a, NULL, 1e-3, 1, 10, 1e-6, 10, steps);
+    return (*g)->loss + (size_t)(*g)->best * (steps + 1);
+}
+
+/* Fig. 3's claims and controls on small problems (blocks of 4): each claim's gap
+ * is below 0 on its problem, and each control's gap is above 0, so the rule
+ * (gap < 0) rejects the control. */
+static void test_fig3_rules(void)
+{
+    enum { B = 4, N = 12 };
+    long T = 400;
+    gsl_rng *rng = rng_new(7);
+    int sizes[3] = {B, B, B}, len[3] = {3, 3, 3};
+    const double s1[3] = {1, 2, 3}, s2[3] = {99, 100, 101}, s3[3] = {4998, 4999, 5000};
+    const double *sets[3] = {s1, s2, s3}, *hom[3] = {s1, s1, s1};
+    double H[N * N], Hh[N * N], lam[N], w0[N], gd[401], bgd[401], rnd[401];
+    block_quadratic(H, lam, rng, sizes, sets, len, 3);
+    block_quadratic(Hh, lam, rng, sizes, hom, len, 3);
+    for (int i = 0; i < N; i++) w0[i] = rng_gaussian(rng, 1.0);
+    optim_config g = optim_defaults(OPTIM_GD), bg = optim_defaults(OPTIM_BLOCK_GD);
+    quad_grid *ga;
+    double *adam = best_adam(H, w0, N, T, &ga);
+    quad_train(gd, H, w0, N, OPTIM_GD, &g, NULL, quad_optimal_lr(H, N), T);
+    CHECK(quad_log_gap(adam, gd, T) < 0, "(1) Adam beats GD on H: gap %.3g", quad_log_gap(adam, gd, T));
+    quad_grid *gh;
+    double *adam_h = best_adam(Hh, w0, N, T, &gh);
+    quad_train(gd, Hh, w0, N, OPTIM_GD, &g, NULL, quad_optimal_lr(Hh, N), T);
+    CHECK(quad_log_gap(adam_h, gd, T) > 0, "(1) control, homogeneous H: gap %.3g > 0", quad_log_gap(adam_h, gd, T));
+    /* (2) the dense block H1 vs a diagonal block with a wide spread */
+    double H1[B * B], D[N * N], lamd[N];
+    for (int i = 0; i < B; i++) memcpy(H1 + i * B, H + i * N, B * sizeof(double));
+    quad_grid *g1;
+    double *adam1 = best_adam(H1, w0, B, T, &g1);
+    quad_train(gd, H1, w0, B, OPTIM_GD, &g, NULL, quad_optimal_lr(H1, B), T);
+    CHECK(quad_log_gap(gd, adam1, T) < 0, "(2) GD beats Adam on H1: gap %.3g", quad_log_gap(gd, adam1, T));
+    diag_quadratic(D, lamd, rng, sizes, sets, len, 3);
+    quad_grid *gd2;
+    double *adam_d = best_adam(D, w0, N, T, &gd2);
+    quad_train(gd, D, w0, N, OPTIM_GD, &g, NULL, quad_optimal_lr(D, N), T);
+    CHECK(quad_log_gap(gd, adam_d, T) > 0, "(2) control, diagonal spread: gap %.3g > 0", quad_log_gap(gd, adam_d, T));
+    /* (3) blockwise GD on H's blocks vs on a random partition */
+    partition *p3 = quad_partition(sizes, 3, N);
+    double blr[3], Hp[N * N], wp[N];
+    quad_block_optimal_lr(blr, H, N, p3);
+    bg.block_lr = blr;
+    quad_train(bgd, H, w0, N, OPTIM_BLOCK_GD, &bg, p3, 1.0, T);
+    CHECK(quad_log_gap(bgd, adam, T) < 0, "(3) blockwise GD beats Adam: gap %.3g", quad_log_gap(bgd, adam, T));
+    int perm[N];
+    random_permutation(perm, rng, N);
+    quad_permute(Hp, wp, H, w0, perm, N);
+    quad_block_optimal_lr(blr, Hp, N, p3);
+    quad_train(rnd, Hp, wp, N, OPTIM_BLOCK_GD, &bg, p3, 1.0, T);
+    CHECK(quad_log_gap(rnd, adam, T) > 0, "(3) control, random partition: gap %.3g > 0", quad_log_gap(rnd, adam, T));
+    quad_grid_free(ga), quad_grid_free(gh), quad_grid_free(g1), quad_grid_free(gd2);
+    partition_free(p3);
+    rng_free(rng);
+}
+
+/* The controls' building blocks: permutations, permuted problems, diagonal draws. */
+static void test_permute(void)
+{
+    gsl_rng *rng = rng_new(3);
+    int count[6] = {0}, perm[12];
+    for (int r = 0; r < 6000; r++) {
+        random_permutation(perm, rng, 3);
+        count[perm[0] * 2 + (perm[1] > perm[2])]++;
+    }
+    int ok = 1;
+    for (int k = 0; k < 6; k++) ok &= abs(count[k] - 1000) < 130;  /* 4 sd of Bin(6000, 1/6) */
+    CHECK(ok, "the six permutations of 3 are equally likely: %d %d %d %d %d %d", count[0], count[1], count[2],
+          count[3], count[4], count[5]);
+    random_permutation(perm, rng, 12);
+    int seen = 0;
+    for (int i = 0; i < 12; i++) seen |= 1 << perm[i];
+    CHECK(seen == 0xfff, "a permutation of 0..11");
+    int sizes[3] = {4, 4, 4}, len[3] = {3, 3, 3};
+    const double s1[3] = {1, 2, 3}, s2[3] = {99, 100, 101}, s3[3] = {4998, 4999, 5000};
+    const double *sets[3] = {s1, s2, s3};
+    double H[144], Hp[144], lam[12], w[12], wp[12];
+    block_quadratic(H, lam, rng, sizes, sets, len, 3);
+    for (int i = 0; i < 12; i++) w[i] = rng_gaussian(rng, 1.0);
+    quad_permute(Hp, wp, H, w, perm, 12);
+    CHECK_CLOSE(quad_loss(Hp, wp, 12), quad_loss(H, w, 12), 1e-13, "f is invariant under the permutation");
+    ok = 1;
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++) ok &= Hp[i * 12 + j] == H[perm[i] * 12 + perm[j]];
+    CHECK(ok && wp[5] == w[perm[5]], "Hp = P H P', wp = P w");
+    double D[144];
+    diag_quadratic(D, lam, rng, sizes, sets, len, 3);
+    ok = 1;
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++) {
+            double v = D[i * 12 + j];
+            ok &= i == j ? v == lam[i] && (v == sets[i / 4][0] || v == sets[i / 4][1] || v == sets[i / 4][2]) : v == 0;
+        }
+    CHECK(ok, "diag_quadratic: diagonal, block l's entries from set l");
+    rng_free(rng);
 }
 
 /* Bad sweep settings are user errors, one message each. (One EXPECT_USER_ERROR
@@ -497,5 +722,10 @@ int main(void)
     test_adam_limit();
     test_mini_and_blockwise();
     test_grid();
+    test_trend();
+    test_trend_rule();
+    test_log_loss();
+    test_fig3_rules();
+    test_permute();
     return check_summary();
 }

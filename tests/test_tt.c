@@ -2,10 +2,13 @@
  * against central finite differences for every tensor role (1 and 2 layers,
  * with and without biases), Hessian symmetry, panel-width invariance, the
  * trivial-attention case (1 head, T = 1) against a hand-written forward,
- * causal masking, naive vs BLAS kernels, data sources and user errors. */
+ * causal masking, the linear forward/backward against loops, data sources and
+ * user errors. */
 #include "check.h"
 #include "hessian/hessian.h"
 #include "harness/harness.h"
+#include "tinytransformer/tt_kernels.h"
+#include <cblas.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -257,6 +260,88 @@ static void test_symmetry_and_panels(void)
     }
 }
 
+/* Gauss–Newton mode: G = Jᵀ S J with J = ∂logits/∂θ by central differences
+ * and S the mean cross-entropy's softmax Hessian, per position (diag(p) − p pᵀ)/N;
+ * G symmetric PSD; G = H on lm_head (the logits are linear in it, so the dropped
+ * terms vanish there); H unchanged, bit for bit, with the mode off again. */
+static void test_gauss_newton(void)
+{
+    for (int layers = 1; layers <= 2; layers++) {
+        model *m = small_model(layers, 1, 2, 4, 3, 31 + layers);
+        const tt_config *c = tt_config_of(m);
+        size_t P = m->P, N = 3 * (size_t)c->T, NV = N * c->V;
+        hessian_opts o = hessian_defaults();
+        double *H = hessian_full(m, &o);
+        tt_set_gauss_newton(m, 1);
+        CHECK(tt_gauss_newton(m) == 1, "mode on");
+        double *G = hessian_full(m, &o);
+        /* J by central differences, column j = ∂logits/∂θ_j */
+        double *J = xmalloc(NV * P * sizeof(double)), *lp = xmalloc(NV * sizeof(double)),
+               *lm = xmalloc(NV * sizeof(double)), *probs = xmalloc(NV * sizeof(double));
+        double h = 1e-5;
+        for (size_t j = 0; j < P; j++) {
+            double w = m->params[j];
+            m->params[j] = w + h;
+            tt_forward(m, lp, NULL);
+            m->params[j] = w - h;
+            tt_forward(m, lm, NULL);
+            m->params[j] = w;
+            for (size_t i = 0; i < NV; i++) J[i * P + j] = (lp[i] - lm[i]) / (2 * h);
+        }
+        tt_forward(m, lp, NULL);
+        for (size_t n = 0; n < N; n++) { /* softmax of the base logits */
+            double mx = lp[n * c->V], s = 0;
+            for (int v = 1; v < c->V; v++) mx = fmax(mx, lp[n * c->V + v]);
+            for (int v = 0; v < c->V; v++) s += probs[n * c->V + v] = exp(lp[n * c->V + v] - mx);
+            for (int v = 0; v < c->V; v++) probs[n * c->V + v] /= s;
+        }
+        double *SJ = xcalloc(NV * P, sizeof(double)), *Gfd = xmalloc(P * P * sizeof(double));
+        for (size_t n = 0; n < N; n++)
+            for (int a = 0; a < c->V; a++)
+                for (int b = 0; b < c->V; b++) {
+                    double pa = probs[n * c->V + a], pb = probs[n * c->V + b];
+                    double s = ((a == b ? pa : 0) - pa * pb) / (double)N;
+                    for (size_t j = 0; j < P; j++) SJ[(n * c->V + a) * P + j] += s * J[(n * c->V + b) * P + j];
+                }
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)P, (int)P, (int)NV, 1, J, (int)P, SJ, (int)P, 0,
+                    Gfd, (int)P);
+        CHECK(rel_max_diff(P * P, G, Gfd) < 1e-6, "%d layers: G vs finite-difference J' S J: %.3g", layers,
+              rel_max_diff(P * P, G, Gfd));
+        CHECK(rel_max_diff(P * P, H, Gfd) > 1e-3, "%d layers: H must differ from G (%.3g)", layers,
+              rel_max_diff(P * P, H, Gfd));
+        /* symmetric PSD: asymmetry at round-off, λmin ≥ −1e-12 λmax */
+        o.symmetric = 0;
+        double *Gfull = hessian_full(m, &o);
+        CHECK(asym(Gfull, P) < 1e-12, "%d layers: G asymmetry %.3g", layers, asym(Gfull, P));
+        spectrum sg = sym_spectrum((int)P, Gfull);
+        CHECK(sg.lmin >= -1e-12 * sg.lmax, "%d layers: G PSD, lambda %.3g .. %.3g", layers, sg.lmin, sg.lmax);
+        spectrum sh = sym_spectrum((int)P, H);
+        CHECK(sh.lmin < -1e-6 * sh.lmax, "%d layers: H indefinite (lambda_min %.3g), so PSD of G tests something",
+              layers, sh.lmin);
+        o.symmetric = 1;
+        /* lm_head: logits linear in it */
+        int t = model_find_tensor(m, "lm_head");
+        block b = {.start = m->tensors[t].offset, .n = tensor_size(&m->tensors[t]), .stride = 1, .tensor = t};
+        double *Hb = block_extract(H, P, &b), *Gb = block_extract(G, P, &b);
+        CHECK(rel_max_diff(b.n * b.n, Gb, Hb) < 1e-13, "%d layers: G = H on lm_head: %.3g", layers,
+              rel_max_diff(b.n * b.n, Gb, Hb));
+        /* mode off: H bit for bit, also after a gradient in GN mode */
+        double *g = xmalloc(P * sizeof(double));
+        m->grad(m, g);
+        double *G2 = hessian_full(m, &o);
+        CHECK(memcmp(G2, G, P * P * sizeof(double)) == 0, "%d layers: G again after a gradient", layers);
+        tt_set_gauss_newton(m, 0);
+        double *H2 = hessian_full(m, &o);
+        CHECK(memcmp(H2, H, P * P * sizeof(double)) == 0, "%d layers: H bitwise unchanged with the mode off", layers);
+        free(H), free(G), free(J), free(lp), free(lm), free(probs), free(SJ), free(Gfd), free(Gfull), free(Hb), free(Gb);
+        free(g), free(G2), free(H2);
+        model_free(m);
+    }
+    model *m = small_model(1, 1, 2, 4, 3, 31);
+    EXPECT_USER_ERROR(tt_set_gauss_newton(m, 2), "Gauss-Newton mode");
+    model_free(m);
+}
+
 /* 1 head, T = 1: softmax over one key is 1, so attention outputs the value
  * projection of the token itself. A forward written out by hand (no attention
  * code) must give the same loss, and query/key get zero gradient and zero
@@ -367,45 +452,23 @@ static void fill(double *x, size_t n, gsl_rng *r)
     for (size_t i = 0; i < n; i++) x[i] = rng_gaussian(r, 1);
 }
 
-/* BLAS kernels vs their loop-only references, with and without the optional terms. */
-static void test_naive_kernels(void)
+/* The linear layer's forward and backward (BLAS) against loops. (The R-kernels
+ * are checked against their naive references in tests/test_ttdirminor.c.) */
+static void test_linear_kernels(void)
 {
-    int N = 7, IC = 5, OC = 6, k = 4;
-    size_t ld = 50; /* R-parameters live in a wider panel */
+    int N = 7, IC = 5, OC = 6;
     gsl_rng *r = rng_new(5);
     double *inp = xmalloc(N * IC * sizeof(double)), *dout = xmalloc(N * OC * sizeof(double));
-    double *W = xmalloc(OC * IC * sizeof(double)), *Rinp = xmalloc((size_t)N * k * IC * sizeof(double));
-    double *Rdout = xmalloc((size_t)N * k * OC * sizeof(double)), *RP = xmalloc(k * ld * sizeof(double));
-    fill(inp, N * IC, r), fill(dout, N * OC, r), fill(W, OC * IC, r);
-    fill(Rinp, (size_t)N * k * IC, r), fill(Rdout, (size_t)N * k * OC, r), fill(RP, k * ld, r);
-    const double *RW = RP, *Rb = RP + OC * IC;
-    double *scratch = xmalloc(tt_linear_scratch(IC, OC, k) * sizeof(double));
-    double *o1 = xmalloc((size_t)N * k * OC * sizeof(double)), *o2 = xmalloc((size_t)N * k * OC * sizeof(double));
-    for (int variant = 0; variant < 4; variant++) {
-        const double *ri = variant == 1 ? NULL : Rinp, *rw = variant == 2 ? NULL : RW, *rb = variant == 2 ? NULL : Rb;
-        tt_linear_rop(o1, ri, inp, W, rw, rb, ld, scratch, N, IC, OC, k);
-        tt_linear_rop_naive(o2, ri, inp, W, rw, rb, ld, N, IC, OC, k);
-        CHECK(rel_max_diff((size_t)N * k * OC, o1, o2) < 1e-13, "linear_rop variant %d: %.3g", variant,
-              rel_max_diff((size_t)N * k * OC, o1, o2));
-        double *a1 = xcalloc((size_t)N * k * IC, sizeof(double)), *a2 = xcalloc((size_t)N * k * IC, sizeof(double));
-        double *g1 = xcalloc(k * ld, sizeof(double)), *g2 = xcalloc(k * ld, sizeof(double));
-        double *G1 = variant == 3 ? NULL : g1, *G2 = variant == 3 ? NULL : g2; /* R{dinp} and R{db} only */
-        tt_linear_rop_backward(a1, G1, g1 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, scratch, N, IC, OC, k);
-        tt_linear_rop_backward_naive(a2, G2, g2 + OC * IC, Rdout, dout, inp, ri, W, rw, ld, N, IC, OC, k);
-        CHECK(rel_max_diff((size_t)N * k * IC, a1, a2) < 1e-13, "linear_rop_backward Rdinp variant %d", variant);
-        CHECK(rel_max_diff(k * ld, g1, g2) < 1e-13, "linear_rop_backward RdW, Rdb variant %d: %.3g", variant,
-              rel_max_diff(k * ld, g1, g2));
-        free(a1), free(a2), free(g1), free(g2);
-    }
-    /* forward/backward against loops */
+    double *W = xmalloc(OC * IC * sizeof(double)), *b = xmalloc(OC * sizeof(double));
+    fill(inp, N * IC, r), fill(dout, N * OC, r), fill(W, OC * IC, r), fill(b, OC, r);
     double *y = xmalloc(N * OC * sizeof(double)), *dW = xcalloc(OC * IC, sizeof(double)), *db = xcalloc(OC, sizeof(double));
     double *dx = xcalloc(N * IC, sizeof(double));
-    tt_linear_forward(y, inp, W, Rb, N, IC, OC);
+    tt_linear_forward(y, inp, W, b, N, IC, OC);
     tt_linear_backward(dx, dW, db, dout, inp, W, N, IC, OC);
     double e = 0;
     for (int n = 0; n < N; n++)
         for (int o = 0; o < OC; o++) {
-            double s = Rb[o];
+            double s = b[o];
             for (int i = 0; i < IC; i++) s += inp[n * IC + i] * W[o * IC + i];
             e = fmax(e, fabs(s - y[n * OC + o]));
         }
@@ -415,9 +478,20 @@ static void test_naive_kernels(void)
             for (int n = 0; n < N; n++) s += dout[n * OC + o] * inp[n * IC + i];
             e = fmax(e, fabs(s - dW[o * IC + i]));
         }
-    CHECK(e < 1e-13, "linear forward/backward vs loops: %.3g", e);
+    for (int n = 0; n < N; n++)
+        for (int i = 0; i < IC; i++) {
+            double s = 0;
+            for (int o = 0; o < OC; o++) s += dout[n * OC + o] * W[o * IC + i];
+            e = fmax(e, fabs(s - dx[n * IC + i]));
+        }
+    for (int o = 0; o < OC; o++) {
+        double s = 0;
+        for (int n = 0; n < N; n++) s += dout[n * OC + o];
+        e = fmax(e, fabs(s - db[o]));
+    }
+    CHECK(e < 1e-13, "linear forward/backward (out, dinp, dW, db) vs loops: %.3g", e);
     free(y), free(dW), free(db), free(dx);
-    free(inp), free(dout), free(W), free(Rinp), free(Rdout), free(RP), free(scratch), free(o1), free(o2);
+    free(inp), free(dout), free(W), free(b);
     rng_free(r);
 }
 
@@ -620,10 +694,11 @@ int main(void)
     ensure_dir(tmpdir);
     test_param_counts();
     test_gelu();
-    test_naive_kernels();
+    test_linear_kernels();
     for (int layers = 1; layers <= 2; layers++)
         for (int bias = 0; bias <= 1; bias++) check_fd(layers, bias);
     test_symmetry_and_panels();
+    test_gauss_newton();
     test_trivial_attention();
     test_causal();
     test_data();

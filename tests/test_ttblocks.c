@@ -1,8 +1,11 @@
-/* Tests of tinytransformer/tt_hessian_blocks.c: candidate splits of a tensor and
+/* Tests of the per-tensor block analysis: candidate splits of a tensor and
  * their mass ratios on hand-made Hessians, the "finest split above a share"
- * rule, Algorithm 3's split recovered from its partition, the checkpoint
- * Hessian (file round trip, determinism, against an independent in-memory
- * run), and the key-head null direction that makes κ of key heads infinite. */
+ * rule, Principle 1's criterion (hessian/blocks.c) on hand-made tensors and
+ * on their random permutations (its control), Algorithm 3's split recovered
+ * from its partition, the Fig. 6 blocks, the checkpoint Hessian of
+ * harness/ckpt.c (file round trip, determinism, against an independent
+ * in-memory run; in steps at several checkpoints), and the key-head null
+ * direction that makes κ of key heads infinite. */
 #include "check.h"
 #include "hessian/hessian.h"
 #include "harness/harness.h"
@@ -121,6 +124,111 @@ static void test_alg3_splits(void)
     model_free(m);
 }
 
+/* A query tensor of 16×8 weights with 4 heads (head h = rows 4h..4h+3): a tensor
+ * large enough that a random permutation leaves no split holding by chance. */
+static model big_query(tensor_info *t)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "q");
+    t->role = ROLE_QUERY, t->offset = 0, t->rows = 16, t->cols = 8, t->heads = 4, t->layer = 0;
+    model m = {.kind = "fake", .P = 128, .ntensors = 1, .tensors = t};
+    return m;
+}
+
+/* H_tt (128×128): N(0, 1) entries inside the groups of `outer` consecutive
+ * entries (32: heads, 8: rows, 1: the diagonal only; 0: everywhere), N(0, a²)
+ * inside the groups of `inner` (a finer grouping; 0: none), zero elsewhere;
+ * `diag` added on the diagonal. */
+static double *grouped(int outer, int inner, double a, double diag, gsl_rng *r)
+{
+    double *A = xcalloc(128 * 128, sizeof(double));
+    for (int i = 0; i < 128; i++)
+        for (int j = i; j < 128; j++) {
+            double sd = inner && i / inner == j / inner ? a : outer == 0 || i / outer == j / outer ? 1 : 0;
+            if (sd > 0) A[i * 128 + j] = A[j * 128 + i] = rng_gaussian(r, sd);
+        }
+    for (int i = 0; i < 128; i++) A[i * 128 + i] += diag;
+    return A;
+}
+
+static int index_of(const split_candidates *c, split_kind s)
+{
+    for (int i = 0; i < c->n; i++) if (c->split[i] == s) return i;
+    return -1;
+}
+
+static void test_principle1_criterion(void)
+{
+    tensor_info ti;
+    model m = big_query(&ti);
+    gsl_rng *r = rng_new(17);
+    split_candidates c;
+    /* rows inside heads: 4 rows of 8 in a head of 32 have a chance share of
+     * 224/992 of the head's pairs; rows 2.13x the size of the rest of the head
+     * give s ≈ 0.57, so e ≈ 0.55 over all of H_tt but ≈ 0.44 inside the heads */
+    struct {
+        int outer, inner;
+        double a, diag;
+        split_kind want;
+        const char *what;
+    } cases[] = {
+        {32, 0, 0, 0, SPLIT_HEADS, "dense head blocks: heads"},
+        {8, 0, 0, 0, SPLIT_ROWS, "dense row blocks (inside the heads): rows, through heads"},
+        {32, 8, 10, 0, SPLIT_ROWS, "strong row blocks inside dense heads: rows"},
+        {32, 8, 2.13, 0, SPLIT_HEADS, "rows that hold over H_tt only by what they inherit from the heads: heads"},
+        {0, 0, 0, 0, SPLIT_WHOLE, "dense everywhere: whole"},
+        {1, 0, 0, 1, SPLIT_ENTRIES, "diagonal: entries"},
+        {32, 0, 0, 30, SPLIT_ENTRIES, "head blocks under a dominant diagonal: entries, through heads"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        double *A = grouped(cases[k].outer, cases[k].inner, cases[k].a, cases[k].diag, r);
+        split_candidates_of(A, &m, 0, &c);
+        double score;
+        int pick = principle1_pick(A, &m, 0, &c, 0.5, &score);
+        CHECK(c.split[pick] == cases[k].want && score >= 0.5, "%s (got %s, score %.3f)", cases[k].what,
+              split_name(c.split[pick]), score);
+        if (k == 3) {
+            int rows = index_of(&c, SPLIT_ROWS);
+            CHECK(c.hold[rows] >= 0.5, "... while the rows' excess over all of H_tt is %.3f", c.hold[rows]);
+        }
+        /* the control: the same matrix randomly permuted keeps no block split */
+        double *Ap = sym_permuted(A, 128, r);
+        split_candidates cp;
+        split_candidates_of(Ap, &m, 0, &cp);
+        int pp = principle1_pick(Ap, &m, 0, &cp, 0.5, NULL);
+        CHECK(cp.split[pp] == SPLIT_WHOLE || cp.split[pp] == SPLIT_ENTRIES,
+              "%s, permuted: no block split holds (got %s)", cases[k].what, split_name(cp.split[pp]));
+        if (cases[k].want == SPLIT_HEADS || cases[k].want == SPLIT_ROWS)
+            CHECK(cp.split[pp] != cases[k].want, "%s: the control does not recover it", cases[k].what);
+        free(A), free(Ap);
+    }
+    /* the scores over all of H_tt: dense head blocks give heads e = 1, whole 1, and the diagonal's excess */
+    double *A = grouped(32, 0, 0, 0, r);
+    split_candidates_of(A, &m, 0, &c);
+    CHECK(c.n == 5 && c.hold[0] == 1 && c.hold[1] == 1 && c.split[1] == SPLIT_HEADS, "whole and heads score 1");
+    CHECK_CLOSE(c.hold[4], (c.diag_share - 1.0 / 128) / (1 - 1.0 / 128), 1e-15, "entries score the diagonal excess");
+    CHECK_CLOSE(c.mass[1], 1, 1e-15, "the old mass ratio of heads is 1");
+    CHECK(principle1_pick(A, &m, 0, &c, 1.0, NULL) == 1, "at level 1 only exact splits hold: heads");
+    free(A);
+    rng_free(r);
+}
+
+static void test_fig6_blocks(void)
+{
+    tt_config cfg = tt_defaults();
+    model *m = tt_new(&cfg);
+    static const tensor_role roles[FIG6_NBLOCKS] = {ROLE_QUERY,    ROLE_KEY,      ROLE_VALUE, ROLE_ATTN_PROJ,
+                                                    ROLE_MLP_FC,   ROLE_MLP_PROJ, ROLE_EMBED, ROLE_OUTPUT};
+    int ok = 1;
+    for (int k = 0; k < FIG6_NBLOCKS; k++) {
+        int t = fig6_tensor(m, 0, k);
+        ok &= m->tensors[t].role == roles[k] && m->tensors[t].cols > 1;
+        ok &= FIG6_BLOCKS[k].claimed == (k < 2 ? SPLIT_HEADS : SPLIT_ROWS);
+    }
+    CHECK(ok, "the eight Fig. 6 blocks: their weight tensors and claimed splits");
+    model_free(m);
+}
+
 static tt_ckpt_setup tiny_setup(double frac)
 {
     tt_ckpt_setup s = tt_ckpt_defaults();
@@ -199,6 +307,50 @@ static void test_checkpoint_hessian(void)
     tt_ckpt_free(&a), tt_ckpt_free(&b), tt_ckpt_free(&c);
 }
 
+/* tt_ckpt in steps (block_structure): one training with several checkpoints
+ * gives, at each, the H of tt_ckpt_hessian at that checkpoint alone, bit for
+ * bit; H before training is the H at initialisation. */
+static void test_checkpoint_steps(void)
+{
+    tt_ckpt_setup s = tiny_setup(0.1);
+    s.train.nfracs = 2, s.train.fracs[0] = 0.1, s.train.fracs[1] = 0.5;
+    char *d = path_join(tmpdir, "steps"), *d1 = path_join(tmpdir, "one");
+    tt_ckpt c, one;
+    tt_ckpt_start(&s, &c);
+    size_t P = c.m->P;
+    tt_ckpt_take_hessian(&s, &c);
+    double *H0 = xmalloc(P * P * sizeof(double));
+    memcpy(H0, c.H, P * P * sizeof(double));
+    CHECK(c.loss == c.loss0, "at initialisation the loss is loss0");
+    tt_ckpt_train(&s, d, &c);
+    int same = 1;
+    for (int k = 0; k < 2; k++) {
+        tt_ckpt_load(&s, d, checkpoint_step(s.train.fracs[k], s.train.steps), &c);
+        tt_ckpt_take_hessian(&s, &c);
+        tt_ckpt_setup s1 = tiny_setup(s.train.fracs[k]);
+        tt_ckpt_hessian(&s1, d1, &one);
+        same &= c.step == one.step && memcmp(c.H, one.H, P * P * sizeof(double)) == 0 &&
+                memcmp(c.vhat, one.vhat, P * sizeof(double)) == 0 && c.loss == one.loss;
+        tt_ckpt_free(&one);
+    }
+    CHECK(same, "steps 2 and 10 of one run = tt_ckpt_hessian at each, bit for bit");
+    /* H at initialisation: a fresh model of the same seed on the same batch */
+    model *m = tt_new(&s.cfg);
+    tt_set_batch(m, c.tokens, s.hess_batch);
+    hessian_opts ho = hessian_defaults();
+    ho.panel = s.panel;
+    double *H = hessian_full(m, &ho);
+    CHECK(memcmp(H, H0, P * P * sizeof(double)) == 0, "H before training = H of the initial model");
+    tt_ckpt_setup s2 = s;
+    s2.train.nfracs = 0;
+    EXPECT_USER_ERROR(tt_ckpt_check(&s2), "checkpoint fractions");
+    s2 = s, s2.train.fracs[1] = 1.5;
+    EXPECT_USER_ERROR(tt_ckpt_check(&s2), "checkpoint fraction");
+    free(H), free(H0), free(d), free(d1);
+    model_free(m);
+    tt_ckpt_free(&c);
+}
+
 /* The LayerNorm output x = g ⊙ x̂ + b has the fixed component (1/g)·x = Σ b/g
  * (x̂ sums to 0), so ΔW_k = u (1/g)ᵀ shifts every key by the same vector, which
  * softmax ignores: the loss is flat along it, H δ = 0 outside ln_1.weight (on
@@ -244,7 +396,10 @@ int main(void)
     test_mass_on_block_diagonal();
     test_finest_rule();
     test_alg3_splits();
+    test_principle1_criterion();
+    test_fig6_blocks();
     test_checkpoint_hessian();
+    test_checkpoint_steps();
     test_key_null_direction();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

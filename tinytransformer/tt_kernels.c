@@ -1,23 +1,24 @@
-/* Layer kernels of the tiny Transformer: forward, backward, and the R-operator
- * (Pearlmutter 1994) of both — x_rop is the forward-mode derivative of x_forward
- * along k directions, x_rop_backward the forward-mode derivative of x_backward.
- *
- * Layouts: base activations (N,C), N = B·T; R-quantities token-major (N,k,C),
- * so one dgemm covers all N·k rows; R-parameters of direction d at RW + d*ld.
+/* Token-major layer kernels of the tiny Transformer, llm.c style: one section
+ * per layer, each with
+ *   x_forward, x_backward        the model's loss and gradient (tt_model.c), on
+ *                                base activations (N,C), N = B·T tokens;
+ *   x_rop_naive,                 the R-operator (Pearlmutter 1994) of both, as
+ *   x_rop_backward_naive         plain loops: x_rop_naive is the forward-mode
+ *                                derivative of x_forward along k directions,
+ *                                x_rop_backward_naive that of x_backward.
+ * The *_naive kernels are the test reference of the direction-minor R-kernels
+ * of tt_dirminor.c, which the R-pass runs (tests/test_ttdirminor.c compares
+ * the two); the model never calls them. They are written straight from the
+ * formulas (given here, once per layer), for clarity rather than speed, in the
+ * token-major layout: an R-quantity is (N,k,C), token n, direction d, feature
+ * c at [(n*k + d)*C + c]; the R-parameters of direction d at RW + d*ld; a NULL
+ * R-input or R-parameter is zero.
  */
-#include "tt.h"
+#include "tt_kernels.h"
 #include <cblas.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <string.h>
-
-/* The elementwise R-kernels below carry most of the non-BLAS time; compile them
- * also for AVX2/AVX-512 and let the loader pick (the default build is x86-64). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define HOT
-#endif
 
 /* Flops of every dgemm issued by these kernels (for the benchmark's GFLOP/s). */
 static _Atomic long long dgemm_flops;
@@ -59,38 +60,7 @@ void tt_linear_backward(double *dinp /*(N,IC)*/, double *dW /*(OC,IC)*/, double 
             for (int o = 0; o < OC; o++) db[o] += dout[(size_t)n * OC + o];
 }
 
-size_t tt_linear_scratch(int IC, int OC, int k) { return 2 * (size_t)k * IC * OC; }
-
-/* R{out} = R{inp} Wᵀ + inp R{W}ᵀ + R{b}.  The first term is one dgemm over all
- * N·k rows; the second is one dgemm against the k directions' R{W}ᵀ laid side
- * by side: RWt (IC, k·OC), which yields the token-major layout directly. */
-void tt_linear_rop(double *Rout /*(N,k,OC)*/, const double *Rinp /*(N,k,IC) or NULL*/,
-                   const double *inp /*(N,IC)*/, const double *W /*(OC,IC)*/,
-                   const double *RW /*dir d: RW+d*ld (OC,IC), or NULL*/, const double *Rb /*dir d: Rb+d*ld (OC)*/,
-                   size_t ld, double *scratch, int N, int IC, int OC, int k)
-{
-    size_t rows = (size_t)N * k;
-    if (Rinp)
-        gemm(CblasNoTrans, CblasTrans, (int)rows, OC, IC, 1.0, Rinp, IC, W, IC, 0.0, Rout, OC);
-    else
-        memset(Rout, 0, rows * OC * sizeof(double));
-    if (RW) {
-        double *RWt = scratch; /* (IC, k*OC) */
-        size_t kOC = (size_t)k * OC;
-        for (int d = 0; d < k; d++)
-            for (int o = 0; o < OC; o++)
-                for (int i = 0; i < IC; i++) RWt[i * kOC + (size_t)d * OC + o] = RW[d * ld + (size_t)o * IC + i];
-        gemm(CblasNoTrans, CblasNoTrans, N, (int)kOC, IC, 1.0, inp, IC, RWt, (int)kOC,
-                    1.0, Rout, (int)kOC);
-    }
-    if (Rb)
-        for (int n = 0; n < N; n++)
-            for (int d = 0; d < k; d++) {
-                double *r = Rout + ((size_t)n * k + d) * OC;
-                for (int o = 0; o < OC; o++) r[o] += Rb[d * ld + o];
-            }
-}
-
+/* R{out} = R{inp} Wᵀ + inp R{W}ᵀ + R{b} (overwritten). */
 void tt_linear_rop_naive(double *Rout, const double *Rinp, const double *inp, const double *W, const double *RW,
                          const double *Rb, size_t ld, int N, int IC, int OC, int k)
 {
@@ -112,53 +82,6 @@ void tt_linear_rop_naive(double *Rout, const double *Rinp, const double *inp, co
  *   R{db}_d += Σ_n R{dout}_d
  * Rdinp may be NULL (not needed), RdW and Rdb too (then only R{dinp});
  * Rinp and RW may be NULL (zero). */
-void tt_linear_rop_backward(double *Rdinp /*(N,k,IC)*/, double *RdW /*dir d: +d*ld (OC,IC)*/,
-                            double *Rdb /*dir d: +d*ld (OC) or NULL*/, const double *Rdout /*(N,k,OC)*/,
-                            const double *dout /*(N,OC)*/, const double *inp /*(N,IC)*/,
-                            const double *Rinp /*(N,k,IC)*/, const double *W /*(OC,IC)*/,
-                            const double *RW, size_t ld, double *scratch, int N, int IC, int OC, int k)
-{
-    size_t rows = (size_t)N * k, kIC = (size_t)k * IC, kOC = (size_t)k * OC, WS = (size_t)OC * IC;
-    double *S1 = scratch, *S2 = scratch + (size_t)k * IC * OC;
-    if (Rdinp) {
-        gemm(CblasNoTrans, CblasNoTrans, (int)rows, IC, OC, 1.0, Rdout, OC, W, IC, 1.0, Rdinp, IC);
-        if (RW) {
-            double *RWs = S1; /* (OC, k*IC): the k directions' R{W} side by side */
-            for (int d = 0; d < k; d++)
-                for (int o = 0; o < OC; o++)
-                    memcpy(RWs + o * kIC + (size_t)d * IC, RW + d * ld + (size_t)o * IC, IC * sizeof(double));
-            gemm(CblasNoTrans, CblasNoTrans, N, (int)kIC, OC, 1.0, dout, OC, RWs, (int)kIC,
-                        1.0, Rdinp, (int)kIC);
-        }
-    }
-    if (RdW) {
-        /* S1 (k*OC, IC) = R{dout}ᵀ inp: row (d,o) is R{dW}_d[o,:] */
-        gemm(CblasTrans, CblasNoTrans, (int)kOC, IC, N, 1.0, Rdout, (int)kOC, inp, IC, 0.0, S1, IC);
-        for (int d = 0; d < k; d++) {
-            double *g = RdW + d * ld;
-            const double *s = S1 + (size_t)d * WS;
-            for (size_t j = 0; j < WS; j++) g[j] += s[j];
-        }
-    }
-    if (RdW && Rinp) {
-        /* S2 (OC, k*IC) = doutᵀ R{inp} */
-        gemm(CblasTrans, CblasNoTrans, OC, (int)kIC, N, 1.0, dout, OC, Rinp, (int)kIC, 0.0, S2,
-                    (int)kIC);
-        for (int d = 0; d < k; d++)
-            for (int o = 0; o < OC; o++) {
-                double *g = RdW + d * ld + (size_t)o * IC;
-                const double *s = S2 + o * kIC + (size_t)d * IC;
-                for (int i = 0; i < IC; i++) g[i] += s[i];
-            }
-    }
-    if (Rdb)
-        for (int n = 0; n < N; n++)
-            for (int d = 0; d < k; d++) {
-                const double *r = Rdout + ((size_t)n * k + d) * OC;
-                for (int o = 0; o < OC; o++) Rdb[d * ld + o] += r[o];
-            }
-}
-
 void tt_linear_rop_backward_naive(double *Rdinp, double *RdW, double *Rdb, const double *Rdout, const double *dout,
                                   const double *inp, const double *Rinp, const double *W, const double *RW,
                                   size_t ld, int N, int IC, int OC, int k)
@@ -231,10 +154,11 @@ void tt_layernorm_backward(double *dinp /*(N,C)*/, double *dg /*(C)*/, double *d
 /* R{x̂} = r (R{x} − mean(R{x}) − x̂ mean(x̂ ⊙ R{x}))  (the normalisation's Jacobian)
  * R{r} = −r² mean(x̂ ⊙ R{x});  R{y} = R{g} ⊙ x̂ + g ⊙ R{x̂} + R{b}.
  * Rinp NULL: zero input (then only the parameter terms). */
-HOT void tt_layernorm_rop(double *Rout /*(N,k,C)*/, double *Rxh /*(N,k,C)*/, double *Rr /*(N,k)*/,
-                      const double *Rinp /*(N,k,C) or NULL*/, const double *xh /*(N,C)*/, const double *rstd /*(N)*/,
-                      const double *g /*(C)*/, const double *Rg /*dir d: +d*ld, or NULL*/,
-                      const double *Rb /*or NULL*/, size_t ld, int N, int C, int k)
+void tt_layernorm_rop_naive(double *Rout /*(N,k,C)*/, double *Rxh /*(N,k,C)*/, double *Rr /*(N,k)*/,
+                            const double *Rinp /*(N,k,C) or NULL*/, const double *xh /*(N,C)*/,
+                            const double *rstd /*(N)*/, const double *g /*(C)*/,
+                            const double *Rg /*dir d: +d*ld, or NULL*/, const double *Rb /*or NULL*/, size_t ld,
+                            int N, int C, int k)
 {
     for (int n = 0; n < N; n++) {
         const double *h = xh + (size_t)n * C;
@@ -283,11 +207,12 @@ void tt_layernorm_dxhat(double *dxh, double *a, double *cc, const double *dy, co
  *   R{dx}  = R{r} (dx̂ − a − x̂ c) + r (R{dx̂} − R{a} − R{x̂} c − x̂ R{c}),
  *   R{a} = mean(R{dx̂}),  R{c} = mean(R{dx̂} ⊙ x̂ + dx̂ ⊙ R{x̂})
  *   R{dg} += R{dy} ⊙ x̂ + dy ⊙ R{x̂};  R{db} += R{dy}.   Rdinp +=; any output may be NULL. */
-HOT void tt_layernorm_rop_backward(double *Rdinp /*(N,k,C) or NULL*/, double *Rdg /*dir d: +d*ld (C), or NULL*/,
-                               double *Rdb /*or NULL*/, const double *Rdout /*(N,k,C)*/, const double *dout /*(N,C)*/,
-                               const double *xh /*(N,C)*/, const double *rstd /*(N)*/, const double *Rxh /*(N,k,C)*/,
-                               const double *Rr /*(N,k)*/, const double *g /*(C)*/, const double *Rg /*or NULL*/,
-                               size_t ld, int N, int C, int k)
+void tt_layernorm_rop_backward_naive(double *Rdinp /*(N,k,C) or NULL*/, double *Rdg /*dir d: +d*ld (C), or NULL*/,
+                                     double *Rdb /*or NULL*/, const double *Rdout /*(N,k,C)*/,
+                                     const double *dout /*(N,C)*/, const double *xh /*(N,C)*/,
+                                     const double *rstd /*(N)*/, const double *Rxh /*(N,k,C)*/,
+                                     const double *Rr /*(N,k)*/, const double *g /*(C)*/, const double *Rg /*or NULL*/,
+                                     size_t ld, int N, int C, int k)
 {
     size_t kC = (size_t)k * C;
     double dxh[C], rdxh[C];
@@ -413,10 +338,10 @@ void tt_attention_backward(double *dq, double *dkey, double *dv /*(N,C) each*/, 
  * R{y}_t = Σ_u R{P} v_u + P R{v}_u.   Ratt (B,T,T,k,H) holds R{P}[t,u] of every
  * direction and head side by side, so the inner loops run over a contiguous
  * (k,C) row of the token-major R-quantities. */
-HOT void tt_attention_rop(double *Ry /*(N,k,C)*/, double *Ratt /*(B,T,T,k,H)*/, const double *Rq /*(N,k,C)*/,
-                      const double *Rkey /*(N,k,C)*/, const double *Rv /*(N,k,C)*/, const double *q /*(N,C)*/,
-                      const double *key, const double *v, const double *att /*(B,H,T,T)*/,
-                      int B, int T, int C, int H, int k)
+void tt_attention_rop_naive(double *Ry /*(N,k,C)*/, double *Ratt /*(B,T,T,k,H)*/, const double *Rq /*(N,k,C)*/,
+                            const double *Rkey /*(N,k,C)*/, const double *Rv /*(N,k,C)*/, const double *q /*(N,C)*/,
+                            const double *key, const double *v, const double *att /*(B,H,T,T)*/,
+                            int B, int T, int C, int H, int k)
 {
     int hs = C / H;
     double s = 1.0 / sqrt(hs);
@@ -467,12 +392,12 @@ HOT void tt_attention_rop(double *Ry /*(N,k,C)*/, double *Ratt /*(B,T,T,k,H)*/, 
  *   R{dq}_t = s Σ_u R{dS} k_u + dS R{k}_u;  R{dk}_u = s Σ_t R{dS} q_t + dS R{q}_t
  *   R{dv}_u = Σ_t R{P} dy_t + P R{dy}_t.      Rdq, Rdkey, Rdv are overwritten
  * (row t is cleared when t is reached: only queries t' >= u write to row u). */
-HOT void tt_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*(N,k,C) each*/,
-                               const double *Rdy /*(N,k,C)*/, const double *dy /*(N,C)*/, const double *q,
-                               const double *key, const double *v, const double *att /*(B,H,T,T)*/,
-                               const double *dpc /*(B,H,T,T)*/, const double *Rq, const double *Rkey,
-                               const double *Rv, const double *Ratt /*(B,T,T,k,H)*/, int B, int T, int C, int H,
-                               int k)
+void tt_attention_rop_backward_naive(double *Rdq, double *Rdkey, double *Rdv /*(N,k,C) each*/,
+                                     const double *Rdy /*(N,k,C)*/, const double *dy /*(N,C)*/, const double *q,
+                                     const double *key, const double *v, const double *att /*(B,H,T,T)*/,
+                                     const double *dpc /*(B,H,T,T)*/, const double *Rq, const double *Rkey,
+                                     const double *Rv, const double *Ratt /*(B,T,T,k,H)*/, int B, int T, int C, int H,
+                                     int k)
 {
     int hs = C / H;
     double s = 1.0 / sqrt(hs);
@@ -563,8 +488,8 @@ void tt_gelu_backward(double *dinp, const double *dout, const double *inp, size_
 }
 
 /* R{out} = G'(x) R{inp}. */
-HOT void tt_gelu_rop(double *Rout /*(N,k,M)*/, const double *Rinp /*(N,k,M)*/, const double *inp /*(N,M)*/,
-                 int N, int M, int k)
+void tt_gelu_rop_naive(double *Rout /*(N,k,M)*/, const double *Rinp /*(N,k,M)*/, const double *inp /*(N,M)*/,
+                       int N, int M, int k)
 {
     double g1[M];
     for (int n = 0; n < N; n++) {
@@ -577,8 +502,9 @@ HOT void tt_gelu_rop(double *Rout /*(N,k,M)*/, const double *Rinp /*(N,k,M)*/, c
 }
 
 /* R{dinp} = G''(x) R{x} dout + G'(x) R{dout} (overwritten). */
-HOT void tt_gelu_rop_backward(double *Rdinp /*(N,k,M)*/, const double *Rdout /*(N,k,M)*/, const double *dout /*(N,M)*/,
-                          const double *inp /*(N,M)*/, const double *Rinp /*(N,k,M)*/, int N, int M, int k)
+void tt_gelu_rop_backward_naive(double *Rdinp /*(N,k,M)*/, const double *Rdout /*(N,k,M)*/,
+                                const double *dout /*(N,M)*/, const double *inp /*(N,M)*/,
+                                const double *Rinp /*(N,k,M)*/, int N, int M, int k)
 {
     double g1[M], g2d[M];
     for (int n = 0; n < N; n++) {

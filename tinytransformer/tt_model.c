@@ -4,7 +4,7 @@
  * hvp: one base forward + backward over the batch (activations and their
  * gradients kept; reused while the parameters and batch stay the same), then
  * for each sub-panel of at most KP directions and each chunk of sequences, the
- * R-forward and R-backward passes (tt_fm.c) with direction-minor (C,N,k)
+ * R-forward and R-backward passes (tt_dirminor.c) with direction-minor (C,N,k)
  * R-quantities, accumulating R{∇θ} = H v direction-minor, transposed into HV at
  * the end of the sub-panel. Sequences are independent given the parameters, so
  * chunking over them only bounds the workspace; the loss is the mean over all
@@ -12,7 +12,7 @@
  * tt_hess_cols_lower) pass their unit directions as index ranges, so the
  * kernels copy a column where a dense direction would need a product.
  */
-#include "tt.h"
+#include "tt_kernels.h"
 #include <cblas.h>
 #include <limits.h>
 #include <math.h>
@@ -34,7 +34,7 @@ typedef struct {
 } layer_acts;
 
 /* R-quantities of one layer for one chunk of sequences and a sub-panel of
- * directions, (width, N, k) direction-minor (tt_fm.c). In the buffers struct
+ * directions, (width, N, k) direction-minor (tt_dirminor.c). In the buffers struct
  * every pointer is storage; in the live struct a pointer is NULL when the
  * quantity is identically zero in this pass (nothing upstream perturbed). */
 typedef struct {
@@ -67,12 +67,13 @@ typedef struct {
     double *gbuf;            /* parameter gradient of the base backward (P) */
     double *base_params;     /* (P) the parameters the base activations belong to */
     int base_ok;             /* base activations, their gradients and g1, g2d are those of base_params */
+    int gauss_newton;        /* tt_set_gauss_newton: the R-pass gives G v instead of H v */
 
     /* R workspaces, one per worker thread */
     rwork **work;
     int nwork;
     int kp_max, bc_set;      /* tt_set_hvp_blocking; 0 = automatic */
-    int threads;             /* tt_set_threads; 0 = openblas_get_num_threads() */
+    int threads;             /* tt_set_threads; 0 = toolkit_threads() */
 } tt_impl;
 
 tt_config tt_defaults(void)
@@ -139,7 +140,6 @@ static tt_impl *impl_of(const model *m)
 }
 
 const tt_config *tt_config_of(const model *m) { return &impl_of(m)->c; }
-int tt_batch_size(const model *m) { return impl_of(m)->B; }
 
 /* Parameter (or R-parameter, gradient) pointer of tensor t in buffer x; NULL if absent. */
 static double *at(const model *m, double *x, int t) { return t < 0 ? NULL : x + m->tensors[t].offset; }
@@ -177,10 +177,10 @@ static void embed_backward(double *dwte, double *dwpe, const double *dx /*(N,C)*
         }
 }
 
-/* R{x} = R{wte}[inp[n]] + R{wpe}[t], direction-minor (tt_fm.c): dense and/or unit directions. */
+/* R{x} = R{wte}[inp[n]] + R{wpe}[t], direction-minor (tt_dirminor.c): dense and/or unit directions. */
 static void embed_rop(double *Rx /*(C,N,k)*/, const int *inp, tt_rpar rwte, tt_rpar rwpe, int N, int T, int C, int k)
 {
-    size_t RN = tt_fm_ld(N, k);
+    size_t RN = tt_dm_ld(N, k);
     memset(Rx, 0, C * RN * sizeof(double));
     for (int c = 0; c < C; c++)
         for (int n = 0; n < N; n++) {
@@ -210,7 +210,7 @@ static void embed_rop(double *Rx /*(C,N,k)*/, const int *inp, tt_rpar rwte, tt_r
 static void embed_rop_backward(double *gwte /*(V*C,k)*/, double *gwpe /*(T*C,k)*/, const double *Rdx /*(C,N,k)*/,
                                const int *inp, int N, int T, int C, int k)
 {
-    size_t RN = tt_fm_ld(N, k);
+    size_t RN = tt_dm_ld(N, k);
     for (int c = 0; c < C; c++)
         for (int n = 0; n < N; n++) {
             const double *restrict r = Rdx + c * RN + (size_t)n * k;
@@ -254,7 +254,7 @@ static void crossentropy_backward(double *dlogits, const double *probs, const in
 static void crossentropy_rop(double *Rdlogits /*(V,N,k)*/, double *Rdlogits_t /*(N,V,k)*/,
                              const double *Rlogits /*(V,N,k)*/, const double *probs, double scale, int N, int V, int k)
 {
-    size_t RN = tt_fm_ld(N, k), LT = tt_fm_ldt(V, k);
+    size_t RN = tt_dm_ld(N, k), LT = tt_dm_ldt(V, k);
     double *mean = xmalloc((size_t)k * sizeof(double));
     for (int n = 0; n < N; n++) {
         const double *p = probs + (size_t)n * V;
@@ -280,6 +280,20 @@ static double *carve(double **cursor, size_t n)
     double *p = *cursor;
     *cursor += n;
     return p;
+}
+
+/* Doubles of the base activations and their gradients for a batch of B sequences. */
+static double acts_doubles(const tt_config *c, int B)
+{
+    double N = (double)B * c->T, C = c->C, M = c->M, V = c->V, L = c->layers;
+    double A = (double)B * c->heads * c->T * c->T;
+    double per_layer = 16 * N * C + 2 * N + 6 * N * M + 2 * A;
+    return (L + 1) * N * C * 2 + L * per_layer + 3 * N * C + N + 3 * N * V + N;
+}
+
+double tt_batch_bytes(const tt_config *c, int B)
+{
+    return 8.0 * acts_doubles(c, B) + 12.0 * (double)B * (c->T + 1); /* + tokens, inputs, targets */
 }
 
 static void alloc_acts(tt_impl *im)
@@ -413,12 +427,39 @@ double tt_forward(model *m, double *logits, double *losses)
 #define KP_MAX 32        /* directions per sub-panel */
 #define ROWS_TARGET 1024 /* chunk columns bc·T·kp aimed at (keeps the workspace cache-sized) */
 
+/* One tensor as the R-pass of a sub-panel sees it (bind_rtensors). An absent
+ * tensor (a bias of a model without biases) has t = -1, zero R-parameters and
+ * NULL pointers. */
+typedef struct {
+    int t;             /* tensor index */
+    const double *w;   /* its parameters */
+    tt_rpar r;         /* its R-parameters R{θ} in the sub-panel */
+    double *g;         /* its rows of R{∇θ} = H v in G, (size,k) direction-minor; NULL if not wanted (t < stop) */
+    double *gt;        /* weight matrices: the transposed half of R{dW} in Gt; NULL likewise */
+} rtensor;
+
+/* The tensors of one layer, named after the tensor table ("h<l>.attn.query" ...). */
+typedef struct {
+    rtensor ln1_w, ln1_b;                  /* ln_1.weight, ln_1.bias */
+    rtensor query_w, query_b, key_w, key_b, value_w, value_b;
+    rtensor attn_proj_w, attn_proj_b;
+    rtensor ln2_w, ln2_b;                  /* ln_2.weight, ln_2.bias */
+    rtensor fc_w, fc_b;                    /* mlp.fc_1 */
+    rtensor mlp_proj_w, mlp_proj_b;
+} layer_rtensors;
+
+typedef struct {
+    rtensor wte, wpe;
+    layer_rtensors *layer;   /* per layer */
+    rtensor lnf_w, lnf_b, lm_head;
+} rtensors;
+
 struct rwork {
     int kp, bc;              /* sub-panel width, sequences per chunk */
     double *buf;
     layer_racts *ra;         /* per layer: storage */
     layer_rlive *live;       /* per layer: what is nonzero in this pass (else NULL) */
-    const double *lnf, *lnf_xh, *lnf_r, *lnf_t;
+    const double *lnf, *lnf_xh, *lnf_r, *lnf_t; /* likewise after the final LayerNorm: R{lnf}, R{x̂}, R{r}, copy */
     double *Rres, *Rlnf, *Rlnf_xh, *Rlnf_r, *Rlnf_t, *Rlogits, *Rdlogits;
     double *Rdres, *Rdln, *Rdgl, *Rdf, *Rdy, *Rdq, *Rdkey, *Rdv;
     double *Rdlogits_t, *Rdres_t, *Rdf_t, *Rdq_t, *Rdkey_t, *Rdv_t; /* token-major copies of R{dout} */
@@ -426,12 +467,13 @@ struct rwork {
     double *Gt;              /* (P,kp) the transposed half of R{dW} of each weight matrix (IC,OC,kp) */
     double *Vt;              /* (P,kp) dense directions, direction-minor */
     tt_rpar *rp;             /* per tensor: its R-parameters in the current sub-panel */
+    rtensors rt;             /* every tensor bound for the current sub-panel */
 };
 
 static void rwork_free(rwork *w)
 {
     if (!w) return;
-    free(w->buf), free(w->ra), free(w->live), free(w->G), free(w->Gt), free(w->Vt), free(w->rp);
+    free(w->buf), free(w->ra), free(w->live), free(w->G), free(w->Gt), free(w->Vt), free(w->rp), free(w->rt.layer);
     free(w);
 }
 
@@ -455,11 +497,11 @@ static rwork *rwork_new(const model *m, int kp, int bc)
     w->bc = bc;
     kp = padded(kp);
     /* R: the row length of one feature of an R-quantity */
-    size_t R = tt_fm_ld(bc * c->T, kp), C = c->C, M = c->M, V = c->V, L = c->layers;
+    size_t R = tt_dm_ld(bc * c->T, kp), C = c->C, M = c->M, V = c->V, L = c->layers;
     size_t A = (size_t)bc * c->heads * kp * c->T * c->T;
-    /* token-major copies: N rows of tt_fm_ldt(width, kp) */
-    size_t NT = (size_t)bc * c->T, TC = NT * tt_fm_ldt(c->C, kp), TM = NT * tt_fm_ldt(c->M, kp);
-    size_t TV = NT * tt_fm_ldt(c->V, kp);
+    /* token-major copies: N rows of tt_dm_ldt(width, kp) */
+    size_t NT = (size_t)bc * c->T, TC = NT * tt_dm_ldt(c->C, kp), TM = NT * tt_dm_ldt(c->M, kp);
+    size_t TV = NT * tt_dm_ldt(c->V, kp);
     size_t per_layer = 8 * R * C + 2 * R + 2 * R * M + A + 3 * TC + TM;
     size_t total = L * per_layer + R * C /*Rres*/ + 2 * R * C + R + TC + 2 * R * V + 6 * R * C + 2 * R * M + TV +
                    4 * TC + TM;
@@ -490,6 +532,7 @@ static rwork *rwork_new(const model *m, int kp, int bc)
     w->Gt = xmalloc((size_t)kp * m->P * sizeof(double));
     w->Vt = xmalloc((size_t)kp * m->P * sizeof(double));
     w->rp = xcalloc((size_t)m->ntensors, sizeof(tt_rpar));
+    w->rt.layer = xcalloc(L, sizeof(layer_rtensors));
     return w;
 }
 
@@ -508,176 +551,242 @@ static void ensure_work(model *m, int n, int kp)
 }
 
 /* ---- the R-pass over one chunk of sequences ----------------------------------------------
- * k directions (w->rp: their R-parameters per tensor), chunk: sequences
- * b0..b0+bc-1; R{∇θ} accumulates into w->G (direction-minor). An R-activation
- * that is identically zero (nothing upstream perturbed) stays NULL and the
- * kernels skip its terms. stop: R{∇θ} is wanted only for tensors >= stop
- * (tensor index), so the R-backward ends once it has passed them
- * (tt_hess_cols_lower). */
+ * k directions (their R-parameters per tensor in w->rp, bound to w->rt),
+ * chunk: sequences b0..b0+bc-1; R{∇θ} accumulates into w->G (direction-minor).
+ * An R-activation that is identically zero (nothing upstream perturbed) stays
+ * NULL and the kernels skip its terms. stop: R{∇θ} is wanted only for tensors
+ * >= stop (tensor index; tensors are numbered in forward order), so the
+ * R-backward returns as soon as it has passed tensor stop
+ * (tt_hess_cols_lower), and it computes the R-gradient of a layer's input
+ * only when a tensor before the layer is wanted (stop < t). */
 
 static const tt_rpar no_rpar;
+static const rtensor no_tensor = {.t = -1};
 
-/* R{out} of a linear layer from R{inp} (NULL: zero) and the layer's R-parameters;
- * NULL when all are zero. */
-static double *linear_rop(const model *m, const rwork *w, double *Rout, const double *Rinp, const double *inp,
-                          int tW, int tb, int N, int IC, int OC, int k)
+/* Tensor t (-1: absent) as the R-pass of the current sub-panel of k directions sees it. */
+static rtensor bind_rtensor(const model *m, const rwork *w, int t, int k, int stop)
 {
-    tt_rpar rW = w->rp[tW], rb = tb >= 0 ? w->rp[tb] : no_rpar;
-    if (!Rinp && !tt_rpar_live(&rW) && !tt_rpar_live(&rb)) return NULL;
-    tt_fm_linear_rop(Rout, 0, Rinp, inp, m->params + m->tensors[tW].offset, rW, rb, N, IC, OC, k);
+    rtensor x = no_tensor;
+    if (t < 0) return x;
+    size_t o = m->tensors[t].offset;
+    x.t = t;
+    x.w = m->params + o;
+    x.r = w->rp[t];
+    if (t >= stop) {
+        x.g = w->G + o * (size_t)k;
+        x.gt = w->Gt + o * (size_t)k;
+    }
+    return x;
+}
+
+/* Binds every tensor, once per sub-panel (after w->rp is set). */
+static void bind_rtensors(const model *m, rwork *w, int k, int stop)
+{
+    const tt_impl *im = m->impl;
+    rtensors *rt = &w->rt;
+    rt->wte = bind_rtensor(m, w, im->t_wte, k, stop);
+    rt->wpe = bind_rtensor(m, w, im->t_wpe, k, stop);
+    for (int l = 0; l < im->c.layers; l++) {
+        const int *s = im->slot[l];
+        rt->layer[l] = (layer_rtensors){
+            .ln1_w = bind_rtensor(m, w, s[L_LN1W], k, stop),
+            .ln1_b = bind_rtensor(m, w, s[L_LN1B], k, stop),
+            .query_w = bind_rtensor(m, w, s[L_Q], k, stop),
+            .query_b = bind_rtensor(m, w, s[L_QB], k, stop),
+            .key_w = bind_rtensor(m, w, s[L_K], k, stop),
+            .key_b = bind_rtensor(m, w, s[L_KB], k, stop),
+            .value_w = bind_rtensor(m, w, s[L_V], k, stop),
+            .value_b = bind_rtensor(m, w, s[L_VB], k, stop),
+            .attn_proj_w = bind_rtensor(m, w, s[L_O], k, stop),
+            .attn_proj_b = bind_rtensor(m, w, s[L_OB], k, stop),
+            .ln2_w = bind_rtensor(m, w, s[L_LN2W], k, stop),
+            .ln2_b = bind_rtensor(m, w, s[L_LN2B], k, stop),
+            .fc_w = bind_rtensor(m, w, s[L_FC], k, stop),
+            .fc_b = bind_rtensor(m, w, s[L_FCB], k, stop),
+            .mlp_proj_w = bind_rtensor(m, w, s[L_MP], k, stop),
+            .mlp_proj_b = bind_rtensor(m, w, s[L_MPB], k, stop),
+        };
+    }
+    rt->lnf_w = bind_rtensor(m, w, im->t_lnfw, k, stop);
+    rt->lnf_b = bind_rtensor(m, w, im->t_lnfb, k, stop);
+    rt->lm_head = bind_rtensor(m, w, im->t_lm, k, stop);
+}
+
+/* The base activations of a layer for one chunk: every (N,·) array from token
+ * n0 on, att and dpc (B,H,T,T) from entry A0 (the chunk's first sequence). */
+static layer_acts chunk_acts(const layer_acts *a, size_t n0, size_t A0, size_t C, size_t M)
+{
+    return (layer_acts){
+        .ln1 = a->ln1 + n0 * C, .ln1_xh = a->ln1_xh + n0 * C, .ln1_r = a->ln1_r + n0,
+        .q = a->q + n0 * C, .key = a->key + n0 * C, .v = a->v + n0 * C,
+        .att = a->att + A0, .y = a->y + n0 * C, .x1 = a->x1 + n0 * C,
+        .ln2 = a->ln2 + n0 * C, .ln2_xh = a->ln2_xh + n0 * C, .ln2_r = a->ln2_r + n0,
+        .f = a->f + n0 * M, .gl = a->gl + n0 * M,
+        .dln1 = a->dln1 + n0 * C, .dq = a->dq + n0 * C, .dkey = a->dkey + n0 * C,
+        .dv = a->dv + n0 * C, .dpc = a->dpc + A0, .dy = a->dy + n0 * C,
+        .dx1 = a->dx1 + n0 * C, .dln2 = a->dln2 + n0 * C, .df = a->df + n0 * M,
+        .dgl = a->dgl + n0 * M, .g1 = a->g1 + n0 * M, .g2d = a->g2d + n0 * M,
+    };
+}
+
+/* R{out} of a linear layer (weight W, bias b) from R{inp} (NULL: zero) and the
+ * layer's R-parameters; NULL when all are zero. */
+static double *linear_rop(double *Rout, const double *Rinp, const double *inp, const rtensor *W, const rtensor *b,
+                          int N, int IC, int OC, int k)
+{
+    if (!Rinp && !tt_rpar_live(&W->r) && !tt_rpar_live(&b->r)) return NULL;
+    tt_dm_linear_rop(Rout, 0, Rinp, inp, W->w, W->r, b->r, N, IC, OC, k);
     return Rout;
 }
 
 /* The residual stream Rres += R{linear}; returns whether Rres is now nonzero. */
-static int residual_rop(const model *m, const rwork *w, double *Rres, int res_live, const double *Rinp,
-                        const double *inp, int tW, int tb, int N, int IC, int OC, int k)
+static int residual_rop(double *Rres, int res_live, const double *Rinp, const double *inp, const rtensor *W,
+                        const rtensor *b, int N, int IC, int OC, int k)
 {
-    tt_rpar rW = w->rp[tW], rb = tb >= 0 ? w->rp[tb] : no_rpar;
-    if (!Rinp && !tt_rpar_live(&rW) && !tt_rpar_live(&rb)) return res_live;
-    tt_fm_linear_rop(Rres, res_live, Rinp, inp, m->params + m->tensors[tW].offset, rW, rb, N, IC, OC, k);
+    if (!Rinp && !tt_rpar_live(&W->r) && !tt_rpar_live(&b->r)) return res_live;
+    tt_dm_linear_rop(Rres, res_live, Rinp, inp, W->w, W->r, b->r, N, IC, OC, k);
     return 1;
 }
 
-/* LayerNorm R-forward into out (and its token-major copy out_t), xh, r; sets
- * *Rout, *Rout_t, *Rxh, *Rr to them or NULL (zero). */
-static void layernorm_rop(const model *m, const rwork *w, double *out, double *out_t, double *xh, double *r,
-                          const double **Rout, const double **Rout_t, const double **Rxh, const double **Rr,
-                          const double *Rinp, const double *bxh, const double *brstd, int tg, int tb, int N, int C,
+/* LayerNorm (gain g, bias b) R-forward into out (and its token-major copy
+ * out_t), xh, r; sets *Rout, *Rout_t, *Rxh, *Rr to them or NULL (zero). */
+static void layernorm_rop(double *out, double *out_t, double *xh, double *r, const double **Rout,
+                          const double **Rout_t, const double **Rxh, const double **Rr, const double *Rinp,
+                          const double *bxh, const double *brstd, const rtensor *g, const rtensor *b, int N, int C,
                           int k)
 {
-    tt_rpar rg = w->rp[tg], rb = tb >= 0 ? w->rp[tb] : no_rpar;
     *Rout = *Rout_t = *Rxh = *Rr = NULL;
-    if (!Rinp && !tt_rpar_live(&rg) && !tt_rpar_live(&rb)) return;
-    tt_fm_layernorm_rop(out, out_t, xh, r, Rinp, bxh, brstd, m->params + m->tensors[tg].offset, rg, rb, N, C, k);
+    if (!Rinp && !tt_rpar_live(&g->r) && !tt_rpar_live(&b->r)) return;
+    tt_dm_layernorm_rop(out, out_t, xh, r, Rinp, bxh, brstd, g->w, g->r, b->r, N, C, k);
     *Rout = out;
     *Rout_t = out_t;
     if (Rinp) *Rxh = xh, *Rr = r;
 }
 
-static int last_of(int t, int tbias) { return tbias >= 0 ? tbias : t; }
+/* R-backward of a linear layer: R{dinp} (NULL: not wanted; acc 1 adds to it)
+ * and the R-gradients of W and b (their g, gt: NULL when not wanted). */
+static void linear_rop_backward(double *Rdinp, int acc, const double *Rdout, const double *Rdout_t,
+                                const double *dout, const double *inp, const double *Rinp_t, const rtensor *W,
+                                const rtensor *b, int N, int IC, int OC, int k)
+{
+    tt_dm_linear_rop_backward(Rdinp, acc, W->g, W->gt, b->g, Rdout, Rdout_t, dout, inp, Rinp_t, W->w, W->r, N, IC,
+                              OC, k);
+}
+
+/* R-backward of a LayerNorm: R{dinp} and its token-major copy (Rdinp NULL: not
+ * wanted; acc 1 adds to it), and the R-gradients of g and b. */
+static void layernorm_rop_backward(double *Rdinp, double *Rdinp_t, int acc, const double *Rdout, const double *dout,
+                                   const double *xh, const double *rstd, const double *Rxh, const double *Rr,
+                                   const rtensor *g, const rtensor *b, int N, int C, int k)
+{
+    tt_dm_layernorm_rop_backward(Rdinp, Rdinp_t, acc, g->g, b->g, Rdout, dout, xh, rstd, Rxh, Rr, g->w, g->r, N, C,
+                                 k);
+}
+
+/* The last tensor of a weight and its bias (-1: absent). */
+static int last_of(const rtensor *W, const rtensor *b) { return b->t >= 0 ? b->t : W->t; }
 
 static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
 {
     tt_impl *im = m->impl;
     const tt_config *c = &im->c;
+    const rtensors *rt = &w->rt;
     int T = c->T, C = c->C, M = c->M, H = c->heads, L = c->layers, Vv = c->V;
-    int n0 = b0 * T, N = bc * T;
-    size_t A0 = (size_t)b0 * H * T * T;
-    const double *wt = m->params;
+    int N = bc * T;
+    size_t n0 = (size_t)b0 * T, A0 = (size_t)b0 * H * T * T; /* the chunk's first token, first attention entry */
     const int *inp = im->inp + n0;
-    const tt_rpar *rp = w->rp;
-#define RP(t) ((t) >= 0 ? rp[t] : no_rpar)
-#define RG(t) ((t) >= stop ? w->G + m->tensors[t].offset * (size_t)k : NULL) /* t = -1 (absent) gives NULL too */
-#define RGT(t) ((t) >= stop ? w->Gt + m->tensors[t].offset * (size_t)k : NULL)
-#define W_(t) cat(m, wt, t)
-#define BASE(p, width) ((p) + (size_t)n0 * (width))
-#define PAST(t) if (stop >= (t)) return /* nothing earlier than tensor t is wanted */
+    /* the base activations and gradients after the last layer, for this chunk */
+    const double *lnf = im->lnf + n0 * C, *lnf_xh = im->lnf_xh + n0 * C, *lnf_r = im->lnf_r + n0;
+    const double *dlnf = im->dlnf + n0 * C, *probs = im->probs + n0 * Vv, *dlogits = im->dlogits + n0 * Vv;
 
     /* R-forward */
-    int res_live = tt_rpar_live(&rp[im->t_wte]) || tt_rpar_live(&rp[im->t_wpe]);
-    if (res_live) embed_rop(w->Rres, inp, rp[im->t_wte], rp[im->t_wpe], N, T, C, k);
+    int res_live = tt_rpar_live(&rt->wte.r) || tt_rpar_live(&rt->wpe.r);
+    if (res_live) embed_rop(w->Rres, inp, rt->wte.r, rt->wpe.r, N, T, C, k);
     for (int l = 0; l < L; l++) {
-        const layer_acts *a = &im->la[l];
+        const layer_acts a = chunk_acts(&im->la[l], n0, A0, C, M);
+        const layer_rtensors *p = &rt->layer[l];
         const layer_racts *r = &w->ra[l];
         layer_rlive *z = &w->live[l];
-        const int *s = im->slot[l];
         memset(z, 0, sizeof *z);
         /* a layer wholly before stop with nothing perturbed upstream: its
          * R-activations are zero and the truncated R-backward never reads them */
-        if (!res_live && stop > last_of(s[L_MP], s[L_MPB])) continue;
-        layernorm_rop(m, w, r->ln1, r->ln1_t, r->ln1_xh, r->ln1_r, &z->ln1, &z->ln1_t, &z->ln1_xh, &z->ln1_r,
-                      res_live ? w->Rres : NULL, BASE(a->ln1_xh, C), BASE(a->ln1_r, 1), s[L_LN1W], s[L_LN1B], N, C,
-                      k);
-        z->q = linear_rop(m, w, r->q, z->ln1, BASE(a->ln1, C), s[L_Q], s[L_QB], N, C, C, k);
-        z->key = linear_rop(m, w, r->key, z->ln1, BASE(a->ln1, C), s[L_K], s[L_KB], N, C, C, k);
-        z->v = linear_rop(m, w, r->v, z->ln1, BASE(a->ln1, C), s[L_V], s[L_VB], N, C, C, k);
+        if (!res_live && stop > last_of(&p->mlp_proj_w, &p->mlp_proj_b)) continue;
+        layernorm_rop(r->ln1, r->ln1_t, r->ln1_xh, r->ln1_r, &z->ln1, &z->ln1_t, &z->ln1_xh, &z->ln1_r,
+                      res_live ? w->Rres : NULL, a.ln1_xh, a.ln1_r, &p->ln1_w, &p->ln1_b, N, C, k);
+        z->q = linear_rop(r->q, z->ln1, a.ln1, &p->query_w, &p->query_b, N, C, C, k);
+        z->key = linear_rop(r->key, z->ln1, a.ln1, &p->key_w, &p->key_b, N, C, C, k);
+        z->v = linear_rop(r->v, z->ln1, a.ln1, &p->value_w, &p->value_b, N, C, C, k);
         if (z->q || z->key || z->v) {
             z->att = z->q || z->key ? r->att : NULL;
             z->y = r->y;
             z->y_t = r->y_t;
-            tt_fm_attention_rop(r->y, r->y_t, z->att ? r->att : NULL, z->q, z->key, z->v, BASE(a->q, C),
-                                BASE(a->key, C), BASE(a->v, C), a->att + A0, bc, T, C, H, k);
+            tt_dm_attention_rop(r->y, r->y_t, z->att ? r->att : NULL, z->q, z->key, z->v, a.q, a.key, a.v, a.att, bc,
+                                T, C, H, k);
         }
-        res_live = residual_rop(m, w, w->Rres, res_live, z->y, BASE(a->y, C), s[L_O], s[L_OB], N, C, C, k);
-        layernorm_rop(m, w, r->ln2, r->ln2_t, r->ln2_xh, r->ln2_r, &z->ln2, &z->ln2_t, &z->ln2_xh, &z->ln2_r,
-                      res_live ? w->Rres : NULL, BASE(a->ln2_xh, C), BASE(a->ln2_r, 1), s[L_LN2W], s[L_LN2B], N, C,
-                      k);
-        z->f = linear_rop(m, w, r->f, z->ln2, BASE(a->ln2, C), s[L_FC], s[L_FCB], N, C, M, k);
+        res_live = residual_rop(w->Rres, res_live, z->y, a.y, &p->attn_proj_w, &p->attn_proj_b, N, C, C, k);
+        layernorm_rop(r->ln2, r->ln2_t, r->ln2_xh, r->ln2_r, &z->ln2, &z->ln2_t, &z->ln2_xh, &z->ln2_r,
+                      res_live ? w->Rres : NULL, a.ln2_xh, a.ln2_r, &p->ln2_w, &p->ln2_b, N, C, k);
+        z->f = linear_rop(r->f, z->ln2, a.ln2, &p->fc_w, &p->fc_b, N, C, M, k);
         if (z->f) {
             z->gl = r->gl;
             z->gl_t = r->gl_t;
-            tt_fm_gelu_rop(r->gl, r->gl_t, z->f, BASE(a->g1, M), N, M, k);
+            tt_dm_gelu_rop(r->gl, r->gl_t, z->f, a.g1, N, M, k);
         }
-        res_live = residual_rop(m, w, w->Rres, res_live, z->gl, BASE(a->gl, M), s[L_MP], s[L_MPB], N, M, C, k);
+        res_live = residual_rop(w->Rres, res_live, z->gl, a.gl, &p->mlp_proj_w, &p->mlp_proj_b, N, M, C, k);
     }
-    layernorm_rop(m, w, w->Rlnf, w->Rlnf_t, w->Rlnf_xh, w->Rlnf_r, &w->lnf, &w->lnf_t, &w->lnf_xh, &w->lnf_r,
-                  res_live ? w->Rres : NULL, BASE(im->lnf_xh, C), BASE(im->lnf_r, 1), im->t_lnfw, im->t_lnfb, N, C, k);
-    if (!linear_rop(m, w, w->Rlogits, w->lnf, BASE(im->lnf, C), im->t_lm, -1, N, C, Vv, k))
+    layernorm_rop(w->Rlnf, w->Rlnf_t, w->Rlnf_xh, w->Rlnf_r, &w->lnf, &w->lnf_t, &w->lnf_xh, &w->lnf_r,
+                  res_live ? w->Rres : NULL, lnf_xh, lnf_r, &rt->lnf_w, &rt->lnf_b, N, C, k);
+    if (!linear_rop(w->Rlogits, w->lnf, lnf, &rt->lm_head, &no_tensor, N, C, Vv, k))
         return; /* nothing perturbed: H v = 0 */
-    crossentropy_rop(w->Rdlogits, w->Rdlogits_t, w->Rlogits, BASE(im->probs, Vv), 1.0 / im->N, N, Vv, k);
+    crossentropy_rop(w->Rdlogits, w->Rdlogits_t, w->Rlogits, probs, 1.0 / im->N, N, Vv, k);
 
     /* R-backward. Each R{dout} is written with its token-major copy (the _t
      * buffers) for the R{dW} dgemm of the layer that consumes it next. */
-    tt_fm_linear_rop_backward(stop < im->t_lm ? w->Rdln : NULL, 0, RG(im->t_lm), RGT(im->t_lm), NULL, w->Rdlogits,
-                              w->Rdlogits_t, BASE(im->dlogits, Vv), BASE(im->lnf, C), w->lnf_t, W_(im->t_lm),
-                              RP(im->t_lm), N, C, Vv, k);
-    PAST(im->t_lm);
-    tt_fm_layernorm_rop_backward(stop < im->t_lnfw ? w->Rdres : NULL, w->Rdres_t, 0, RG(im->t_lnfw), RG(im->t_lnfb),
-                                 w->Rdln, BASE(im->dlnf, C), BASE(im->lnf_xh, C), BASE(im->lnf_r, 1), w->lnf_xh,
-                                 w->lnf_r, W_(im->t_lnfw), RP(im->t_lnfw), N, C, k);
-    PAST(im->t_lnfw);
+    linear_rop_backward(stop < rt->lm_head.t ? w->Rdln : NULL, 0, w->Rdlogits, w->Rdlogits_t, dlogits, lnf, w->lnf_t,
+                        &rt->lm_head, &no_tensor, N, C, Vv, k);
+    if (stop >= rt->lm_head.t) return;
+    layernorm_rop_backward(stop < rt->lnf_w.t ? w->Rdres : NULL, w->Rdres_t, 0, w->Rdln, dlnf, lnf_xh, lnf_r,
+                           w->lnf_xh, w->lnf_r, &rt->lnf_w, &rt->lnf_b, N, C, k);
+    if (stop >= rt->lnf_w.t) return;
     for (int l = L - 1; l >= 0; l--) {
-        const layer_acts *a = &im->la[l];
+        const layer_acts a = chunk_acts(&im->la[l], n0, A0, C, M);
+        const double *dout = im->dres[l + 1] + n0 * C; /* the base gradient of the layer's output */
+        const layer_rtensors *p = &rt->layer[l];
         const layer_rlive *z = &w->live[l];
-        const int *s = im->slot[l];
         /* Rdres = R{d res[l+1]} feeds the MLP and passes on to x1 */
-        tt_fm_linear_rop_backward(stop < s[L_MP] ? w->Rdgl : NULL, 0, RG(s[L_MP]), RGT(s[L_MP]), RG(s[L_MPB]),
-                                  w->Rdres, w->Rdres_t, BASE(im->dres[l + 1], C), BASE(a->gl, M), z->gl_t,
-                                  W_(s[L_MP]), RP(s[L_MP]), N, M, C, k);
-        PAST(s[L_MP]);
-        tt_fm_gelu_rop_backward(w->Rdf, w->Rdf_t, w->Rdgl, BASE(a->g1, M), BASE(a->g2d, M), z->f, N, M, k);
-        tt_fm_linear_rop_backward(stop < s[L_FC] ? w->Rdln : NULL, 0, RG(s[L_FC]), RGT(s[L_FC]), RG(s[L_FCB]),
-                                  w->Rdf, w->Rdf_t, BASE(a->df, M), BASE(a->ln2, C), z->ln2_t, W_(s[L_FC]),
-                                  RP(s[L_FC]), N, C, M, k);
-        PAST(s[L_FC]);
-        tt_fm_layernorm_rop_backward(stop < s[L_LN2W] ? w->Rdres : NULL, w->Rdres_t, 1, RG(s[L_LN2W]),
-                                     RG(s[L_LN2B]), w->Rdln, BASE(a->dln2, C), BASE(a->ln2_xh, C), BASE(a->ln2_r, 1),
-                                     z->ln2_xh, z->ln2_r, W_(s[L_LN2W]), RP(s[L_LN2W]), N, C, k);
-        PAST(s[L_LN2W]);
+        linear_rop_backward(stop < p->mlp_proj_w.t ? w->Rdgl : NULL, 0, w->Rdres, w->Rdres_t, dout, a.gl, z->gl_t,
+                            &p->mlp_proj_w, &p->mlp_proj_b, N, M, C, k);
+        if (stop >= p->mlp_proj_w.t) return;
+        tt_dm_gelu_rop_backward(w->Rdf, w->Rdf_t, w->Rdgl, a.g1, a.g2d, z->f, N, M, k);
+        linear_rop_backward(stop < p->fc_w.t ? w->Rdln : NULL, 0, w->Rdf, w->Rdf_t, a.df, a.ln2, z->ln2_t, &p->fc_w,
+                            &p->fc_b, N, C, M, k);
+        if (stop >= p->fc_w.t) return;
+        layernorm_rop_backward(stop < p->ln2_w.t ? w->Rdres : NULL, w->Rdres_t, 1, w->Rdln, a.dln2, a.ln2_xh, a.ln2_r,
+                               z->ln2_xh, z->ln2_r, &p->ln2_w, &p->ln2_b, N, C, k);
+        if (stop >= p->ln2_w.t) return;
         /* Rdres is now R{dx1} */
-        tt_fm_linear_rop_backward(stop < s[L_O] ? w->Rdy : NULL, 0, RG(s[L_O]), RGT(s[L_O]), RG(s[L_OB]), w->Rdres,
-                                  w->Rdres_t, BASE(a->dx1, C), BASE(a->y, C), z->y_t, W_(s[L_O]), RP(s[L_O]), N, C,
-                                  C, k);
-        PAST(s[L_O]);
+        linear_rop_backward(stop < p->attn_proj_w.t ? w->Rdy : NULL, 0, w->Rdres, w->Rdres_t, a.dx1, a.y, z->y_t,
+                            &p->attn_proj_w, &p->attn_proj_b, N, C, C, k);
+        if (stop >= p->attn_proj_w.t) return;
         /* R{dq} is wanted for R{dW_q}, R{db_q} or what lies before; likewise key, value */
-        int want_q = stop <= last_of(s[L_Q], s[L_QB]), want_k = stop <= last_of(s[L_K], s[L_KB]);
-        tt_fm_attention_rop_backward(want_q ? w->Rdq : NULL, want_k ? w->Rdkey : NULL, w->Rdv,
-                                     want_q ? w->Rdq_t : NULL, want_k ? w->Rdkey_t : NULL, w->Rdv_t, w->Rdy,
-                                     BASE(a->dy, C), BASE(a->q, C), BASE(a->key, C), BASE(a->v, C), a->att + A0,
-                                     a->dpc + A0, z->q, z->key, z->v, z->att, bc, T, C, H, k);
-        double *Rdln = stop < s[L_Q] ? w->Rdln : NULL; /* then all three are wanted */
+        int want_q = stop <= last_of(&p->query_w, &p->query_b), want_k = stop <= last_of(&p->key_w, &p->key_b);
+        tt_dm_attention_rop_backward(want_q ? w->Rdq : NULL, want_k ? w->Rdkey : NULL, w->Rdv,
+                                     want_q ? w->Rdq_t : NULL, want_k ? w->Rdkey_t : NULL, w->Rdv_t, w->Rdy, a.dy,
+                                     a.q, a.key, a.v, a.att, a.dpc, z->q, z->key, z->v, z->att, bc, T, C, H, k);
+        double *Rdln = stop < p->query_w.t ? w->Rdln : NULL; /* then all three are wanted */
         if (want_q)
-            tt_fm_linear_rop_backward(Rdln, 0, RG(s[L_Q]), RGT(s[L_Q]), RG(s[L_QB]), w->Rdq, w->Rdq_t,
-                                      BASE(a->dq, C), BASE(a->ln1, C), z->ln1_t, W_(s[L_Q]), RP(s[L_Q]), N, C, C, k);
+            linear_rop_backward(Rdln, 0, w->Rdq, w->Rdq_t, a.dq, a.ln1, z->ln1_t, &p->query_w, &p->query_b, N, C, C,
+                                k);
         if (want_k)
-            tt_fm_linear_rop_backward(Rdln, 1, RG(s[L_K]), RGT(s[L_K]), RG(s[L_KB]), w->Rdkey, w->Rdkey_t,
-                                      BASE(a->dkey, C), BASE(a->ln1, C), z->ln1_t, W_(s[L_K]), RP(s[L_K]), N, C, C,
-                                      k);
-        tt_fm_linear_rop_backward(Rdln, 1, RG(s[L_V]), RGT(s[L_V]), RG(s[L_VB]), w->Rdv, w->Rdv_t, BASE(a->dv, C),
-                                  BASE(a->ln1, C), z->ln1_t, W_(s[L_V]), RP(s[L_V]), N, C, C, k);
-        PAST(s[L_Q]);
-        tt_fm_layernorm_rop_backward(stop < s[L_LN1W] ? w->Rdres : NULL, w->Rdres_t, 1, RG(s[L_LN1W]),
-                                     RG(s[L_LN1B]), w->Rdln, BASE(a->dln1, C), BASE(a->ln1_xh, C), BASE(a->ln1_r, 1),
-                                     z->ln1_xh, z->ln1_r, W_(s[L_LN1W]), RP(s[L_LN1W]), N, C, k);
-        PAST(s[L_LN1W]);
+            linear_rop_backward(Rdln, 1, w->Rdkey, w->Rdkey_t, a.dkey, a.ln1, z->ln1_t, &p->key_w, &p->key_b, N, C,
+                                C, k);
+        linear_rop_backward(Rdln, 1, w->Rdv, w->Rdv_t, a.dv, a.ln1, z->ln1_t, &p->value_w, &p->value_b, N, C, C, k);
+        if (stop >= p->query_w.t) return;
+        layernorm_rop_backward(stop < p->ln1_w.t ? w->Rdres : NULL, w->Rdres_t, 1, w->Rdln, a.dln1, a.ln1_xh, a.ln1_r,
+                               z->ln1_xh, z->ln1_r, &p->ln1_w, &p->ln1_b, N, C, k);
+        if (stop >= p->ln1_w.t) return;
     }
-    embed_rop_backward(RG(im->t_wte), RG(im->t_wpe), w->Rdres, inp, N, T, C, k);
-#undef RP
-#undef RG
-#undef RGT
-#undef W_
-#undef BASE
-#undef PAST
+    embed_rop_backward(rt->wte.g, rt->wpe.g, w->Rdres, inp, N, T, C, k);
 }
 
 /* ---- panels of directions, shared among worker threads ------------------------------------
@@ -757,6 +866,7 @@ static void run_subpanel(panel_job *J, rwork *w, int p0, int kk)
         unit_rpars(m, w, J->j0 + p0, kk);
         if (J->lower) stop = tensor_of(m, J->j0);
     }
+    bind_rtensors(m, w, kw, stop);
     size_t from = m->tensors[stop].offset;
     memset(w->G + from * kw, 0, (P - from) * kw * sizeof(double));
     memset(w->Gt + from * kw, 0, (P - from) * kw * sizeof(double));
@@ -771,7 +881,7 @@ static void run_subpanel(panel_job *J, rwork *w, int p0, int kk)
             int t = l < 0 ? im->t_lm : im->slot[l][lin_slots[i]];
             const tensor_info *ti = &m->tensors[t];
             if (t >= stop)
-                tt_fm_fold_transposed(w->G + ti->offset * kw, w->Gt + ti->offset * kw, ti->cols, ti->rows, kw);
+                tt_dm_fold_transposed(w->G + ti->offset * kw, w->Gt + ti->offset * kw, ti->cols, ti->rows, kw);
         }
     /* G (P,kw) direction-minor -> rows of HV, in blocks of 8 parameters */
     for (size_t p = from; p < P; p += 8) {
@@ -798,8 +908,31 @@ static void *panel_worker(void *arg)
 
 static int thread_count(const tt_impl *im)
 {
-    int n = im->threads ? im->threads : openblas_get_num_threads();
+    int n = im->threads ? im->threads : toolkit_threads();
     return n < 1 ? 1 : n > 64 ? 64 : n;
+}
+
+/* Gauss–Newton mode: every base upstream gradient the R-backward reads set to
+ * zero. The R-backward of each layer is R{dinp} = A R{dout} + R{A} dout (and
+ * likewise for R{dθ}); the second terms (dout·R{W}, GELU''·dout, LayerNorm's
+ * and attention's second-order terms) all carry a base gradient, so with them
+ * gone the pass maps R{dlogits} = S J v (the cross-entropy's softmax Hessian S,
+ * which reads only the probabilities) back by Jᵀ alone: G v = Jᵀ S J v. */
+static void zero_base_gradients(tt_impl *im)
+{
+    size_t N = im->N, C = im->c.C, M = im->c.M, V = im->c.V;
+    size_t A = (size_t)im->B * im->c.heads * im->c.T * im->c.T;
+    memset(im->dlogits, 0, N * V * sizeof(double));
+    memset(im->dlnf, 0, N * C * sizeof(double));
+    for (int l = 0; l <= im->c.layers; l++) memset(im->dres[l], 0, N * C * sizeof(double));
+    for (int l = 0; l < im->c.layers; l++) {
+        layer_acts *a = &im->la[l];
+        double *nc[] = {a->dln1, a->dq, a->dkey, a->dv, a->dy, a->dx1, a->dln2};
+        for (size_t i = 0; i < sizeof nc / sizeof *nc; i++) memset(nc[i], 0, N * C * sizeof(double));
+        memset(a->df, 0, N * M * sizeof(double));
+        memset(a->dgl, 0, N * M * sizeof(double)); /* so GELU''·dgl (g2d) is zero too */
+        memset(a->dpc, 0, A * sizeof(double));
+    }
 }
 
 /* The base forward + backward the R-pass linearises around, and GELU's
@@ -811,6 +944,7 @@ static void base_pass(model *m)
     if (im->base_ok && memcmp(im->base_params, m->params, m->P * sizeof(double)) == 0) return;
     forward(m);
     backward(m, im->gbuf);
+    if (im->gauss_newton) zero_base_gradients(im);
     size_t NM = (size_t)im->N * im->c.M;
     for (int l = 0; l < im->c.layers; l++) {
         layer_acts *a = &im->la[l];
@@ -867,6 +1001,16 @@ static void tt_hess_cols_lower_fn(model *m, size_t j0, int k, double *out)
     run_panels(m, NULL, out, j0, k, 1);
 }
 
+void tt_set_gauss_newton(model *m, int on)
+{
+    tt_impl *im = impl_of(m);
+    if (on != 0 && on != 1) die_user("Gauss-Newton mode must be 0 or 1 (got %d)", on);
+    if (im->gauss_newton != on) im->base_ok = 0; /* the stored base gradients belong to the other mode */
+    im->gauss_newton = on;
+}
+
+int tt_gauss_newton(const model *m) { return impl_of(m)->gauss_newton; }
+
 void tt_set_threads(model *m, int n)
 {
     tt_impl *im = impl_of(m);
@@ -908,6 +1052,7 @@ model *tt_new(const tt_config *c)
     build_table(m, im);
     if (m->P != tt_param_count(c)) DIE("parameter count %zu != %zu", m->P, tt_param_count(c));
     model_check_tensors(m);
+    memory_check("tinytransformer: parameters, gradient and base copy", 24.0 * (double)m->P);
     m->params = xmalloc(m->P * sizeof(double));
     im->gbuf = xmalloc(m->P * sizeof(double));
     im->base_params = xmalloc(m->P * sizeof(double));
@@ -940,6 +1085,9 @@ void tt_set_batch(model *m, const int *tokens, int B)
         if (tokens[i] < 0 || tokens[i] >= c->V)
             die_user("token %d at position %zu is outside the vocabulary 0..%d", tokens[i], i, c->V - 1);
     if (B != im->B) {
+        char what[96];
+        snprintf(what, sizeof what, "tinytransformer: a batch of %d sequences", B);
+        memory_check(what, tt_batch_bytes(c, B));
         free_batch(im);
         im->B = B;
         im->N = B * c->T;

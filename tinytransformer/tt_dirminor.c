@@ -1,20 +1,22 @@
-/* The fast R-pass kernels: the same R-operator as tt_kernels.c, with the k
- * directions innermost ("direction-minor").
+/* The R-pass kernels: the R-operator of every layer with the k directions
+ * innermost ("direction-minor", the layout pictured in tt_kernels.h). Their
+ * naive references, token-major loops with the formulas, are the *_naive
+ * kernels of tt_kernels.c; tests/test_ttdirminor.c compares the two.
  *
  * Layout: an R-quantity of feature width C over a chunk of N tokens is (C,N,k):
- * feature c, token n, direction d at [c*ld + n*k + d], ld = tt_fm_ld(N, k). Every elementwise,
- * LayerNorm and attention loop then runs over the k contiguous directions with
- * the base quantities (which do not depend on the direction) broadcast, which
- * GCC vectorises whatever C and the head size are; a linear layer is W·R{X}
- * over all N·k columns (one dgemm). R-parameters and R-gradients are
- * direction-minor too: entry p of a tensor, direction d at [p*k + d], so the
- * parameter terms are dgemms or vector updates as well.
+ * feature c, token n, direction d at [c*ld + n*k + d], ld = tt_dm_ld(N, k).
+ * Every elementwise, LayerNorm and attention loop then runs over the k
+ * contiguous directions with the base quantities (which do not depend on the
+ * direction) broadcast, which GCC vectorises whatever C and the head size are;
+ * a linear layer is W·R{X} over all N·k columns (one dgemm). R-parameters and
+ * R-gradients are direction-minor too: entry p of a tensor, direction d at
+ * [p*k + d], so the parameter terms are dgemms or vector updates as well.
  *
  * Unit directions (Hessian columns) are passed as an index range instead of a
  * dense R{θ}: a direction e_j in W touches one output column of X·R{W}ᵀ, which
  * is a copy of one input column — no dgemm for a product that is mostly zeros.
  */
-#include "tt.h"
+#include "tt_kernels.h"
 #include <math.h>
 #include <string.h>
 
@@ -53,18 +55,18 @@ static inline int unit_lane(const tt_rpar *r, long c, int d)
 
 /* One cache line more than N·k: rows N·k·8 bytes apart (a multiple of 4 KB for
  * the usual chunks) would all fall into the same L1 set. */
-size_t tt_fm_ld(int N, int k) { return (size_t)N * k + TT_KBLOCK; }
-size_t tt_fm_ldt(int C, int k) { return (size_t)C * k + TT_KBLOCK; }
+size_t tt_dm_ld(int N, int k) { return (size_t)N * k + TT_KBLOCK; }
+size_t tt_dm_ldt(int C, int k) { return (size_t)C * k + TT_KBLOCK; }
 
 /* ---- linear: out = inp Wᵀ + b ----------------------------------------------------------------- */
 
 /* R{out} (+)= W R{inp} + inp R{W}ᵀ + R{b}. */
-HOT void tt_fm_linear_rop(double *Rout /*(OC,N,k)*/, int acc, const double *Rinp /*(IC,N,k) or NULL*/,
+HOT void tt_dm_linear_rop(double *Rout /*(OC,N,k)*/, int acc, const double *Rinp /*(IC,N,k) or NULL*/,
                           const double *inp /*(N,IC)*/, const double *W /*(OC,IC)*/, tt_rpar rW, tt_rpar rb,
                           int N, int IC, int OC, int k)
 {
     check_k(k);
-    size_t RN = tt_fm_ld(N, k);
+    size_t RN = tt_dm_ld(N, k);
     if (Rinp)
         tt_dgemm(0, 0, OC, N * k, IC, 1.0, W, IC, Rinp, (int)RN, acc ? 1.0 : 0.0, Rout, (int)RN);
     else if (!acc)
@@ -96,16 +98,16 @@ HOT void tt_fm_linear_rop(double *Rout /*(OC,N,k)*/, int acc, const double *Rinp
  *   gW[o,i]  += Σ_n dout[n,o] R{inp}[i,n]
  *   gb[o] += Σ_n R{dout}[o,n].
  * R{dW} = gW + gWtᵀ: each half is one dgemm over the token-major copies
- * (N,OC,k) of R{dout} and (N,IC,k) of R{inp} (rows tt_fm_ldt apart); the
+ * (N,OC,k) of R{dout} and (N,IC,k) of R{inp} (rows tt_dm_ldt apart); the
  * caller adds gWt into gW (transposed) once the sums are complete. */
-HOT void tt_fm_linear_rop_backward(double *Rdinp /*(IC,N,k)*/, int acc, double *gW /*(OC*IC,k)*/,
+HOT void tt_dm_linear_rop_backward(double *Rdinp /*(IC,N,k)*/, int acc, double *gW /*(OC*IC,k)*/,
                                    double *gWt /*(IC*OC,k)*/, double *gb /*(OC,k)*/, const double *Rdout /*(OC,N,k)*/,
                                    const double *Rdout_t /*(N,OC,k)*/, const double *dout /*(N,OC)*/,
                                    const double *inp /*(N,IC)*/, const double *Rinp_t /*(N,IC,k) or NULL*/,
                                    const double *W /*(OC,IC)*/, tt_rpar rW, int N, int IC, int OC, int k)
 {
     check_k(k);
-    size_t RN = tt_fm_ld(N, k);
+    size_t RN = tt_dm_ld(N, k);
     if (Rdinp) {
         tt_dgemm(1, 0, IC, N * k, OC, 1.0, W, IC, Rdout, (int)RN, acc ? 1.0 : 0.0, Rdinp, (int)RN);
         if (rW.v) /* R{dinp} row i: (N,k) += dout (N,OC) · R{W}[:,i,:] (OC,k) */
@@ -119,9 +121,9 @@ HOT void tt_fm_linear_rop_backward(double *Rdinp /*(IC,N,k)*/, int acc, double *
         }
     }
     /* (IC, OC·k) += inpᵀ (IC,N) · R{dout} (N, OC·k) */
-    if (gWt) tt_dgemm(1, 0, IC, OC * k, N, 1.0, inp, IC, Rdout_t, (int)tt_fm_ldt(OC, k), 1.0, gWt, OC * k);
+    if (gWt) tt_dgemm(1, 0, IC, OC * k, N, 1.0, inp, IC, Rdout_t, (int)tt_dm_ldt(OC, k), 1.0, gWt, OC * k);
     /* (OC, IC·k) += doutᵀ (OC,N) · R{inp} (N, IC·k) */
-    if (gW && Rinp_t) tt_dgemm(1, 0, OC, IC * k, N, 1.0, dout, OC, Rinp_t, (int)tt_fm_ldt(IC, k), 1.0, gW, IC * k);
+    if (gW && Rinp_t) tt_dgemm(1, 0, OC, IC * k, N, 1.0, dout, OC, Rinp_t, (int)tt_dm_ldt(IC, k), 1.0, gW, IC * k);
     if (gb)
         for (int o = 0; o < OC; o++)
             for (int d = 0; d < k; d += TT_KBLOCK) {
@@ -132,7 +134,7 @@ HOT void tt_fm_linear_rop_backward(double *Rdinp /*(IC,N,k)*/, int acc, double *
 }
 
 /* gW[o,i] += gWt[i,o] over the k directions (the two halves of R{dW}). */
-void tt_fm_fold_transposed(double *gW /*(OC*IC,k)*/, const double *gWt /*(IC*OC,k)*/, int IC, int OC, int k)
+void tt_dm_fold_transposed(double *gW /*(OC*IC,k)*/, const double *gWt /*(IC*OC,k)*/, int IC, int OC, int k)
 {
     check_k(k);
     for (int o = 0; o < OC; o++)
@@ -145,13 +147,13 @@ void tt_fm_fold_transposed(double *gW /*(OC*IC,k)*/, const double *gWt /*(IC*OC,
  * R{x̂} = r (R{x} − mean R{x} − x̂ mean(x̂ ⊙ R{x})), R{r} = −r² mean(x̂ ⊙ R{x}),
  * R{y} = g ⊙ R{x̂} + R{g} ⊙ x̂ + R{b}. Rinp NULL (zero): Rxh and Rr are not
  * written (they are zero), only the parameter terms. */
-HOT void tt_fm_layernorm_rop(double *Rout /*(C,N,k)*/, double *Rout_t /*(N,C,k) or NULL*/, double *Rxh /*(C,N,k)*/,
+HOT void tt_dm_layernorm_rop(double *Rout /*(C,N,k)*/, double *Rout_t /*(N,C,k) or NULL*/, double *Rxh /*(C,N,k)*/,
                              double *Rr /*(N,k)*/, const double *Rinp /*(C,N,k) or NULL*/, const double *xh /*(N,C)*/,
                              const double *rstd /*(N)*/, const double *g /*(C)*/, tt_rpar rg, tt_rpar rb, int N,
                              int C, int k)
 {
     check_k(k);
-    size_t RN = tt_fm_ld(N, k), LT = tt_fm_ldt(C, k);
+    size_t RN = tt_dm_ld(N, k), LT = tt_dm_ldt(C, k);
     for (int n = 0; n < N; n++) {
         const double *h = xh + (size_t)n * C;
         size_t nk = (size_t)n * k;
@@ -194,7 +196,7 @@ HOT void tt_fm_layernorm_rop(double *Rout /*(C,N,k)*/, double *Rout_t /*(N,C,k) 
  *   R{a} = mean R{dx̂},  R{cc} = mean(R{dx̂} ⊙ x̂ + dx̂ ⊙ R{x̂})
  *   gg += Σ_n R{dy} ⊙ x̂ + dy ⊙ R{x̂};  gb += Σ_n R{dy}.
  * Rxh, Rr NULL: zero (the input was not perturbed). Any output may be NULL. */
-HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, double *Rdinp_t /*(N,C,k) or NULL*/, int acc,
+HOT void tt_dm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, double *Rdinp_t /*(N,C,k) or NULL*/, int acc,
                                       double *gg /*(C,k)*/,
                                       double *gb /*(C,k)*/, const double *Rdout /*(C,N,k)*/,
                                       const double *dout /*(N,C)*/, const double *xh /*(N,C)*/,
@@ -203,7 +205,7 @@ HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, double *Rdinp_t
                                       int N, int C, int k)
 {
     check_k(k);
-    size_t RN = tt_fm_ld(N, k);
+    size_t RN = tt_dm_ld(N, k);
     /* R{dg}, R{db}: sums over the tokens in registers (two chains each, for latency) */
     if (gg || gb)
         for (int c = 0; c < C; c++)
@@ -249,7 +251,7 @@ HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, double *Rdinp_t
                 if (Rxh) o += (dxh[c] - a - h[c] * cc) * rr - r * cc * vload(Rxh + c * RN + at);
                 if (acc) o += vload(Rdinp + c * RN + at);
                 vstore(Rdinp + c * RN + at, o);
-                if (Rdinp_t) vstore(Rdinp_t + n * tt_fm_ldt(C, k) + (size_t)c * k + d, o);
+                if (Rdinp_t) vstore(Rdinp_t + n * tt_dm_ldt(C, k) + (size_t)c * k + d, o);
             }
         }
     }
@@ -259,7 +261,7 @@ HOT void tt_fm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, double *Rdinp_t
 
 /* ---- causal attention (see tt_kernels.c for the formulas) ----------------------------------------
  * Ratt (B,H,T,T,k) holds R{P}[t,u] of every direction, u <= t (the rest is not written). */
-HOT void tt_fm_attention_rop(double *Ry /*(C,N,k)*/, double *Ry_t /*(N,C,k) or NULL*/,
+HOT void tt_dm_attention_rop(double *Ry /*(C,N,k)*/, double *Ry_t /*(N,C,k) or NULL*/,
                              double *Ratt /*(B,H,T,T,k), NULL if Rq, Rkey are*/,
                              const double *Rq, const double *Rkey, const double *Rv /*(C,N,k) or NULL each*/,
                              const double *q, const double *key, const double *v /*(N,C)*/,
@@ -268,7 +270,7 @@ HOT void tt_fm_attention_rop(double *Ry /*(C,N,k)*/, double *Ry_t /*(N,C,k) or N
     check_k(k);
     int hs = C / H;
     double s = 1.0 / sqrt(hs);
-    size_t RN = tt_fm_ld(B * T, k);
+    size_t RN = tt_dm_ld(B * T, k);
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++) {
             const double *P = att + ((size_t)b * H + h) * T * T;
@@ -304,7 +306,7 @@ HOT void tt_fm_attention_rop(double *Ry /*(C,N,k)*/, double *Ry_t /*(N,C,k) or N
                             if (Rv) o += Pt[u] * vload(Rv + c * RN + bu * k + d);
                         }
                         vstore(Ry + c * RN + bt * k + d, o);
-                        if (Ry_t) vstore(Ry_t + bt * tt_fm_ldt(C, k) + (size_t)c * k + d, o);
+                        if (Ry_t) vstore(Ry_t + bt * tt_dm_ldt(C, k) + (size_t)c * k + d, o);
                     }
                 }
             }
@@ -315,7 +317,7 @@ HOT void tt_fm_attention_rop(double *Ry /*(C,N,k)*/, double *Ry_t /*(N,C,k) or N
  * overwritten; any of them may be NULL (not wanted). Rq, Rkey, Rv, Ratt NULL: zero.
  * Per sequence, head and block of directions: R{dS}[t,u] first (T×T vectors),
  * then each output row as one sum held in a register, written once. */
-HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*(C,N,k) or NULL each*/,
+HOT void tt_dm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*(C,N,k) or NULL each*/,
                                       double *Rdq_t, double *Rdkey_t, double *Rdv_t /*(N,C,k) or NULL each*/,
                                       const double *Rdy /*(C,N,k)*/, const double *dy /*(N,C)*/, const double *q,
                                       const double *key, const double *v /*(N,C)*/,
@@ -326,7 +328,7 @@ HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*
     check_k(k);
     int hs = C / H;
     double s = 1.0 / sqrt(hs);
-    size_t RN = tt_fm_ld(B * T, k), LT = tt_fm_ldt(C, k), TT = (size_t)T * T;
+    size_t RN = tt_dm_ld(B * T, k), LT = tt_dm_ldt(C, k), TT = (size_t)T * T;
     double *RdS = xmalloc(TT * TT_KBLOCK * sizeof(double)), *RdP = xmalloc((size_t)T * TT_KBLOCK * sizeof(double));
     double *dP = xmalloc(2 * TT * sizeof(double)), *dS = dP + TT;
     for (int b = 0; b < B; b++)
@@ -414,11 +416,11 @@ HOT void tt_fm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv /*
 
 /* ---- GELU: R{out} = G'(x) R{inp};  R{dinp} = G'(x) R{dout} + G''(x) dout R{inp} --------------------- */
 
-HOT void tt_fm_gelu_rop(double *Rout /*(M,N,k)*/, double *Rout_t /*(N,M,k) or NULL*/, const double *Rinp /*(M,N,k)*/,
+HOT void tt_dm_gelu_rop(double *Rout /*(M,N,k)*/, double *Rout_t /*(N,M,k) or NULL*/, const double *Rinp /*(M,N,k)*/,
                         const double *g1 /*(N,M): G'(x)*/, int N, int M, int k)
 {
     check_k(k);
-    size_t RN = tt_fm_ld(N, k), LT = tt_fm_ldt(M, k);
+    size_t RN = tt_dm_ld(N, k), LT = tt_dm_ldt(M, k);
     for (int m = 0; m < M; m++)
         for (int n = 0; n < N; n++) {
             size_t row = m * RN + (size_t)n * k;
@@ -432,13 +434,13 @@ HOT void tt_fm_gelu_rop(double *Rout /*(M,N,k)*/, double *Rout_t /*(N,M,k) or NU
 }
 
 /* g2d (N,M) = G''(x) ⊙ dout of the base backward. Rinp NULL: zero. Overwrites Rdinp. */
-HOT void tt_fm_gelu_rop_backward(double *Rdinp /*(M,N,k)*/, double *Rdinp_t /*(N,M,k) or NULL*/,
+HOT void tt_dm_gelu_rop_backward(double *Rdinp /*(M,N,k)*/, double *Rdinp_t /*(N,M,k) or NULL*/,
                                  const double *Rdout /*(M,N,k)*/,
                                  const double *g1 /*(N,M)*/, const double *g2d /*(N,M)*/,
                                  const double *Rinp /*(M,N,k) or NULL*/, int N, int M, int k)
 {
     check_k(k);
-    size_t RN = tt_fm_ld(N, k);
+    size_t RN = tt_dm_ld(N, k);
     for (int m = 0; m < M; m++)
         for (int n = 0; n < N; n++) {
             size_t row = m * RN + (size_t)n * k;
@@ -447,7 +449,7 @@ HOT void tt_fm_gelu_rop_backward(double *Rdinp /*(M,N,k)*/, double *Rdinp_t /*(N
                 vd o = a * vload(Rdout + row + d);
                 if (Rinp) o += b * vload(Rinp + row + d);
                 vstore(Rdinp + row + d, o);
-                if (Rdinp_t) vstore(Rdinp_t + n * tt_fm_ldt(M, k) + (size_t)m * k + d, o);
+                if (Rdinp_t) vstore(Rdinp_t + n * tt_dm_ldt(M, k) + (size_t)m * k + d, o);
             }
         }
 }

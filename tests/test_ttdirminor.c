@@ -1,15 +1,16 @@
-/* Tests of tinytransformer/tt_fm.c, the direction-minor R-kernels of the fast
- * R-pass, against the token-major kernels of tt_kernels.c (which the finite-
- * difference tests of test_tt.c check): the same R-quantities in the other
- * layout, to 1e-13, for dense R-parameters and for unit directions (given as
- * index ranges, some directions outside the tensor), with every optional
- * input present and absent, overwriting
- * and accumulating. Then the whole fast path: Hessian columns from unit
- * directions against the generic hvp on dense directions (H·V), 1 and 2
- * layers, with and without biases. */
+/* Tests of tinytransformer/tt_dirminor.c, the direction-minor R-kernels of the
+ * R-pass, against their naive references in tt_kernels.c (token-major loops
+ * written from the formulas; the finite-difference tests of test_tt.c check the
+ * whole model): the same R-quantities in the other layout, to 1e-13, for dense
+ * R-parameters and for unit directions (given as index ranges, some directions
+ * outside the tensor), with every optional input present and absent, every
+ * optional output wanted and not, overwriting and accumulating. Then the whole
+ * fast path: Hessian columns from unit directions against the generic hvp on
+ * dense directions (H·V), 1 and 2 layers, with and without biases, 1 and 2
+ * threads. */
 #include "check.h"
 #include "hessian/hessian.h"
-#include "tinytransformer/tt.h"
+#include "tinytransformer/tt_kernels.h"
 #include <stdlib.h>
 
 static void fill(double *x, size_t n, gsl_rng *r)
@@ -24,24 +25,24 @@ static double *rnd(size_t n, gsl_rng *r)
     return x;
 }
 
-/* token-major (N,k,C) <-> direction-minor (C,N,k) with rows tt_fm_ld(N, k) apart
+/* token-major (N,k,C) <-> direction-minor (C,N,k) with rows tt_dm_ld(N, k) apart
  * (the padding is NaN: a kernel that reads it fails the comparisons). */
-static size_t fm_size(int N, int k, int C) { return (size_t)C * tt_fm_ld(N, k); }
+static size_t dm_size(int N, int k, int C) { return (size_t)C * tt_dm_ld(N, k); }
 
-static double *to_fm(const double *x, int N, int k, int C)
+static double *to_dm(const double *x, int N, int k, int C)
 {
-    size_t ld = tt_fm_ld(N, k);
-    double *y = xmalloc(fm_size(N, k, C) * sizeof(double));
-    for (size_t i = 0; i < fm_size(N, k, C); i++) y[i] = NAN;
+    size_t ld = tt_dm_ld(N, k);
+    double *y = xmalloc(dm_size(N, k, C) * sizeof(double));
+    for (size_t i = 0; i < dm_size(N, k, C); i++) y[i] = NAN;
     for (int n = 0; n < N; n++)
         for (int d = 0; d < k; d++)
             for (int c = 0; c < C; c++) y[c * ld + (size_t)n * k + d] = x[((size_t)n * k + d) * C + c];
     return y;
 }
 
-static double *from_fm(const double *y, int N, int k, int C)
+static double *from_dm(const double *y, int N, int k, int C)
 {
-    size_t ld = tt_fm_ld(N, k);
+    size_t ld = tt_dm_ld(N, k);
     double *x = xmalloc((size_t)N * k * C * sizeof(double));
     for (int n = 0; n < N; n++)
         for (int d = 0; d < k; d++)
@@ -49,14 +50,14 @@ static double *from_fm(const double *y, int N, int k, int C)
     return x;
 }
 
-/* token-major (N,k,C) <-> the kernels' token-major copies (N,C,k), rows tt_fm_ldt(C, k) apart */
-static size_t fmt_size(int N, int k, int C) { return (size_t)N * tt_fm_ldt(C, k); }
+/* token-major (N,k,C) <-> the kernels' token-major copies (N,C,k), rows tt_dm_ldt(C, k) apart */
+static size_t dmt_size(int N, int k, int C) { return (size_t)N * tt_dm_ldt(C, k); }
 
-static double *to_fmt(const double *x, int N, int k, int C)
+static double *to_dmt(const double *x, int N, int k, int C)
 {
-    size_t lt = tt_fm_ldt(C, k);
-    double *y = xmalloc(fmt_size(N, k, C) * sizeof(double));
-    for (size_t i = 0; i < fmt_size(N, k, C); i++) y[i] = NAN;
+    size_t lt = tt_dm_ldt(C, k);
+    double *y = xmalloc(dmt_size(N, k, C) * sizeof(double));
+    for (size_t i = 0; i < dmt_size(N, k, C); i++) y[i] = NAN;
     for (int n = 0; n < N; n++)
         for (int d = 0; d < k; d++)
             for (int c = 0; c < C; c++) y[n * lt + (size_t)c * k + d] = x[((size_t)n * k + d) * C + c];
@@ -64,9 +65,9 @@ static double *to_fmt(const double *x, int N, int k, int C)
 }
 
 /* max |a_t - b_tm| / max|b| for a token-major copy a_t */
-static double diff_fmt(const double *a_t, const double *b_tm, int N, int k, int C)
+static double diff_dmt(const double *a_t, const double *b_tm, int N, int k, int C)
 {
-    size_t lt = tt_fm_ldt(C, k);
+    size_t lt = tt_dm_ldt(C, k);
     double worst = 0, big = 0;
     for (int n = 0; n < N; n++)
         for (int d = 0; d < k; d++)
@@ -78,12 +79,12 @@ static double diff_fmt(const double *a_t, const double *b_tm, int N, int k, int 
     return big > 0 ? worst / big : worst;
 }
 
-static double *new_fmt(int N, int k, int C) { return xmalloc(fmt_size(N, k, C) * sizeof(double)); }
+static double *new_dmt(int N, int k, int C) { return xmalloc(dmt_size(N, k, C) * sizeof(double)); }
 
 /* a direction-minor buffer of random values (padding NaN) */
-static double *rnd_fm(int N, int k, int C, gsl_rng *r)
+static double *rnd_dm(int N, int k, int C, gsl_rng *r)
 {
-    double *x = rnd((size_t)N * k * C, r), *y = to_fm(x, N, k, C);
+    double *x = rnd((size_t)N * k * C, r), *y = to_dm(x, N, k, C);
     free(x);
     return y;
 }
@@ -114,10 +115,10 @@ static rdirs make_dirs(int kind, size_t n, size_t ld, int k, gsl_rng *r)
 
 static void free_dirs(rdirs *s) { free(s->panel), free(s->dm); }
 
-/* max |from_fm(a_fm) - b_tm| / max|b| */
-static double diff_fm(const double *a_fm, const double *b_tm, int N, int k, int C)
+/* max |from_dm(a_dm) - b_tm| / max|b| */
+static double diff_dm(const double *a_dm, const double *b_tm, int N, int k, int C)
 {
-    double *a = from_fm(a_fm, N, k, C);
+    double *a = from_dm(a_dm, N, k, C);
     double e = rel_max_diff((size_t)N * k * C, a, b_tm);
     if (e != e) e = INFINITY; /* NaN: a kernel read or left padding */
     free(a);
@@ -141,55 +142,64 @@ static void test_linear(gsl_rng *r)
     int N = 7, IC = 5, OC = 6, k = 16;
     size_t ld = 40, RI = (size_t)N * k * IC, RO = (size_t)N * k * OC;
     double *inp = rnd((size_t)N * IC, r), *dout = rnd((size_t)N * OC, r), *W = rnd((size_t)OC * IC, r);
-    double *Rinp = rnd(RI, r), *Rdout = rnd(RO, r), *Rinp_fm = to_fm(Rinp, N, k, IC), *Rdout_fm = to_fm(Rdout, N, k, OC);
-    double *Rinp_t = to_fmt(Rinp, N, k, IC), *Rdout_t = to_fmt(Rdout, N, k, OC);
-    double *scratch = xmalloc(tt_linear_scratch(IC, OC, k) * sizeof(double));
+    double *Rinp = rnd(RI, r), *Rdout = rnd(RO, r), *Rinp_dm = to_dm(Rinp, N, k, IC), *Rdout_dm = to_dm(Rdout, N, k, OC);
+    double *Rinp_t = to_dmt(Rinp, N, k, IC), *Rdout_t = to_dmt(Rdout, N, k, OC);
     for (int kw = 0; kw < 3; kw++)
         for (int kb = 0; kb < 3; kb++)
             for (int has_in = 0; has_in <= 1; has_in++) {
                 rdirs dw = make_dirs(kw, (size_t)OC * IC, ld, k, r), db = make_dirs(kb, OC, ld, k, r);
-                const double *ri = has_in ? Rinp : NULL, *ri_fm = has_in ? Rinp_fm : NULL;
+                const double *ri = has_in ? Rinp : NULL, *ri_dm = has_in ? Rinp_dm : NULL;
                 /* forward, overwriting and accumulating */
-                double *o_tm = xmalloc(RO * sizeof(double)), *o_fm = rnd_fm(N, k, OC, r);
-                double *o0 = from_fm(o_fm, N, k, OC);
-                tt_linear_rop(o_tm, ri, inp, W, kw ? dw.panel : NULL, kb ? db.panel : NULL, ld, scratch, N, IC, OC, k);
-                double *acc = to_fm(o0, N, k, OC); /* accumulating onto o0 */
-                tt_fm_linear_rop(acc, 1, ri_fm, inp, W, dw.rp, db.rp, N, IC, OC, k);
-                tt_fm_linear_rop(o_fm, 0, ri_fm, inp, W, dw.rp, db.rp, N, IC, OC, k);
-                CHECK(diff_fm(o_fm, o_tm, N, k, OC) < 1e-13, "linear rop W %d b %d in %d: %.3g", kw, kb, has_in,
-                      diff_fm(o_fm, o_tm, N, k, OC));
+                double *o_tm = xmalloc(RO * sizeof(double)), *o_dm = rnd_dm(N, k, OC, r);
+                double *o0 = from_dm(o_dm, N, k, OC);
+                tt_linear_rop_naive(o_tm, ri, inp, W, kw ? dw.panel : NULL, kb ? db.panel : NULL, ld, N, IC, OC, k);
+                double *acc = to_dm(o0, N, k, OC); /* accumulating onto o0 */
+                tt_dm_linear_rop(acc, 1, ri_dm, inp, W, dw.rp, db.rp, N, IC, OC, k);
+                tt_dm_linear_rop(o_dm, 0, ri_dm, inp, W, dw.rp, db.rp, N, IC, OC, k);
+                CHECK(diff_dm(o_dm, o_tm, N, k, OC) < 1e-13, "linear rop W %d b %d in %d: %.3g", kw, kb, has_in,
+                      diff_dm(o_dm, o_tm, N, k, OC));
                 for (size_t i = 0; i < RO; i++) o0[i] += o_tm[i];
-                CHECK(diff_fm(acc, o0, N, k, OC) < 1e-13, "linear rop accumulating W %d b %d in %d", kw, kb, has_in);
+                CHECK(diff_dm(acc, o0, N, k, OC) < 1e-13, "linear rop accumulating W %d b %d in %d", kw, kb, has_in);
                 /* backward: R{dinp}, R{dW}, R{db} */
                 if (kb == 0) {
-                    double *a_tm = xcalloc(RI, sizeof(double)), *a_fm = xmalloc(fm_size(N, k, IC) * sizeof(double));
+                    double *a_tm = xcalloc(RI, sizeof(double)), *a_dm = xmalloc(dm_size(N, k, IC) * sizeof(double));
                     double *g_tm = xcalloc((size_t)k * ld, sizeof(double));
                     double *gW = xcalloc((size_t)OC * IC * k, sizeof(double)), *gb = xcalloc((size_t)OC * k, sizeof(double));
                     double *gWt = xcalloc((size_t)OC * IC * k, sizeof(double));
-                    tt_linear_rop_backward(a_tm, g_tm, g_tm + OC * IC, Rdout, dout, inp, ri, W, kw ? dw.panel : NULL, ld,
-                                           scratch, N, IC, OC, k);
-                    tt_fm_linear_rop_backward(a_fm, 0, gW, gWt, gb, Rdout_fm, Rdout_t, dout, inp,
+                    tt_linear_rop_backward_naive(a_tm, g_tm, g_tm + OC * IC, Rdout, dout, inp, ri, W,
+                                                 kw ? dw.panel : NULL, ld, N, IC, OC, k);
+                    tt_dm_linear_rop_backward(a_dm, 0, gW, gWt, gb, Rdout_dm, Rdout_t, dout, inp,
                                               has_in ? Rinp_t : NULL, W, dw.rp, N, IC, OC, k);
-                    tt_fm_fold_transposed(gW, gWt, IC, OC, k);
-                    CHECK(diff_fm(a_fm, a_tm, N, k, IC) < 1e-13, "linear rop backward R{dinp} W %d in %d: %.3g", kw,
-                          has_in, diff_fm(a_fm, a_tm, N, k, IC));
+                    tt_dm_fold_transposed(gW, gWt, IC, OC, k);
+                    CHECK(diff_dm(a_dm, a_tm, N, k, IC) < 1e-13, "linear rop backward R{dinp} W %d in %d: %.3g", kw,
+                          has_in, diff_dm(a_dm, a_tm, N, k, IC));
                     CHECK(diff_grad(gW, g_tm, (size_t)OC * IC, ld, k) < 1e-13, "R{dW} W %d in %d: %.3g", kw, has_in,
                           diff_grad(gW, g_tm, (size_t)OC * IC, ld, k));
                     double *gbp = xcalloc((size_t)k * ld, sizeof(double));
                     for (int d = 0; d < k; d++) memcpy(gbp + d * ld, g_tm + d * ld + OC * IC, OC * sizeof(double));
                     CHECK(diff_grad(gb, gbp, OC, ld, k) < 1e-13, "R{db} W %d in %d", kw, has_in);
+                    /* R{dinp} and R{db} without R{dW} */
+                    double *a3_tm = xcalloc(RI, sizeof(double)), *gb3_tm = xcalloc((size_t)k * ld, sizeof(double));
+                    double *gb3 = xcalloc((size_t)OC * k, sizeof(double));
+                    tt_linear_rop_backward_naive(a3_tm, NULL, gb3_tm, Rdout, dout, inp, ri, W,
+                                                 kw ? dw.panel : NULL, ld, N, IC, OC, k);
+                    tt_dm_linear_rop_backward(a_dm, 0, NULL, NULL, gb3, Rdout_dm, Rdout_t, dout, inp,
+                                              has_in ? Rinp_t : NULL, W, dw.rp, N, IC, OC, k);
+                    CHECK(diff_dm(a_dm, a3_tm, N, k, IC) < 1e-13 && diff_grad(gb3, gb3_tm, OC, ld, k) < 1e-13,
+                          "R{dinp}, R{db} without R{dW}, W %d in %d: %.3g", kw, has_in, diff_dm(a_dm, a3_tm, N, k, IC));
+                    free(a3_tm), free(gb3_tm), free(gb3);
                     /* R{dinp} only, accumulating onto what is there */
-                    double *a2 = to_fm(a_tm, N, k, IC);
-                    tt_fm_linear_rop_backward(a2, 1, NULL, NULL, NULL, Rdout_fm, NULL, dout, inp, NULL, W, dw.rp, N, IC,
+                    double *a2 = to_dm(a_tm, N, k, IC);
+                    tt_dm_linear_rop_backward(a2, 1, NULL, NULL, NULL, Rdout_dm, NULL, dout, inp, NULL, W, dw.rp, N, IC,
                                               OC, k);
                     for (size_t i = 0; i < RI; i++) a_tm[i] *= 2;
-                    CHECK(diff_fm(a2, a_tm, N, k, IC) < 1e-13, "R{dinp} accumulating W %d in %d", kw, has_in);
-                    free(a_tm), free(a_fm), free(g_tm), free(gW), free(gWt), free(gb), free(gbp), free(a2);
+                    CHECK(diff_dm(a2, a_tm, N, k, IC) < 1e-13, "R{dinp} accumulating W %d in %d", kw, has_in);
+                    free(a_tm), free(a_dm), free(g_tm), free(gW), free(gWt), free(gb), free(gbp), free(a2);
                 }
-                free(o_tm), free(o_fm), free(o0), free(acc);
+                free(o_tm), free(o_dm), free(o0), free(acc);
                 free_dirs(&dw), free_dirs(&db);
             }
-    free(inp), free(dout), free(W), free(Rinp), free(Rdout), free(Rinp_fm), free(Rdout_fm), free(scratch);
+    free(inp), free(dout), free(W), free(Rinp), free(Rdout), free(Rinp_dm), free(Rdout_dm);
     free(Rinp_t), free(Rdout_t);
 }
 
@@ -201,52 +211,52 @@ static void test_layernorm(gsl_rng *r)
     double *y = xmalloc((size_t)N * C * sizeof(double)), *xh = xmalloc((size_t)N * C * sizeof(double));
     double rstd[6];
     tt_layernorm_forward(y, xh, rstd, x, g, b, N, C);
-    double *Rinp = rnd(RC, r), *Rdout = rnd(RC, r), *Rinp_fm = to_fm(Rinp, N, k, C), *Rdout_fm = to_fm(Rdout, N, k, C);
+    double *Rinp = rnd(RC, r), *Rdout = rnd(RC, r), *Rinp_dm = to_dm(Rinp, N, k, C), *Rdout_dm = to_dm(Rdout, N, k, C);
     for (int kg = 0; kg < 3; kg++)
         for (int kb = 0; kb < 3; kb++)
             for (int has_in = 0; has_in <= 1; has_in++) {
                 rdirs dg = make_dirs(kg, C, ld, k, r), db = make_dirs(kb, C, ld, k, r);
                 double *o_tm = xmalloc(RC * sizeof(double)), *h_tm = xmalloc(RC * sizeof(double));
                 double *r_tm = xmalloc((size_t)N * k * sizeof(double));
-                double *o_fm = xmalloc(fm_size(N, k, C) * sizeof(double)), *h_fm = xmalloc(fm_size(N, k, C) * sizeof(double));
-                double *r_fm = xmalloc((size_t)N * k * sizeof(double));
-                tt_layernorm_rop(o_tm, h_tm, r_tm, has_in ? Rinp : NULL, xh, rstd, g, kg ? dg.panel : NULL,
-                                 kb ? db.panel : NULL, ld, N, C, k);
-                double *o_t = new_fmt(N, k, C);
-                tt_fm_layernorm_rop(o_fm, o_t, h_fm, r_fm, has_in ? Rinp_fm : NULL, xh, rstd, g, dg.rp, db.rp, N, C, k);
-                CHECK(diff_fm(o_fm, o_tm, N, k, C) < 1e-13 && diff_fmt(o_t, o_tm, N, k, C) < 1e-13,
-                      "layernorm rop g %d b %d in %d: %.3g", kg, kb, has_in, diff_fm(o_fm, o_tm, N, k, C));
+                double *o_dm = xmalloc(dm_size(N, k, C) * sizeof(double)), *h_dm = xmalloc(dm_size(N, k, C) * sizeof(double));
+                double *r_dm = xmalloc((size_t)N * k * sizeof(double));
+                tt_layernorm_rop_naive(o_tm, h_tm, r_tm, has_in ? Rinp : NULL, xh, rstd, g, kg ? dg.panel : NULL,
+                                       kb ? db.panel : NULL, ld, N, C, k);
+                double *o_t = new_dmt(N, k, C);
+                tt_dm_layernorm_rop(o_dm, o_t, h_dm, r_dm, has_in ? Rinp_dm : NULL, xh, rstd, g, dg.rp, db.rp, N, C, k);
+                CHECK(diff_dm(o_dm, o_tm, N, k, C) < 1e-13 && diff_dmt(o_t, o_tm, N, k, C) < 1e-13,
+                      "layernorm rop g %d b %d in %d: %.3g", kg, kb, has_in, diff_dm(o_dm, o_tm, N, k, C));
                 free(o_t);
                 if (has_in)
-                    CHECK(diff_fm(h_fm, h_tm, N, k, C) < 1e-13 && rel_max_diff((size_t)N * k, r_fm, r_tm) < 1e-13,
+                    CHECK(diff_dm(h_dm, h_tm, N, k, C) < 1e-13 && rel_max_diff((size_t)N * k, r_dm, r_tm) < 1e-13,
                           "layernorm rop R{xh}, R{r} g %d b %d", kg, kb);
                 if (kb == 0) { /* backward */
                     double *a_tm = xcalloc(RC, sizeof(double)), *g_tm = xcalloc((size_t)k * ld, sizeof(double));
-                    double *a_fm = xmalloc(fm_size(N, k, C) * sizeof(double)), *gg = xcalloc((size_t)C * k, sizeof(double));
+                    double *a_dm = xmalloc(dm_size(N, k, C) * sizeof(double)), *gg = xcalloc((size_t)C * k, sizeof(double));
                     double *gb = xcalloc((size_t)C * k, sizeof(double));
-                    tt_layernorm_rop_backward(a_tm, g_tm, g_tm + C, Rdout, dout, xh, rstd, h_tm, r_tm, g,
-                                              kg ? dg.panel : NULL, ld, N, C, k);
-                    double *a_t = new_fmt(N, k, C);
-                    tt_fm_layernorm_rop_backward(a_fm, a_t, 0, gg, gb, Rdout_fm, dout, xh, rstd, has_in ? h_fm : NULL,
-                                                 has_in ? r_fm : NULL, g, dg.rp, N, C, k);
-                    CHECK(diff_fm(a_fm, a_tm, N, k, C) < 1e-13 && diff_fmt(a_t, a_tm, N, k, C) < 1e-13,
-                          "layernorm rop backward R{dinp} g %d in %d: %.3g", kg, has_in, diff_fm(a_fm, a_tm, N, k, C));
+                    tt_layernorm_rop_backward_naive(a_tm, g_tm, g_tm + C, Rdout, dout, xh, rstd, h_tm, r_tm, g,
+                                                    kg ? dg.panel : NULL, ld, N, C, k);
+                    double *a_t = new_dmt(N, k, C);
+                    tt_dm_layernorm_rop_backward(a_dm, a_t, 0, gg, gb, Rdout_dm, dout, xh, rstd, has_in ? h_dm : NULL,
+                                                 has_in ? r_dm : NULL, g, dg.rp, N, C, k);
+                    CHECK(diff_dm(a_dm, a_tm, N, k, C) < 1e-13 && diff_dmt(a_t, a_tm, N, k, C) < 1e-13,
+                          "layernorm rop backward R{dinp} g %d in %d: %.3g", kg, has_in, diff_dm(a_dm, a_tm, N, k, C));
                     double *gbp = xcalloc((size_t)k * ld, sizeof(double));
                     for (int d = 0; d < k; d++) memcpy(gbp + d * ld, g_tm + d * ld + C, C * sizeof(double));
                     CHECK(diff_grad(gg, g_tm, C, ld, k) < 1e-13 && diff_grad(gb, gbp, C, ld, k) < 1e-13,
                           "layernorm R{dg}, R{db} g %d in %d", kg, has_in);
-                    double *a2 = to_fm(a_tm, N, k, C);
-                    tt_fm_layernorm_rop_backward(a2, a_t, 1, NULL, NULL, Rdout_fm, dout, xh, rstd, has_in ? h_fm : NULL,
-                                                 has_in ? r_fm : NULL, g, dg.rp, N, C, k);
+                    double *a2 = to_dm(a_tm, N, k, C);
+                    tt_dm_layernorm_rop_backward(a2, a_t, 1, NULL, NULL, Rdout_dm, dout, xh, rstd, has_in ? h_dm : NULL,
+                                                 has_in ? r_dm : NULL, g, dg.rp, N, C, k);
                     for (size_t i = 0; i < RC; i++) a_tm[i] *= 2;
-                    CHECK(diff_fm(a2, a_tm, N, k, C) < 1e-13 && diff_fmt(a_t, a_tm, N, k, C) < 1e-13,
+                    CHECK(diff_dm(a2, a_tm, N, k, C) < 1e-13 && diff_dmt(a_t, a_tm, N, k, C) < 1e-13,
                           "layernorm R{dinp} accumulating g %d in %d", kg, has_in);
-                    free(a_t), free(a_tm), free(g_tm), free(a_fm), free(gg), free(gb), free(gbp), free(a2);
+                    free(a_t), free(a_tm), free(g_tm), free(a_dm), free(gg), free(gb), free(gbp), free(a2);
                 }
-                free(o_tm), free(h_tm), free(r_tm), free(o_fm), free(h_fm), free(r_fm);
+                free(o_tm), free(h_tm), free(r_tm), free(o_dm), free(h_dm), free(r_dm);
                 free_dirs(&dg), free_dirs(&db);
             }
-    free(x), free(g), free(b), free(dout), free(y), free(xh), free(Rinp), free(Rdout), free(Rinp_fm), free(Rdout_fm);
+    free(x), free(g), free(b), free(dout), free(y), free(xh), free(Rinp), free(Rdout), free(Rinp_dm), free(Rdout_dm);
 }
 
 static void test_attention(gsl_rng *r)
@@ -259,20 +269,21 @@ static void test_attention(gsl_rng *r)
     tt_attention_forward(y, att, q, key, v, B, T, C, H);
     tt_attention_backward(dq, dk, dv, dpc, dy, q, key, v, att, B, T, C, H);
     double *R[4], *Rf[4]; /* Rq, Rkey, Rv, Rdy */
-    for (int i = 0; i < 4; i++) R[i] = rnd(RC, r), Rf[i] = to_fm(R[i], N, k, C);
+    for (int i = 0; i < 4; i++) R[i] = rnd(RC, r), Rf[i] = to_dm(R[i], N, k, C);
     for (int mask = 1; mask < 8; mask++) { /* which of Rq, Rkey, Rv are nonzero */
         const double *rq = mask & 1 ? R[0] : NULL, *rk = mask & 2 ? R[1] : NULL, *rv = mask & 4 ? R[2] : NULL;
         const double *fq = mask & 1 ? Rf[0] : NULL, *fk = mask & 2 ? Rf[1] : NULL, *fv = mask & 4 ? Rf[2] : NULL;
         double *z[3];
         for (int i = 0; i < 3; i++) z[i] = xcalloc(RC, sizeof(double));
         double *Ry = xmalloc(RC * sizeof(double)), *Ratt = xmalloc(A * k * sizeof(double));
-        tt_attention_rop(Ry, Ratt, rq ? rq : z[0], rk ? rk : z[1], rv ? rv : z[2], q, key, v, att, B, T, C, H, k);
-        double *Ry_fm = xmalloc(fm_size(N, k, C) * sizeof(double)), *Ratt_fm = xmalloc(A * k * sizeof(double));
+        tt_attention_rop_naive(Ry, Ratt, rq ? rq : z[0], rk ? rk : z[1], rv ? rv : z[2], q, key, v, att, B, T, C, H,
+                               k);
+        double *Ry_dm = xmalloc(dm_size(N, k, C) * sizeof(double)), *Ratt_dm = xmalloc(A * k * sizeof(double));
         int att_live = fq || fk;
-        double *Ry_t = new_fmt(N, k, C);
-        tt_fm_attention_rop(Ry_fm, Ry_t, att_live ? Ratt_fm : NULL, fq, fk, fv, q, key, v, att, B, T, C, H, k);
-        CHECK(diff_fm(Ry_fm, Ry, N, k, C) < 1e-13 && diff_fmt(Ry_t, Ry, N, k, C) < 1e-13, "attention rop R{y} mask %d: %.3g",
-              mask, diff_fm(Ry_fm, Ry, N, k, C));
+        double *Ry_t = new_dmt(N, k, C);
+        tt_dm_attention_rop(Ry_dm, Ry_t, att_live ? Ratt_dm : NULL, fq, fk, fv, q, key, v, att, B, T, C, H, k);
+        CHECK(diff_dm(Ry_dm, Ry, N, k, C) < 1e-13 && diff_dmt(Ry_t, Ry, N, k, C) < 1e-13, "attention rop R{y} mask %d: %.3g",
+              mask, diff_dm(Ry_dm, Ry, N, k, C));
         free(Ry_t);
         if (att_live) {
             double worst = 0; /* (B,T,T,k,H) vs (B,H,T,T,k), u <= t */
@@ -282,27 +293,27 @@ static void test_attention(gsl_rng *r)
                         for (int u = 0; u <= t; u++)
                             for (int d = 0; d < k; d++)
                                 worst = fmax(worst, fabs(Ratt[((((size_t)b * T + t) * T + u) * k + d) * H + h] -
-                                                         Ratt_fm[((((size_t)b * H + h) * T + t) * T + u) * k + d]));
+                                                         Ratt_dm[((((size_t)b * H + h) * T + t) * T + u) * k + d]));
             CHECK(worst < 1e-13 * max_abs(A * k, Ratt), "attention rop R{P} mask %d: %.3g", mask, worst);
         }
         double *o[3], *of[3], *ot[3];
         for (int i = 0; i < 3; i++)
-            o[i] = xmalloc(RC * sizeof(double)), of[i] = xmalloc(fm_size(N, k, C) * sizeof(double)), ot[i] = new_fmt(N, k, C);
-        tt_attention_rop_backward(o[0], o[1], o[2], R[3], dy, q, key, v, att, dpc, rq ? rq : z[0], rk ? rk : z[1],
-                                  rv ? rv : z[2], Ratt, B, T, C, H, k);
+            o[i] = xmalloc(RC * sizeof(double)), of[i] = xmalloc(dm_size(N, k, C) * sizeof(double)), ot[i] = new_dmt(N, k, C);
+        tt_attention_rop_backward_naive(o[0], o[1], o[2], R[3], dy, q, key, v, att, dpc, rq ? rq : z[0],
+                                        rk ? rk : z[1], rv ? rv : z[2], Ratt, B, T, C, H, k);
         for (int want = 1; want < 8; want++) { /* which outputs are wanted */
-            tt_fm_attention_rop_backward(want & 1 ? of[0] : NULL, want & 2 ? of[1] : NULL, want & 4 ? of[2] : NULL,
+            tt_dm_attention_rop_backward(want & 1 ? of[0] : NULL, want & 2 ? of[1] : NULL, want & 4 ? of[2] : NULL,
                                          want & 1 ? ot[0] : NULL, want & 2 ? ot[1] : NULL, want & 4 ? ot[2] : NULL,
-                                         Rf[3], dy, q, key, v, att, dpc, fq, fk, fv, att_live ? Ratt_fm : NULL, B, T, C,
+                                         Rf[3], dy, q, key, v, att, dpc, fq, fk, fv, att_live ? Ratt_dm : NULL, B, T, C,
                                          H, k);
             for (int i = 0; i < 3; i++)
                 if (want & (1 << i))
-                    CHECK(diff_fm(of[i], o[i], N, k, C) < 1e-13 && diff_fmt(ot[i], o[i], N, k, C) < 1e-13,
+                    CHECK(diff_dm(of[i], o[i], N, k, C) < 1e-13 && diff_dmt(ot[i], o[i], N, k, C) < 1e-13,
                           "attention rop backward output %d mask %d want %d: %.3g", i, mask, want,
-                          diff_fm(of[i], o[i], N, k, C));
+                          diff_dm(of[i], o[i], N, k, C));
         }
         for (int i = 0; i < 3; i++) free(z[i]), free(o[i]), free(of[i]), free(ot[i]);
-        free(Ry), free(Ratt), free(Ry_fm), free(Ratt_fm);
+        free(Ry), free(Ratt), free(Ry_dm), free(Ratt_dm);
     }
     for (int i = 0; i < 4; i++) free(R[i]), free(Rf[i]);
     free(q), free(key), free(v), free(dy), free(y), free(att), free(dpc), free(dq), free(dk), free(dv);
@@ -323,21 +334,21 @@ static void test_gelu(gsl_rng *r)
     }
     CHECK(e1 < 1e-6, "GELU', GELU'' vs differences: %.3g", e1);
     for (size_t i = 0; i < NM; i++) g2d[i] *= dout[i];
-    double *o = xmalloc(RM * sizeof(double)), *of = xmalloc(fm_size(N, k, M) * sizeof(double));
-    double *Rin_fm = to_fm(Rinp, N, k, M), *Rdo_fm = to_fm(Rdout, N, k, M);
-    tt_gelu_rop(o, Rinp, x, N, M, k);
-    double *ot = new_fmt(N, k, M);
-    tt_fm_gelu_rop(of, ot, Rin_fm, g1, N, M, k);
-    CHECK(diff_fm(of, o, N, k, M) < 1e-13 && diff_fmt(ot, o, N, k, M) < 1e-13, "gelu rop");
-    tt_gelu_rop_backward(o, Rdout, dout, x, Rinp, N, M, k);
-    tt_fm_gelu_rop_backward(of, ot, Rdo_fm, g1, g2d, Rin_fm, N, M, k);
-    CHECK(diff_fm(of, o, N, k, M) < 1e-13 && diff_fmt(ot, o, N, k, M) < 1e-13, "gelu rop backward");
+    double *o = xmalloc(RM * sizeof(double)), *of = xmalloc(dm_size(N, k, M) * sizeof(double));
+    double *Rin_dm = to_dm(Rinp, N, k, M), *Rdo_dm = to_dm(Rdout, N, k, M);
+    tt_gelu_rop_naive(o, Rinp, x, N, M, k);
+    double *ot = new_dmt(N, k, M);
+    tt_dm_gelu_rop(of, ot, Rin_dm, g1, N, M, k);
+    CHECK(diff_dm(of, o, N, k, M) < 1e-13 && diff_dmt(ot, o, N, k, M) < 1e-13, "gelu rop");
+    tt_gelu_rop_backward_naive(o, Rdout, dout, x, Rinp, N, M, k);
+    tt_dm_gelu_rop_backward(of, ot, Rdo_dm, g1, g2d, Rin_dm, N, M, k);
+    CHECK(diff_dm(of, o, N, k, M) < 1e-13 && diff_dmt(ot, o, N, k, M) < 1e-13, "gelu rop backward");
     double *zero = xcalloc(RM, sizeof(double));
-    tt_gelu_rop_backward(o, Rdout, dout, x, zero, N, M, k);
-    tt_fm_gelu_rop_backward(of, NULL, Rdo_fm, g1, g2d, NULL, N, M, k);
-    CHECK(diff_fm(of, o, N, k, M) < 1e-13, "gelu rop backward, zero R{inp}");
+    tt_gelu_rop_backward_naive(o, Rdout, dout, x, zero, N, M, k);
+    tt_dm_gelu_rop_backward(of, NULL, Rdo_dm, g1, g2d, NULL, N, M, k);
+    CHECK(diff_dm(of, o, N, k, M) < 1e-13, "gelu rop backward, zero R{inp}");
     free(ot);
-    free(x), free(dout), free(Rinp), free(Rdout), free(g1), free(g2d), free(o), free(of), free(Rin_fm), free(Rdo_fm);
+    free(x), free(dout), free(Rinp), free(Rdout), free(g1), free(g2d), free(o), free(of), free(Rin_dm), free(Rdo_dm);
     free(zero);
 }
 
