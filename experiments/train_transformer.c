@@ -32,7 +32,7 @@ int main(int argc, char **argv)
         {"text", OPT_STRING, &text, "train on the bytes of this file instead of the Markov source"},
         {"order", OPT_INT, &order, "Markov source order (the next token depends on this many)"},
         {"successors", OPT_INT, &successors, "Markov source: likely successors per context"},
-        {"optim", OPT_STRING, &optim, "gd, adam, adamw, adam-mini, adafactor or sm3"},
+        {"optim", OPT_STRING, &optim, "gd, heavy-ball, adam, adamw, adam-mini, adafactor or sm3"},
         {"lr", OPT_DOUBLE, &lr, "peak learning rate"},
         {"beta1", OPT_DOUBLE, &beta1, "first-moment decay"},
         {"beta2", OPT_DOUBLE, &beta2, "second-moment decay (1: the exact running-mean limit; Adafactor and SM3 have their own)"},

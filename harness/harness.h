@@ -36,11 +36,17 @@ int scale_parse(const char *scale);
 /* The token source: the bytes of `text` when given, else the order-`order`
  * Markov source with `successors` likely next tokens, seeded with data_seed. */
 tt_data *token_source(const char *text, int V, int T, int order, int successors, unsigned long data_seed);
-/* The learning-rate range of each method's grid (log-spaced points in [lo, hi]). */
-typedef enum { LR_GD, LR_BLOCKGD, LR_ADAMW, LR_ADAM_MINI, LR_ADAM, LR_VSTAT, LR_RANGE_COUNT } lr_method;
+/* The searched range of each method's learning rate (or factor): the first grid,
+ * log-spaced in [lo, hi], which extends at its edges in the same spacing until the
+ * best is interior or a bound [lo_bound, hi_bound] stops it (core/stats.h lr_grid). */
+typedef enum {
+    LR_GD, LR_BLOCKGD, LR_HEAVY_BALL, LR_BLOCKHB, LR_ADAMW, LR_ADAM_MINI, LR_ADAM, LR_ADAFACTOR, LR_SM3, LR_VSTAT,
+    LR_LEAVE_OUT, LR_COORD, LR_RANGE_COUNT
+} lr_method;
 typedef struct {
     const char *name;
-    double lo, hi;
+    double lo, hi;             /* the first grid */
+    double lo_bound, hi_bound; /* how far it may extend */
     const char *note;
 } lr_range;
 const lr_range *lr_range_of(lr_method m);

@@ -18,7 +18,9 @@ void ttexp_open(ttexp *e, const ttexp_setup *s)
     e->m = tt_new(&s->cfg);
     e->params0 = xmalloc(e->m->P * sizeof(double));
     memcpy(e->params0, e->m->params, e->m->P * sizeof(double));
-    e->tokens = xmalloc((size_t)s->B * (s->cfg.T + 1) * sizeof(int));
+    if (s->train_set < 0) die_user("training set must have >= 0 sequences (got %d)", s->train_set);
+    int ntok = s->train_set > 0 ? s->train_set : s->B;
+    e->tokens = xmalloc((size_t)ntok * (s->cfg.T + 1) * sizeof(int));
     e->eval_tokens = xmalloc((size_t)s->eval_B * (s->cfg.T + 1) * sizeof(int));
     gsl_rng *r = rng_new(seed_for(s->data_seed, SEED_HELD_OUT));
     tt_data_batch(e->data, r, s->eval_B, s->cfg.T, e->eval_tokens);
@@ -26,6 +28,7 @@ void ttexp_open(ttexp *e, const ttexp_setup *s)
     e->eval_m = tt_new(&s->cfg);
     tt_set_batch(e->eval_m, e->eval_tokens, s->eval_B);
     e->batch_rng = rng_new(seed_for(s->seed, SEED_BATCHES));
+    if (s->train_set > 0) tt_data_batch(e->data, e->batch_rng, s->train_set, s->cfg.T, e->tokens);
 }
 
 void ttexp_close(ttexp *e)
@@ -137,15 +140,22 @@ void ttexp_train(ttexp *e, const ttexp_method *mt, const ttexp_schedule *sc, tte
     if (rec->eval_loss) for (int k = 0; k < nev; k++) rec->eval_loss[k] = NAN;
     ttexp_hook_ctx h = {e, sc, rec};
     ttexp_record_point(&h, 0);
+    int full = e->s->train_set > 0;
+    if (full) tt_set_batch(m, e->tokens, e->s->train_set); /* every step: the whole set */
     optimizer *o = optim_new(mt->kind, &mt->cfg, m->P, mt->blocks, m);
     train_config tc = {sc->steps, mt->lr, SCHED_WARMUP_COSINE, sc->warmup, 0.1};
-    train_hooks hooks = {ttexp_set_batch, ttexp_after_step, &h};
+    train_hooks hooks = {full ? NULL : ttexp_set_batch, ttexp_after_step, &h};
     int diverged = 0;
     rec->steps_done = train_run(m, o, &tc, &hooks, &diverged);
     optim_free(o);
     if (rec->final_params) memcpy(rec->final_params, m->params, m->P * sizeof(double));
     double final = ttexp_eval_loss(e);
     rec->final_eval = diverged || !isfinite(final) ? INFINITY : final;
+    rec->final_train = NAN;
+    if (full) {
+        double train = m->loss(m);
+        rec->final_train = diverged || !isfinite(train) ? INFINITY : train;
+    }
     rec->score = INFINITY;
     if (!diverged && rec->train_loss) {
         long from = sc->steps - (sc->steps + 9) / 10;
@@ -225,28 +235,79 @@ void ttexp_record_free(ttexp_record *r)
 
 void ttexp_jobs_free(ttexp_job *jobs, int n)
 {
-    for (int j = 0; j < n; j++) ttexp_record_free(&jobs[j].rec);
+    for (int j = 0; jobs && j < n; j++) {
+        ttexp_record_free(&jobs[j].rec);
+        free(jobs[j].owned);
+    }
     free(jobs);
 }
 
-/* Points of blockwise GD's grid over its Hessian-rule factor c ∈ [2e-3, 2]:
- * three decades, so two more than the other methods' two-decade grids. */
-int ttexp_blockgd_points(int nlr) { return nlr + 2; }
+/* ---- learning-rate searches ----------------------------------------------------------------- */
 
-/* Log grid lo·(hi/lo)^(k/(n−1)), k < n (n = 1: lo). */
-void ttexp_log_grid(double *out, double lo, double hi, int n)
+static void set_lr(ttexp_method *mt, double x, double **owned, void *ctx)
 {
-    for (int k = 0; k < n; k++) out[k] = n == 1 ? lo : lo * pow(hi / lo, (double)k / (n - 1));
+    (void)owned;
+    (void)ctx;
+    mt->lr = x;
 }
 
-/* Index of the smallest selection score among jobs[0..n-1] (first on ties). */
-int ttexp_best(const ttexp_job *jobs, int n)
+void ttexp_search_run(ttexp_search *r, const char *label, const ttexp_setup *s, const ttexp_schedule *sc,
+                      const ttexp_method *base, const lr_range *range, int points, ttexp_setter set, void *ctx,
+                      int threads)
 {
-    int best = 0;
-    for (int j = 1; j < n; j++)
-        if (jobs[j].rec.score < jobs[best].rec.score) best = j;
-    return best;
+    memset(r, 0, sizeof *r);
+    r->label = label;
+    lr_grid_init(&r->g, range->lo, range->hi, points, range->lo_bound, range->hi_bound);
+    if (!set) set = set_lr;
+    size_t P = tt_param_count(&s->cfg);
+    ttexp_job *all = xcalloc(LR_GRID_MAX, sizeof *all); /* in the order evaluated */
+    double xs[LR_GRID_MAX], at[LR_GRID_MAX];                /* proposed; the value of all[i] */
+    int n = 0;
+    for (int k, round = 0; (k = lr_grid_next(&r->g, xs)) > 0; round++) {
+        for (int i = 0; i < k; i++) {
+            ttexp_job *j = &all[n + i];
+            j->method = *base;
+            set(&j->method, xs[i], &j->owned, ctx);
+            ttexp_record_alloc(&j->rec, sc, P, 0);
+            at[n + i] = xs[i];
+        }
+        int quiet = core_quiet;
+        core_quiet |= round > 0; /* one progress line per search */
+        ttexp_run_jobs(s, sc, all + n, k, threads, label);
+        core_quiet = quiet;
+        for (int i = 0; i < k; i++) lr_grid_add(&r->g, xs[i], all[n + i].rec.score);
+        n += k;
+    }
+    r->jobs = xcalloc(n, sizeof *r->jobs); /* in the grid's ascending order */
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        while (r->g.lr[k] != at[i]) k++;
+        r->jobs[k] = all[i];
+    }
+    free(all);
+    r->best = lr_grid_best(&r->g);
+    r->status = lr_grid_status(&r->g);
 }
+
+void ttexp_search_free(ttexp_search *r)
+{
+    ttexp_jobs_free(r->jobs, r->g.n);
+    r->jobs = NULL;
+}
+
+const ttexp_job *ttexp_search_best(const ttexp_search *r)
+{
+    if (r->best < 0) DIE("search %s: no run finished", r->label);
+    return &r->jobs[r->best];
+}
+
+double ttexp_search_value(const ttexp_search *r)
+{
+    if (r->best < 0) DIE("search %s: no run finished", r->label);
+    return r->g.lr[r->best];
+}
+
+int ttexp_search_at_bound(const ttexp_search *r) { return r->status != GRID_INTERIOR; }
 
 /* Blockwise GD's learning rates from the exact Hessian at initialisation, on
  * the first hess_B held-out sequences: η_b = 1 / max(|λ|max(H_bb), λ_med), the
@@ -274,38 +335,30 @@ double ttexp_block_lr_from_hessian(ttexp *e, const partition *p, int hess_B, dou
     return med;
 }
 
-/* The method mt at nlr log-spaced learning rates in [lo, hi]; returns the jobs
- * (free with ttexp_jobs_free) with *best the one of lowest selection score. */
-ttexp_job *ttexp_grid(const ttexp_setup *s, const ttexp_schedule *sc, const ttexp_method *mt, double lo,
-                             double hi, int nlr, int threads, int *best)
+/* grid.csv: every evaluated point of every search (see ttexp.h). */
+outfile *ttexp_grid_open(const char *out) { return csv_open_in(out, "grid.csv", TTEXP_GRID_HEADER); }
+
+void ttexp_write_search(outfile *f, const ttexp_search *r)
 {
-    ttexp_job *jobs = xcalloc(nlr, sizeof *jobs);
-    double lr[64];
-    if (nlr > 64) DIE("grid of %d learning rates", nlr);
-    ttexp_log_grid(lr, lo, hi, nlr);
-    size_t P = tt_param_count(&s->cfg);
-    for (int i = 0; i < nlr; i++) {
-        jobs[i].method = *mt;
-        jobs[i].method.lr = lr[i];
-        ttexp_record_alloc(&jobs[i].rec, sc, P, 0);
+    const lr_grid *g = &r->g;
+    for (int i = 0; i < g->n; i++) {
+        const ttexp_record *rec = &r->jobs[i].rec;
+        int extended = i < g->extended_lo || i >= g->n - g->extended_hi;
+        csv_row(f, "%s,%.6g,%.10g,%.10g,%ld,%d,%d,%s", r->label, g->lr[i], rec->score, rec->final_eval, rec->steps_done,
+                i == r->best, extended, grid_status_name(r->status));
     }
-    ttexp_run_jobs(s, sc, jobs, nlr, threads, mt->label);
-    *best = ttexp_best(jobs, nlr);
-    return jobs;
 }
 
-/* " (at the edge of the grid)" when the best of n grid points is the first or last. */
-const char *ttexp_edge_note(int best, int n)
+void ttexp_print_search(FILE *f, const ttexp_search *r)
 {
-    return n > 1 && (best == 0 || best == n - 1) ? " (at the edge of the grid)" : "";
-}
-
-/* The header and rows "label,lr,score,final_eval_loss,steps_done,best" of grids. */
-void ttexp_write_grid(outfile *f, const char *label, const ttexp_job *jobs, int n, int best)
-{
-    for (int i = 0; i < n; i++)
-        csv_row(f, "%s,%.6g,%.10g,%.10g,%ld,%d", label, jobs[i].method.lr, jobs[i].rec.score, jobs[i].rec.final_eval,
-                jobs[i].rec.steps_done, i == best);
+    const lr_grid *g = &r->g;
+    if (r->best < 0) {
+        fprintf(f, "  %-34s every run diverged (%d points down to %.3g; NONE FINITE)\n", r->label, g->n, g->lr[0]);
+        return;
+    }
+    fprintf(f, "  %-34s best %-10.4g %s, %d points in [%.3g, %.3g] (planned [%.3g, %.3g], bounds [%.3g, %.3g])\n",
+            r->label, g->lr[r->best], grid_status_name(r->status), g->n, g->lr[0], g->lr[g->n - 1], g->plan_lo,
+            g->plan_hi, g->lo_bound, g->hi_bound);
 }
 
 /* Curves of several runs side by side: "step,<col_0>,…" with the held-out loss
@@ -352,6 +405,68 @@ void ttexp_paired_diff(ttexp *e, const double *wa, const double *wb, double *mea
     free(lb);
 }
 
+/* (L(w_x) − L(w_ref)) / (L(w_0) − L(w_ref)) on the held-out batch (see ttexp.h). */
+double ttexp_excess_share(ttexp *e, const ttexp_record *x, const ttexp_record *ref, double *se)
+{
+    if (se) *se = NAN;
+    if (!isfinite(ref->final_eval)) return NAN;
+    model *m = e->eval_m;
+    memcpy(m->params, e->params0, m->P * sizeof(double));
+    double progress = m->loss(m) - ref->final_eval, d, d_se;
+    if (!(progress > 0)) return NAN;
+    if (!isfinite(x->final_eval)) return INFINITY;
+    ttexp_paired_diff(e, x->final_params, ref->final_params, &d, &d_se);
+    if (se) *se = d_se / progress;
+    return d / progress;
+}
+
+/* The same on the training set: (F_x − F_ref)/(F_0 − F_ref), F_0 the set's loss at params0
+ * (the loss before the first step, the same for every run). */
+double ttexp_train_excess_share(ttexp *e, const ttexp_record *x, const ttexp_record *ref)
+{
+    if (e->s->train_set <= 0) DIE("ttexp_train_excess_share: no training set");
+    double f0 = ref->train_loss[0], progress = f0 - ref->final_train;
+    if (!isfinite(ref->final_train) || !(progress > 0)) return NAN;
+    if (!isfinite(x->final_train)) return INFINITY;
+    return (x->final_train - ref->final_train) / progress;
+}
+
+double ttexp_normalised_distance(const double *x, const double *a, const double *w0, size_t P)
+{
+    double xa = 0, xw = 0, aw = 0;
+    for (size_t i = 0; i < P; i++) {
+        xa += (x[i] - a[i]) * (x[i] - a[i]);
+        xw += (x[i] - w0[i]) * (x[i] - w0[i]);
+        aw += (a[i] - w0[i]) * (a[i] - w0[i]);
+    }
+    return xw + aw > 0 ? sqrt(xa / (xw + aw)) : NAN;
+}
+
+const claim_rule *ttexp_claim(const char *id)
+{
+    const claim_rule *rules;
+    int n = claim_rules(&rules);
+    for (int i = 0; i < n; i++)
+        if (strcmp(rules[i].id, id) == 0) return &rules[i];
+    DIE("no claim '%s' in the claim table", id);
+}
+
+static const char *claim_side_of(const claim_rule *r, double v)
+{
+    if (!isfinite(v)) return "not finite";
+    int claimed = r->side == CLAIM_ABOVE ? v > r->threshold : v < r->threshold;
+    return claimed ? "on the claim's side" : "not on the claim's side";
+}
+
+void ttexp_print_claim(FILE *f, const char *id, double value, double control)
+{
+    const claim_rule *r = ttexp_claim(id);
+    const char *side = r->side == CLAIM_ABOVE ? "above" : "below";
+    fprintf(f, "%s: %s\n  claim: %s %s %g; this seed %.4g (%s); control %.4g (%s, must be rejected over seeds)\n", r->id,
+            r->claim, r->stat, side, r->threshold, value, claim_side_of(r, value), control,
+            claim_side_of(r, control));
+}
+
 /* <out>/reference.csv: the initial held-out loss, the entropy floor and P (the
  * plots draw losses above the floor). */
 void ttexp_write_reference(ttexp *e, const char *out)
@@ -372,14 +487,16 @@ void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int qu
     if (a->steps == 0) a->steps = a->paper ? paper_steps : quick_steps;
     if (a->grid == 0) a->grid = a->paper ? paper_grid : quick_grid;
     if (a->steps < 20) die_user("--steps must be >= 20 (got %ld)", a->steps);
-    if (a->grid < 1 || a->grid > max_grid) die_user("--lrs must be in 1..%d (got %d)", max_grid, a->grid);
+    if (a->grid < 2 || a->grid > max_grid) die_user("--lrs must be in 2..%d (got %d)", max_grid, a->grid);
     if (a->seed < 0 || a->data_seed < 0) die_user("seeds must be >= 0");
     if (a->threads < 1 || a->threads > 64) die_user("--threads must be in 1..64 (got %d)", a->threads);
+    if (a->held_out < 16 || a->held_out > 65536) die_user("--held-out must be in 16..65536 (got %d)", a->held_out);
 }
 
 ttexp_setup ttexp_default_setup(const ttexp_args *a)
 {
-    ttexp_setup s = {tt_defaults(), 64, 512, 2, 2, (unsigned long)a->seed, (unsigned long)a->data_seed, a->text};
+    ttexp_setup s = {tt_defaults(), 64, a->held_out, 2, 2, (unsigned long)a->seed, (unsigned long)a->data_seed, a->text,
+                     0};
     s.cfg.seed = seed_for(s.seed, SEED_INIT);
     return s;
 }

@@ -24,6 +24,9 @@ typedef struct {
     unsigned long seed;       /* the run: initialisation and training batches (harness.h, seeds) */
     unsigned long data_seed;  /* the data: Markov chain and the held-out batch */
     const char *text;         /* optional text file instead of the Markov source */
+    int train_set;            /* 0: a fresh batch of B sequences every step; n > 0: full-batch
+                                 training on one fixed set of n sequences (drawn once from the
+                                 run's batch stream), the same for every run */
 } ttexp_setup;
 
 typedef struct {
@@ -34,7 +37,7 @@ typedef struct {
     model *eval_m;            /* a twin holding the held-out batch, so the trainer's
                                  activation buffers are never resized */
     double *params0;          /* initial parameters (P) */
-    int *tokens, *eval_tokens;
+    int *tokens, *eval_tokens; /* tokens: a batch of B, or the fixed training set */
     gsl_rng *batch_rng;
 } ttexp;
 
@@ -79,6 +82,8 @@ typedef struct {
     double *final_params;     /* (P): parameters at the end */
     long steps_done;          /* < steps if the run diverged */
     double final_eval;        /* held-out loss at the end; +inf if diverged */
+    double final_train;       /* full batch: the training-set loss at the end (+inf if
+                                 diverged); NAN with fresh batches */
     double score;             /* selection score: mean training loss over the last 10% of
                                  steps (fresh batches, so the held-out batch stays unbiased
                                  for reporting); +inf if diverged */
@@ -89,32 +94,47 @@ void ttexp_record_alloc(ttexp_record *r, const ttexp_schedule *sc, size_t P, int
 void ttexp_record_free(ttexp_record *r);
 
 /* Train from params0 with method mt; fills rec. A diverged run (non-finite loss)
- * stops; its remaining entries are NAN and final_eval is +inf. */
+ * stops; its remaining entries are NAN and final_eval is +inf. With a training
+ * set (full batch) every step takes the whole set and batch_offset is ignored. */
 void ttexp_train(ttexp *e, const ttexp_method *mt, const ttexp_schedule *sc, ttexp_record *rec);
 
-/* ---- many runs on threads, grids ---------------------------------------------------------- */
+/* ---- many runs on threads, learning-rate searches ------------------------------------------ */
 
 typedef struct {
     ttexp_method method;
     ttexp_record rec;
+    double *owned;            /* freed with the job (e.g. the block_lr its method points at) */
 } ttexp_job;
 /* Runs every job (each from the setup's params0) on `threads` threads. */
 void ttexp_run_jobs(const ttexp_setup *s, const ttexp_schedule *sc, ttexp_job *jobs, int njobs, int threads,
                     const char *label);
 void ttexp_jobs_free(ttexp_job *jobs, int n);
-/* Log grid lo·(hi/lo)^(k/(n−1)), k < n (n = 1: lo). */
-void ttexp_log_grid(double *out, double lo, double hi, int n);
-/* Points of blockwise GD's grid over its Hessian-rule factor c: three decades,
- * so two more than the other methods' two-decade grids. */
-int ttexp_blockgd_points(int nlr);
-/* Index of the smallest selection score among jobs[0..n-1] (first on ties). */
-int ttexp_best(const ttexp_job *jobs, int n);
-/* The method mt at nlr log-spaced learning rates in [lo, hi]; returns the jobs
- * (free with ttexp_jobs_free) with *best the one of lowest selection score. */
-ttexp_job *ttexp_grid(const ttexp_setup *s, const ttexp_schedule *sc, const ttexp_method *mt, double lo, double hi,
-                      int nlr, int threads, int *best);
-/* " (at the edge of the grid)" when the best of n grid points is the first or last. */
-const char *ttexp_edge_note(int best, int n);
+
+/* A searched learning rate (or any positive factor: a leave-out multiplier, blockwise
+ * GD's c): an lr_grid (core/stats.h) over the planned range of `range` that extends at
+ * its edges, in the same log spacing, until the best is interior or a bound stops it.
+ * Every evaluated point is kept: jobs[i] ran at g.lr[i] (ascending). The selection
+ * score is ttexp_record.score (lower is better, +inf diverged). */
+typedef struct {
+    const char *label;        /* grid.csv's method column */
+    lr_grid g;
+    ttexp_job *jobs;          /* g.n jobs, ascending in the searched value */
+    int best;                 /* lr_grid_best: the lowest score (smallest value on ties); -1: none finite */
+    grid_status status;       /* INTERIOR, EDGE AT BOUND or NONE FINITE */
+} ttexp_search;
+/* Sets the job's method for the searched value x (mt is a copy of the base method);
+ * may allocate what the method points at into *owned. */
+typedef void (*ttexp_setter)(ttexp_method *mt, double x, double **owned, void *ctx);
+/* The base method at each value of the grid: setter NULL sets mt->lr = x. Runs the
+ * planned points, then one extension round at a time, each round's runs in parallel. */
+void ttexp_search_run(ttexp_search *r, const char *label, const ttexp_setup *s, const ttexp_schedule *sc,
+                      const ttexp_method *base, const lr_range *range, int points, ttexp_setter set, void *ctx,
+                      int threads);
+void ttexp_search_free(ttexp_search *r);
+/* The best job; DIE if none finished (status NONE FINITE: check it first). */
+const ttexp_job *ttexp_search_best(const ttexp_search *r);
+/* The searched value of the best job. */
+double ttexp_search_value(const ttexp_search *r);
 
 /* Blockwise GD's learning rates from the exact Hessian at initialisation, on
  * the first hess_B held-out sequences: η_b = 1 / max(|λ|max(H_bb), λ_med), the
@@ -126,12 +146,51 @@ double ttexp_block_lr_from_hessian(ttexp *e, const partition *p, int hess_B, dou
 /* Paired comparison of two parameter vectors on the held-out batch: the mean
  * over its B·T positions of loss_a − loss_b, and its standard error sd/√n. */
 void ttexp_paired_diff(ttexp *e, const double *wa, const double *wb, double *mean, double *se);
+/* The group's on-par margin: a method is on par with (not worse than) a reference when
+ * its held-out loss exceeds the reference's by less than this share of the reference's
+ * progress from the initialisation (ttexp_excess_share). The "on par" and "beats"
+ * thresholds of the optimizer claims (harness/verdict.c) are this number; tests check it.
+ * Why 2%: docs/verdicts.md. */
+#define TTEXP_ON_PAR 0.02
+/* The verdicts' scale-free comparison of two trained models: X's held-out loss above the
+ * reference's, as a share of the reference's progress from the initialisation,
+ *     (L(w_x) − L(w_ref)) / (L(w_0) − L(w_ref)),
+ * the numerator a ttexp_paired_diff of the final parameters; *se (if not NULL) is its
+ * standard error on the same scale. +inf when X diverged; NAN when the reference
+ * diverged or made no progress. */
+double ttexp_excess_share(ttexp *e, const ttexp_record *x, const ttexp_record *ref, double *se);
+/* The same on the training set's loss (full batch): (F_x − F_ref)/(F_0 − F_ref), F_0 the
+ * set's loss at params0 (ref->train_loss[0]). */
+double ttexp_train_excess_share(ttexp *e, const ttexp_record *x, const ttexp_record *ref);
+
+/* How far two runs' weights are apart, normalised so that runs that moved in unrelated
+ * directions sit at 1 (trajectory):
+ *     ‖x − a‖ / √(‖x − w0‖² + ‖a − w0‖²),
+ * whose square is 1 − cos θ · 2‖x−w0‖‖a−w0‖/(‖x−w0‖² + ‖a−w0‖²): 0 for x = a, 1 when the
+ * displacements from w0 are orthogonal or one of them is 0, √2 for opposite ones of equal
+ * length. NAN when neither moved. */
+double ttexp_normalised_distance(const double *x, const double *a, const double *w0, size_t P);
+
+/* The claim `id` of the claim table (harness.h); DIE if it is not there. The
+ * experiments print each claim's per-seed statistic against the table's threshold. */
+const claim_rule *ttexp_claim(const char *id);
+/* claims.txt: the claim's id and words, then its statistic, side and threshold, this
+ * seed's value and its control's, each said to be on the claim's side or not; the
+ * verdict is over seeds (make verdicts). */
+void ttexp_print_claim(FILE *f, const char *id, double value, double control);
 
 /* ---- outputs ----------------------------------------------------------------------------- */
 
-/* The header and rows "label,lr,score,final_eval_loss,steps_done,best" of grids. */
-#define TTEXP_GRID_HEADER "method,lr,score_last10pct_train_loss,final_eval_loss,steps_done,best"
-void ttexp_write_grid(outfile *f, const char *label, const ttexp_job *jobs, int n, int best);
+/* grid.csv: every evaluated point of every search, with whether the point was added by
+ * extension and the search's final status. */
+#define TTEXP_GRID_HEADER \
+    "method,lr,score_last10pct_train_loss,final_eval_loss,steps_done,best,extended,status"
+outfile *ttexp_grid_open(const char *out);
+void ttexp_write_search(outfile *f, const ttexp_search *r);
+/* One claims.txt line per search: its best value, status, points, range and bounds. */
+void ttexp_print_search(FILE *f, const ttexp_search *r);
+/* 1 when the search did not end interior (EDGE AT BOUND or NONE FINITE). */
+int ttexp_search_at_bound(const ttexp_search *r);
 /* Curves of several runs side by side: "step,<col_0>,…" with the held-out loss
  * (eval = 1, one row per evaluation point) or the training loss (one row per step). */
 void ttexp_write_curves(const char *path, const char *const *cols, const ttexp_record *const *recs, int n,
@@ -146,8 +205,9 @@ typedef struct {
     long seed, data_seed, steps;
     int threads, grid;        /* grid: points of the learning-rate grid (0: from --scale) */
     int paper;                /* set by ttexp_args_finish */
+    int held_out;             /* held-out sequences (512) */
 } ttexp_args;
-#define TTEXP_ARGS(out_dir) {out_dir, "quick", NULL, 1, 1, 0, 2, 0, 0}
+#define TTEXP_ARGS(out_dir) {out_dir, "quick", NULL, 1, 1, 0, 2, 0, 0, 512}
 #define TTEXP_OPTS(a, scale_help, grid_help)                                                         \
     {"scale", OPT_STRING, &(a).scale, scale_help},                                                  \
     {"steps", OPT_LONG, &(a).steps, "training steps (0: from --scale)"},                            \
@@ -156,12 +216,13 @@ typedef struct {
     {"data-seed", OPT_LONG, &(a).data_seed, "the data's seed: Markov chain and held-out batch"},    \
     {"text", OPT_STRING, &(a).text, "train on the bytes of this text file instead of the Markov source"}, \
     {"threads", OPT_INT, &(a).threads, "training runs in parallel"},                                \
+    {"held-out", OPT_INT, &(a).held_out, "held-out sequences every comparison is made on, 16..65536"}, \
     {"out", OPT_STRING, &(a).out, "output folder"}
 /* --scale into a->paper, the scale's steps and grid where the flags left 0, and
  * the range checks (user errors). */
 void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int quick_grid, int paper_grid, int max_grid);
-/* The experiments' setup: the paper's 1-layer model, batch 64, 512 held-out
- * sequences, the order-2 Markov source with 2 likely successors. */
+/* The experiments' setup: the paper's 1-layer model, batch 64, --held-out (512)
+ * held-out sequences, the order-2 Markov source with 2 likely successors. */
 ttexp_setup ttexp_default_setup(const ttexp_args *a);
 /* Every experiment's opening: the output folder created, the setup opened into
  * e; returns the schedule of a->steps. */

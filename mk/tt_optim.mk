@@ -5,7 +5,7 @@ $(RES)/train_compare/run.txt: $(BUILD)/bin/train_compare
 	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
 $(RES)/train_compare/claims.txt: $(RES)/train_compare/run.txt
 $(FIG)/train_compare.png: $(RES)/train_compare/run.txt plots/tt_curves.gp
-	$(call render,plots/tt_curves.gp,file='$(RES)/train_compare/eval.csv'; ref='$(RES)/train_compare/reference.csv'; c0=2; c1=6; ttl='Tiny Transformer: held-out loss above the entropy floor (best lr of each method)'; ylab='held-out loss - entropy floor')
+	$(call render,plots/tt_curves.gp,file='$(RES)/train_compare/eval.csv'; ref='$(RES)/train_compare/reference.csv'; c0=2; c1=7; ttl='Tiny Transformer: held-out loss above the entropy floor (best lr of each method)'; ylab='held-out loss - entropy floor')
 
 $(RES)/ablation_vstat/run.txt: $(BUILD)/bin/ablation_vstat
 	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
@@ -17,7 +17,7 @@ $(RES)/trajectory/run.txt: $(BUILD)/bin/trajectory
 	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
 $(RES)/trajectory/claims.txt: $(RES)/trajectory/run.txt
 $(FIG)/trajectory.png: $(RES)/trajectory/run.txt plots/tt_curves.gp
-	$(call render,plots/tt_curves.gp,file='$(RES)/trajectory/distance.csv'; c0=7; c1=10; ttl='Distance to the AdamW weights relative to the AdamW distance from init'; ylab='|w - w_AdamW| / |w_AdamW - w_0|')
+	$(call render,plots/tt_curves.gp,file='$(RES)/trajectory/distance.csv'; c0=2; c1=6; ttl='Distance to the AdamW weights, every optimizer at peak lr 1e-3 (1: unrelated directions)'; ylab='|w - w_A| / sqrt(|w - w_0|^2 + |w_A - w_0|^2)')
 
 FIGURES += $(FIG)/train_compare.png $(FIG)/ablation_vstat.png $(FIG)/trajectory.png
 CLAIMS += $(RES)/train_compare/claims.txt $(RES)/ablation_vstat/claims.txt $(RES)/trajectory/claims.txt
@@ -26,7 +26,7 @@ $(RES)/exp2_blockwise_gd/run.txt: $(BUILD)/bin/exp2_blockwise_gd
 	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
 $(RES)/exp2_blockwise_gd/claims.txt: $(RES)/exp2_blockwise_gd/run.txt
 $(FIG)/exp2_blockwise_gd.png: $(RES)/exp2_blockwise_gd/run.txt plots/tt_curves.gp
-	$(call render,plots/tt_curves.gp,file='$(RES)/exp2_blockwise_gd/eval.csv'; ref='$(RES)/exp2_blockwise_gd/reference.csv'; c0=2; c1=4; ttl='Blockwise GD with one searched lr per block vs AdamW (paper Exp 2)'; ylab='held-out loss - entropy floor')
+	$(call render,plots/tt_curves.gp,file='$(RES)/exp2_blockwise_gd/eval.csv'; ref='$(RES)/exp2_blockwise_gd/reference.csv'; c0=2; c1=8; ttl='One searched lr per block vs Adam (paper Exp 2)'; ylab='held-out loss - entropy floor')
 
 $(RES)/leave_out/run.txt: $(BUILD)/bin/leave_out
 	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
@@ -38,3 +38,12 @@ $(FIG)/leave_out_gap.png: $(RES)/leave_out/run.txt plots/leave_out_gap.gp
 
 FIGURES += $(FIG)/exp2_blockwise_gd.png $(FIG)/leave_out_curves.png $(FIG)/leave_out_gap.png
 CLAIMS += $(RES)/exp2_blockwise_gd/claims.txt $(RES)/leave_out/claims.txt
+
+# make verdicts: each program once per seed, one thread (docs/verdicts.md, docs/optimizers.md).
+TT_OPTIM_VCMD := --scale $(SCALE) --seed SEED --data-seed SEED --threads 1
+VERDICT_EXPS += train_compare exp2_blockwise_gd leave_out ablation_vstat trajectory
+VCMD_train_compare := $(TT_OPTIM_VCMD)
+VCMD_exp2_blockwise_gd := $(TT_OPTIM_VCMD)
+VCMD_leave_out := $(TT_OPTIM_VCMD)
+VCMD_ablation_vstat := $(TT_OPTIM_VCMD)
+VCMD_trajectory := $(TT_OPTIM_VCMD)

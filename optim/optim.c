@@ -1,4 +1,4 @@
-/* The optimizers: GD, blockwise GD, Adam, AdamW, Adam-mini, Adafactor, SM3 (see
+/* The optimizers: GD, blockwise GD, heavy ball, Adam, AdamW, Adam-mini, Adafactor, SM3 (see
  * optim.h for the update rules), as small tables of init/step behind one interface. */
 #include "optim.h"
 #include "core/core.h"
@@ -38,8 +38,8 @@ struct optim_ops {
     void (*vhat)(const optimizer *o, double *out); /* NULL: Adam's or Adam-mini's v̂ */
 };
 
-static const char *OPTIM_NAMES[OPTIM_COUNT] = {"gd",        "blockgd",        "adam",      "adamw",
-                                               "adam-mini", "adam-leave-out", "adafactor", "sm3"};
+static const char *OPTIM_NAMES[OPTIM_COUNT] = {"gd",        "blockgd",        "adam",      "adamw",     "adam-mini",
+                                               "adam-leave-out", "adafactor", "sm3", "heavy-ball"};
 static const char *VSTAT_NAMES[VSTAT_COUNT] = {"mean", "l2", "l1", "max", "min"};
 static const char *SCHED_NAMES[SCHED_COUNT] = {"constant", "cosine", "warmup-cosine"};
 
@@ -123,6 +123,25 @@ static void gd_step(optimizer *o, double *w, const double *g, double lr)
         for (size_t e = 0; e < bl->n; e++) {
             size_t i = bl->start + e * bl->stride;
             w[i] = keep * w[i] - lr_b * g[i];
+        }
+    }
+}
+
+/* ---- heavy ball: AdamW's momentum without v ---------------------------------------------- */
+
+static void heavy_ball_init(optimizer *o) { o->m = xcalloc(o->P, sizeof(double)); }
+
+/* m ← β1·m + (1−β1)·g;  w ← keep·w − lr·η_b·m/(1−β1^t)  (η_b = block_lr[b] or 1). */
+static void heavy_ball_step(optimizer *o, double *w, const double *g, double lr)
+{
+    const double b1 = o->cfg.beta1, c1 = 1 - pow(b1, (double)o->t);
+    for (int b = 0; b < o->nblocks; b++) {
+        const opt_block *bl = &o->blocks[b];
+        const double scale = lr * (o->cfg.block_lr ? o->cfg.block_lr[b] : 1.0) / c1, keep = keep_factor(o, bl, lr);
+        for (size_t e = 0; e < bl->n; e++) {
+            size_t i = bl->start + e * bl->stride;
+            o->m[i] = b1 * o->m[i] + (1 - b1) * g[i];
+            w[i] = keep * w[i] - scale * o->m[i];
         }
     }
 }
@@ -251,8 +270,9 @@ static void adam_mini_step(optimizer *o, double *w, const double *g, double lr)
 /* ---- Adam leave-x-out (paper Fig. 5) ------------------------------------------------------
  * Left-out blocks replace Adam's per-coordinate 1/(√v̂+ε) by one grid-searched
  * learning rate: w ← keep·w − lr·block_lr[b]·m̂ (same β1 momentum, same schedule).
- * The other blocks are AdamW. v is kept for all P (unused on left-out blocks). */
-static int left_out(const optimizer *o, int b) { return o->cfg.block_lr && o->cfg.block_lr[b] > 0; }
+ * Frozen blocks (block_lr[b] < 0) are left out at rate 0: never updated, not even
+ * decayed. The other blocks are AdamW. v is kept for all P (unused on left-out blocks). */
+static int left_out(const optimizer *o, int b) { return o->cfg.block_lr && o->cfg.block_lr[b] != 0; }
 
 static void leave_out_step(optimizer *o, double *w, const double *g, double lr)
 {
@@ -263,6 +283,7 @@ static void leave_out_step(optimizer *o, double *w, const double *g, double lr)
             adam_block(o, bl, &k, w, g, o->v + bl->start, bl->stride, lr);
             continue;
         }
+        if (o->cfg.block_lr[b] < 0) continue; /* frozen */
         double scale = lr * o->cfg.block_lr[b] / k.c1, keep = keep_factor(o, bl, lr);
         for (size_t e = 0; e < bl->n; e++) {
             size_t i = bl->start + e * bl->stride;
@@ -479,6 +500,7 @@ static const optim_ops OPS[OPTIM_COUNT] = {
     [OPTIM_ADAM_LEAVE_OUT] = {adam_init, leave_out_step, NULL},
     [OPTIM_ADAFACTOR] = {factored_init, adafactor_step, adafactor_vhat},
     [OPTIM_SM3] = {factored_init, sm3_step, sm3_vhat},
+    [OPTIM_HEAVY_BALL] = {heavy_ball_init, heavy_ball_step, NULL},
 };
 
 /* ---- construction ---------------------------------------------------------------------- */
@@ -523,6 +545,7 @@ optimizer *optim_new(optim_kind kind, const optim_config *cfg, size_t P, const p
     if (kind < 0 || kind >= OPTIM_COUNT) DIE("unknown optimizer kind %d", kind);
     if ((kind == OPTIM_BLOCK_GD || kind == OPTIM_ADAM_MINI || kind == OPTIM_ADAM_LEAVE_OUT) && !blocks)
         DIE("%s needs a partition", optim_name(kind));
+    if (kind == OPTIM_HEAVY_BALL && cfg->block_lr && !blocks) DIE("heavy ball: block_lr needs a partition");
     if (m && m->P != P) DIE("optim_new: P = %zu but the model has %zu", P, m->P);
     if (blocks) partition_check_cover(blocks, P, "optimizer partition");
     optimizer *o = xcalloc(1, sizeof *o);

@@ -1,5 +1,6 @@
-/* optim — the optimizers shared by every model: GD, blockwise GD, Adam, AdamW,
- * Adam-mini, Adafactor, SM3; learning-rate schedules; one training loop.
+/* optim — the optimizers shared by every model: GD, blockwise GD, heavy ball
+ * (single or blockwise), Adam, AdamW, Adam-mini, Adafactor, SM3; learning-rate
+ * schedules; one training loop.
  *
  * Every optimizer works on a flat parameter vector w (length P) and its
  * gradient g, with a partition of 0..P-1 into blocks (core/model.h). Each is a
@@ -14,6 +15,15 @@
  *   5. w ← w − lr · (m / (1−β1^t)) / h_b
  * Blocks of bias tensors (ROLE_BIAS) use plain Adam (one v per entry).
  * AdamW is the same with one v per coordinate; Adam is AdamW with λ = 0.
+ *
+ * Heavy ball is AdamW without v: AdamW's momentum with its bias correction and
+ * one learning rate per block (the paper's Exp 2 question "is one lr per block
+ * enough?" asked without the momentum confound). Per block b, at step t:
+ *   m ← β1·m + (1−β1)·g;  w ← (1 − lr·λ)·w − lr·η_b·m/(1−β1^t)
+ * with η_b = block_lr[b] (1 without a partition or without block_lr). This is
+ * Polyak's heavy ball w_{t+1} = w_t − α·g_t + β1·(w_t − w_{t−1}) with α = lr·η_b·(1−β1)
+ * (up to the bias correction), so on a quadratic it is stable for
+ * lr·η_b·λmax < 2(1+β1)/(1−β1) (38 at β1 = 0.9), where GD needs lr·λmax < 2.
  *
  * β2 = 1 is the exact limit β2 → 1 with bias correction:
  * v̂_t = (1/t) Σ_{s≤t} g_s², the running mean of squared gradients.
@@ -51,9 +61,12 @@
 typedef enum {
     OPTIM_GD, OPTIM_BLOCK_GD, OPTIM_ADAM, OPTIM_ADAMW, OPTIM_ADAM_MINI,
     OPTIM_ADAM_LEAVE_OUT, /* AdamW, except blocks with block_lr[b] > 0 ("left out", paper
-                             Fig. 5) take one learning rate: w ← keep·w − lr·block_lr[b]·m̂ */
+                             Fig. 5) take one learning rate: w ← keep·w − lr·block_lr[b]·m̂,
+                             and blocks with block_lr[b] < 0 are frozen (the leave-out
+                             claim's control: a left-out block at learning rate 0) */
     OPTIM_ADAFACTOR,      /* Adafactor with momentum β1 (see above) */
     OPTIM_SM3,            /* SM3-II with momentum β1 (see above) */
+    OPTIM_HEAVY_BALL,     /* AdamW's bias-corrected momentum without v, one lr per block (see above) */
     OPTIM_COUNT
 } optim_kind;
 /* Adam-mini's block statistic of g_b² (paper appendix ablation): mean (default),
@@ -65,9 +78,10 @@ typedef struct {
     double eps;
     double weight_decay;      /* λ, decoupled; never on norms and biases */
     vstat_kind vstat;         /* Adam-mini only */
-    const double *block_lr;   /* blockwise GD: lr multiplier per block (NULL = 1);
-                                 leave-out Adam: > 0 marks a left-out block and is its lr
-                                 multiplier, 0 keeps Adam's per-coordinate v */
+    const double *block_lr;   /* blockwise GD and heavy ball: lr multiplier per block of the
+                                 partition (NULL = 1); leave-out Adam: > 0 marks a left-out
+                                 block and is its lr multiplier, 0 keeps Adam's
+                                 per-coordinate v, < 0 freezes the block */
     /* Adafactor and SM3 only (the Adam family's beta2 and eps mean something else): */
     double decay_rate;        /* Adafactor: β2_t = 1 − t^decay_rate, <= 0 (HF default −0.8) */
     double clip_threshold;    /* Adafactor: update clipping d, > 0; +inf disables (HF default 1) */
@@ -79,7 +93,7 @@ typedef struct {
  * decay_rate = −0.8, clip_threshold = 1, ε1 = 1e-30 (β1 = 0.9 for Adafactor and SM3
  * as in the paper, where HF's Adafactor and SM3's reference code default to none). */
 optim_config optim_defaults(optim_kind kind);
-/* "gd", "blockgd", "adam", "adamw", "adam-mini", "adam-leave-out", "adafactor", "sm3" */
+/* "gd", "blockgd", "adam", "adamw", "adam-mini", "adam-leave-out", "adafactor", "sm3", "heavy-ball" */
 const char *optim_name(optim_kind kind);
 optim_kind optim_parse(const char *name);      /* user error on an unknown name */
 const char *vstat_name(vstat_kind s);          /* "mean", "l2", "l1", "max", "min" */
@@ -89,8 +103,9 @@ vstat_kind vstat_parse(const char *name);      /* user error on an unknown name 
 void optim_check_config(const optim_config *cfg, double lr);
 
 typedef struct optimizer optimizer;
-/* blocks: the partition (Adam-mini's v blocks, blockwise GD's lr blocks); may be
- * NULL for GD/Adam/AdamW, and is ignored by Adafactor and SM3. m: the model whose
+/* blocks: the partition (Adam-mini's v blocks, blockwise GD's and heavy ball's lr
+ * blocks); may be NULL for GD/Adam/AdamW/heavy ball (which then needs block_lr
+ * NULL), and is ignored by Adafactor and SM3. m: the model whose
  * roles say which blocks are biases and norms (no decay, plain Adam for biases)
  * and, for Adafactor and SM3, each tensor's shape; NULL treats every block alike
  * (Adafactor/SM3: all of w is one vector). */
@@ -98,8 +113,8 @@ optimizer *optim_new(optim_kind kind, const optim_config *cfg, size_t P,
                      const partition *blocks, const model *m);
 /* One step at learning rate lr (the schedule already applied): w ← update(w, g). */
 void optim_step(optimizer *o, double *w, const double *g, double lr);
-/* Floats of optimizer state held (m, v, block v's; Adafactor and SM3: rows + cols
- * per matrix, n per vector, + P for m when β1 > 0). Workspaces are not counted. */
+/* Floats of optimizer state held (m, v, block v's; heavy ball: m; Adafactor and SM3:
+ * rows + cols per matrix, n per vector, + P for m when β1 > 0). Workspaces are not counted. */
 size_t optim_state_floats(const optimizer *o);
 /* Adam's v̂ = v/(1−β2^t) per coordinate (Adam/AdamW), or each block's v̂
  * broadcast to its entries (Adam-mini), into out[P]; for D_Adam = 1/(√v̂+ε).

@@ -1,5 +1,6 @@
 # The Transformer optimizer experiments: bad input, and tiny runs
-# that write every file with its header and a claims file with verdicts.
+# that write every file with its header, a claims file naming each claim, and a
+# stats.csv holding every statistic and control the claim table reads from them.
 source tests/lib_cli.sh
 for p in train_compare ablation_vstat trajectory exp2_blockwise_gd leave_out; do
   P=$BIN/$p
@@ -13,29 +14,55 @@ for p in train_compare ablation_vstat trajectory exp2_blockwise_gd leave_out; do
   expect_no_files "$p: no output after bad input" "$TMPD/bad_$p"
 done
 expect_user_error "train_compare: --lrs -1" "$BIN/train_compare" --lrs -1
+expect_user_error "train_compare: --lrs 1 (a grid needs two points)" "$BIN/train_compare" --lrs 1
 expect_user_error "leave_out: --lrs 10" "$BIN/leave_out" --lrs 10
 expect_user_error "exp2: --per-block 2" "$BIN/exp2_blockwise_gd" --per-block 2
+expect_user_error "exp2: --passes 11" "$BIN/exp2_blockwise_gd" --passes 11
+expect_user_error "exp2: --train-set -1" "$BIN/exp2_blockwise_gd" --train-set -1
+expect_user_error "exp2: --train-set 4097" "$BIN/exp2_blockwise_gd" --train-set 4097
+expect_user_error "train_compare: --held-out 8" "$BIN/train_compare" --held-out 8
 
 run() { local d=$1; shift; "$@" --out "$TMPD/$d" --quiet >/dev/null 2>"$TMPD/$d.err" && cli_ok || cli_fail "$d: $(head -c 300 "$TMPD/$d.err")"; }
-run tc "$BIN/train_compare" --steps 20 --lrs 1
-run av "$BIN/ablation_vstat" --steps 20 --lrs 1
-run tr "$BIN/trajectory" --steps 20 --lrs 1
-run e2 "$BIN/exp2_blockwise_gd" --steps 20 --lrs 1 --passes 1
-run lo "$BIN/leave_out" --steps 20 --lrs 1 --layers 1 --draws 1
+# 32 held-out sequences instead of 512: every step is evaluated at 20 steps, and that dominates
+run tc "$BIN/train_compare" --steps 20 --lrs 2 --held-out 32
+run av "$BIN/ablation_vstat" --steps 20 --lrs 2 --held-out 32
+run tr "$BIN/trajectory" --steps 20 --lrs 2 --held-out 32
+run e2 "$BIN/exp2_blockwise_gd" --steps 20 --lrs 2 --passes 1 --per-block 0 --train-set 8 --held-out 32
+run lo "$BIN/leave_out" --steps 20 --lrs 2 --layers 1 --draws 2 --held-out 32
 header() { [ "$(head -1 "$TMPD/$1")" = "$2" ] && cli_ok || cli_fail "$1 header: $(head -1 "$TMPD/$1")"; }
-header tc/eval.csv "step,gd,blockgd,adamw,adam_mini,adam_mini_default"
-header tc/grid.csv "method,lr,score_last10pct_train_loss,final_eval_loss,steps_done,best"
+header tc/eval.csv "step,gd,blockgd,adamw,adam_mini,adam_mini_default,adam_mini_one_block"
+for d in tc av tr e2 lo; do
+  header $d/grid.csv "method,lr,score_last10pct_train_loss,final_eval_loss,steps_done,best,extended,status"
+done
 header tc/reference.csv "quantity,value"
 header av/eval.csv "step,mean,l2,l1,max,min"
-header tr/distance.csv "step,adamw_from_init,adam_mini,adamw_other_batches,blockgd,gd,adam_mini_rel,adamw_other_batches_rel,blockgd_rel,gd_rel"
-header e2/search.csv "pass,group,first_block,multiplier,score_last10pct_train_loss,accepted"
-header lo/gap.csv "tensor,name,role,best_mult,best_score,gap_eval,gap_se,best_final_eval,adam_final_eval"
+header tr/distance.csv "step,adam_mini,adafactor,sm3,gd,adamw_other_batches,tuned_adam_mini_rel,tuned_adamw_other_batches_rel,tuned_blockgd_rel,tuned_gd_rel,tuned_adam_mini_normalised,tuned_adamw_other_batches_normalised,tuned_blockgd_normalised,tuned_gd_normalised"
+header e2/search.csv "search,pass,group,first_block,factor,score_last10pct_train_loss,accepted,status"
+header e2/eval.csv "step,adamw,adam_beta1_0,gd,heavy_ball,blockgd_hessian_init,blockgd_searched,blockhb_searched"
+header e2/full_batch_train.csv "step,adamw,gd,blockgd_searched"
+header lo/gap.csv "tensor,name,role,best_mult,status,excess,excess_se,frozen_excess,frozen_se,best_final_eval,frozen_final_eval,adam_final_eval"
 header lo/eval.csv "step,adam,leave_1_out,leave_2_out,leave_3_out"
-for d in tc av tr e2 lo; do
-  grep -qE "^(PASS|FAIL): " "$TMPD/$d/claims.txt" && cli_ok || cli_fail "$d: claims.txt has verdicts"
-  [ -s "$TMPD/$d/run.txt" ] && cli_ok || cli_fail "$d: run.txt"
-  [ -z "$(find "$TMPD/$d" -name '*.tmp.*')" ] && cli_ok || cli_fail "$d: temporaries left"
+header lo/leave_x.csv "x,draw,tensors,mults,excess,excess_se,frozen_excess,frozen_se,final_eval,frozen_final_eval,adam_final_eval"
+# every statistic and control of the claim table is in its program's stats.csv, with a value
+"$BIN/verdicts" --list >"$TMPD/rules.txt" 2>&1 || cli_fail "verdicts --list"
+declare -A DIR=([train_compare]=tc [ablation_vstat]=av [trajectory]=tr [exp2_blockwise_gd]=e2 [leave_out]=lo)
+for p in train_compare ablation_vstat trajectory exp2_blockwise_gd leave_out; do
+  d=${DIR[$p]}
+  names=$(awk -v p="$p" '$2 == p {print $3; print $NF}' "$TMPD/rules.txt")
+  [ -n "$names" ] && cli_ok || cli_fail "$p: no claims in verdicts --list"
+  for n in $names; do
+    grep -qE "^$n,[-0-9.eEinfa]+$" "$TMPD/$d/stats.csv" && cli_ok || cli_fail "$p: $n not in stats.csv"
+  done
+  ids=$(awk -v p="$p" '$2 == p {print $1}' "$TMPD/rules.txt")
+  for i in $ids; do grep -q "^$i: " "$TMPD/$d/claims.txt" && cli_ok || cli_fail "$p: claims.txt lacks $i"; done
+  grep -q "grids_at_bound," "$TMPD/$d/stats.csv" && cli_ok || cli_fail "$p: grids_at_bound in stats.csv"
 done
+# grid.csv: every status is a final one, and each method has exactly one best point
+awk -F, 'NR > 1 && $8 != "INTERIOR" && $8 != "EDGE AT BOUND" && $8 != "NONE FINITE" {bad = 1} END {exit bad}' \
+  "$TMPD/tc/grid.csv" && cli_ok || cli_fail "train_compare grid.csv: unfinished status"
+[ "$(awk -F, 'NR > 1 && $6 == 1 {n[$1]++} END {for (m in n) if (n[m] != 1) print m}' "$TMPD/tc/grid.csv")" = "" ] \
+  && cli_ok || cli_fail "train_compare grid.csv: one best per method"
+grep -q "coordinate search over 12 layers" "$TMPD/e2/claims.txt" && cli_ok || cli_fail "exp2: 12 layers (a tensor with its bias)"
 # 20 steps evaluated every step: 21 rows + header
 [ "$(wc -l <"$TMPD/tc/eval.csv")" -eq 22 ] && cli_ok || cli_fail "train_compare eval.csv rows"
 # the tensor count of a 1-layer model without biases: wte wpe ln_1 q k v proj ln_2 fc proj ln_f lm_head

@@ -1,5 +1,5 @@
 /* Tests of optim/: each optimizer's steps against hand-computed values on a
- * 3-entry vector (Adafactor and SM3: a 2×3 matrix and a 3-entry vector), the
+ * 3-entry vector (heavy ball single and blockwise, leave-out with a frozen block too) (Adafactor and SM3: a 2×3 matrix and a 3-entry vector), the
  * equivalences between them, state sizes, the β2 → 1 limit, schedules and bad input. */
 #include "check.h"
 #include "core/model.h"
@@ -160,6 +160,64 @@ static void test_leave_out(void)
         CHECK_CLOSE(tr[t - 1][2], x, 1e-15, "leave-out block: momentum GD");
     }
     optim_free(o);
+    /* a frozen block (block_lr < 0: left out at lr 0) never moves; the rest is Adam */
+    double frozen[2] = {0, -1};
+    c.block_lr = frozen;
+    o = optim_new(OPTIM_ADAM_LEAVE_OUT, &c, 3, p, NULL);
+    run3(o, w, 3, 0.1, tr);
+    for (int s = 0; s < 3; s++) {
+        for (int i = 0; i < 2; i++) CHECK_CLOSE(tr[s][i], ADAM_WANT[s][i], 0, "frozen leave-out: Adam part unchanged");
+        CHECK(tr[s][2] == W0[2], "frozen block stays at %g (got %g)", W0[2], tr[s][2]);
+    }
+    optim_free(o);
+    partition_free(p);
+}
+
+/* Values computed by hand (independent Python transcription of m ← 0.9 m + 0.1 g,
+ * w ← w − lr·η_b·m/(1 − 0.9^t)), lr 0.1: one lr, and η = (1, 1, 4) over blocks {0, 1}, {2}. */
+static const double HB_WANT[3][3] = {
+    {0.9, -1.2, 0.4875},
+    {0.8052631578947369, -0.5684210526315788, 0.4751644736842105},
+    {0.7157700524373665, -0.08599728102544169, 0.46299736599339675}};
+static const double BLOCK_HB_WANT[3][3] = {
+    {0.9, -1.2, 0.45},
+    {0.8052631578947369, -0.5684210526315788, 0.40263157894736845},
+    {0.7157700524373665, -0.08599728102544169, 0.35788502621868323}};
+
+/* Heavy ball: AdamW's bias-corrected momentum without v, one lr (per block). */
+static void test_heavy_ball(void)
+{
+    double w[3], tr[3][3];
+    CHECK(optim_parse("heavy-ball") == OPTIM_HEAVY_BALL && strcmp(optim_name(OPTIM_HEAVY_BALL), "heavy-ball") == 0,
+          "heavy-ball name");
+    optim_config c = optim_defaults(OPTIM_HEAVY_BALL);
+    CHECK(c.beta1 == 0.9 && c.weight_decay == 0, "heavy ball defaults: beta1 0.9 (AdamW's), no decay");
+    optimizer *o = optim_new(OPTIM_HEAVY_BALL, &c, 3, NULL, NULL);
+    run3(o, w, 3, 0.1, tr);
+    check_trace(tr, HB_WANT, 3, 1e-15, "heavy ball");
+    CHECK(optim_state_floats(o) == 3 && !optim_has_vhat(o), "heavy ball keeps m only (%zu)", optim_state_floats(o));
+    optim_free(o);
+
+    partition *p = partition_new();
+    partition_add(p, 0, 2, 1, -1, "a");
+    partition_add(p, 2, 1, 1, -1, "b");
+    double mult[2] = {1, 4};
+    c.block_lr = mult;
+    o = optim_new(OPTIM_HEAVY_BALL, &c, 3, p, NULL);
+    run3(o, w, 3, 0.1, tr);
+    check_trace(tr, BLOCK_HB_WANT, 3, 1e-15, "blockwise heavy ball");
+    optim_free(o);
+
+    /* β1 = 0: blockwise heavy ball is blockwise GD */
+    c.beta1 = 0;
+    double tr_gd[3][3];
+    o = optim_new(OPTIM_HEAVY_BALL, &c, 3, p, NULL);
+    run3(o, w, 3, 0.1, tr);
+    optim_free(o);
+    o = optim_new(OPTIM_BLOCK_GD, &c, 3, p, NULL);
+    run3(o, w, 3, 0.1, tr_gd);
+    optim_free(o);
+    check_trace(tr, tr_gd, 3, 0, "heavy ball with beta1 = 0 == blockwise GD");
     partition_free(p);
 }
 
@@ -834,6 +892,7 @@ int main(void)
     test_adam_family();
     test_vstats();
     test_leave_out();
+    test_heavy_ball();
     test_beta2_limit();
     test_roles();
     test_factored_steps();

@@ -1,12 +1,14 @@
-/* Tests of the Transformer experiment harness (experiments/ttexp.h): the
+/* Tests of the Transformer experiment harness (harness/ttexp.h): the
  * entropy floor of the Markov source, determinism across thread counts, the
- * shared batch sequence, paired differences, and the reference file. */
+ * shared batch sequence, paired differences, learning-rate searches that extend
+ * past their first grid, full-batch training sets, excess shares, the normalised
+ * trajectory distance, and the optimizer claims' rules against their controls. */
 #include "check.h"
 #include "harness/ttexp.h"
 
 static ttexp_setup small_setup(int order)
 {
-    ttexp_setup s = {tt_defaults(), 8, 64, order, 2, 3, 3, NULL};
+    ttexp_setup s = {tt_defaults(), 8, 64, order, 2, 3, 3, NULL, 0};
     s.cfg.C = 8;
     s.cfg.heads = 2;
     s.cfg.M = 16;
@@ -156,11 +158,192 @@ static void test_partitions_on_model(void)
         }
 }
 
+/* A synthetic learning-rate response with a known minimum outside the first grid:
+ * GD at lr = x while x <= X_STAR (the 20-step score falls with lr from 0.01 up to
+ * GD's stability limit, about 2 here; below 0.01 batch noise dominates it), a
+ * diverging lr above it. So the best point of the grid is the largest lattice point
+ * <= X_STAR, bracketed by a diverged one. */
+#define X_STAR 2.0
+static void set_synthetic(ttexp_method *mt, double x, double **owned, void *ctx)
+{
+    (void)owned;
+    (void)ctx;
+    mt->lr = x <= X_STAR ? x : 1e6;
+}
+
+static void test_search_extends(void)
+{
+    ttexp_setup s = small_setup(2);
+    ttexp_schedule sc = {20, 1, 5};
+    ttexp_method gd = ttexp_method_of("gd", OPTIM_GD, NULL, 1);
+    lr_range range = {"synthetic", 1e-2, 1e-1, 1e-6, 100, "first grid two lattice steps below the minimum"};
+    ttexp_search r;
+    int quiet = core_quiet;
+    core_quiet = 1;
+    ttexp_search_run(&r, "synthetic", &s, &sc, &gd, &range, 3, set_synthetic, NULL, 2);
+    /* lattice 1e-2·√10^k: the best is 1, the next point (3.16) diverges */
+    CHECK(r.status == GRID_INTERIOR, "extended until interior (status %s)", grid_status_name(r.status));
+    CHECK_CLOSE(ttexp_search_value(&r), 1, 1e-12, "best lr is the largest lattice point below X_STAR");
+    CHECK(r.g.n == 6 && r.g.extended_hi == 3 && r.g.extended_lo == 0, "grid of %d points, %d above, %d below", r.g.n,
+          r.g.extended_hi, r.g.extended_lo);
+    int ordered = 1, consistent = 1;
+    for (int i = 0; i < r.g.n; i++) {
+        if (i > 0) ordered &= r.g.lr[i] > r.g.lr[i - 1] && (i >= r.g.n - 1 || r.g.score[i] < r.g.score[i - 1]);
+        consistent &= r.jobs[i].method.lr == (r.g.lr[i] <= X_STAR ? r.g.lr[i] : 1e6) &&
+                      r.jobs[i].rec.score == r.g.score[i];
+    }
+    CHECK(ordered, "ascending lrs, scores falling up to the best");
+    CHECK(consistent, "jobs[i] ran at g.lr[i] and scored g.score[i]");
+    CHECK(isinf(r.g.score[r.g.n - 1]), "the point above the minimum diverged");
+    ttexp_search_free(&r);
+
+    /* a bound below the minimum stops the extension: edge at bound */
+    range.hi_bound = 0.5;
+    ttexp_search_run(&r, "bounded", &s, &sc, &gd, &range, 3, set_synthetic, NULL, 1);
+    CHECK(r.status == GRID_EDGE_AT_BOUND && ttexp_search_at_bound(&r), "bounded search: %s",
+          grid_status_name(r.status));
+    CHECK_CLOSE(ttexp_search_value(&r), pow(10, -0.5), 1e-12, "best at the last point below the bound");
+    ttexp_search_free(&r);
+
+    /* no setter: the searched value is the method's lr; the first grid is interior */
+    range = (lr_range){"adamw", 1e-3, 1e-1, 1e-5, 1, ""};
+    ttexp_method adamw = ttexp_method_of("adamw", OPTIM_ADAMW, NULL, 0);
+    ttexp_search_run(&r, "adamw", &s, &sc, &adamw, &range, 2, NULL, NULL, 2);
+    int same = 1;
+    for (int i = 0; i < r.g.n; i++) same &= r.jobs[i].method.lr == r.g.lr[i];
+    CHECK(same && r.g.n >= 2, "lr set from the grid (%d points)", r.g.n);
+    core_quiet = quiet;
+    ttexp_search_free(&r);
+}
+
+/* A training set: every step on the whole set, the same for every run and batch order. */
+static void test_full_batch(void)
+{
+    ttexp_setup s = small_setup(2);
+    s.train_set = 16;
+    ttexp_schedule sc = {10, 1, 5};
+    size_t P = tt_param_count(&s.cfg);
+    ttexp_job j[2];
+    for (int k = 0; k < 2; k++) {
+        j[k] = (ttexp_job){ttexp_method_of("adamw", OPTIM_ADAMW, NULL, 0.01), {0}, NULL};
+        j[k].method.batch_offset = k;
+        ttexp_record_alloc(&j[k].rec, &sc, P, 0);
+    }
+    int quiet = core_quiet;
+    core_quiet = 1;
+    ttexp_run_jobs(&s, &sc, j, 2, 1, "full");
+    core_quiet = quiet;
+    CHECK(memcmp(j[0].rec.train_loss, j[1].rec.train_loss, sc.steps * sizeof(double)) == 0,
+          "full batch: the batch order does not enter");
+    ttexp e;
+    ttexp_open(&e, &s);
+    tt_set_batch(e.m, e.tokens, s.train_set);
+    memcpy(e.m->params, e.params0, P * sizeof(double));
+    CHECK_CLOSE(j[0].rec.train_loss[0], e.m->loss(e.m), 1e-14, "first step's loss is the set's loss at params0");
+    memcpy(e.m->params, j[0].rec.final_params, P * sizeof(double));
+    CHECK_CLOSE(j[0].rec.final_train, e.m->loss(e.m), 1e-14, "final_train is the set's loss at the end");
+    CHECK(j[0].rec.final_train < j[0].rec.train_loss[0], "the set's loss fell (%g -> %g)", j[0].rec.train_loss[0],
+          j[0].rec.final_train);
+    CHECK(ttexp_train_excess_share(&e, &j[0].rec, &j[0].rec) == 0, "train excess of a run over itself is 0");
+    ttexp_close(&e);
+    for (int k = 0; k < 2; k++) ttexp_record_free(&j[k].rec);
+}
+
+/* Excess shares: 0 for the reference itself, exactly 1 for a model that did not train
+ * (what a frozen control reaches when nothing it touches trains), +inf when diverged. */
+static void test_excess_share(void)
+{
+    ttexp_setup s = small_setup(2);
+    ttexp_schedule sc = {20, 1, 5};
+    size_t P = tt_param_count(&s.cfg);
+    ttexp_job j = {ttexp_method_of("adamw", OPTIM_ADAMW, NULL, 0.01), {0}, NULL};
+    ttexp_record_alloc(&j.rec, &sc, P, 0);
+    int quiet = core_quiet;
+    core_quiet = 1;
+    ttexp_run_jobs(&s, &sc, &j, 1, 1, "ref");
+    core_quiet = quiet;
+    ttexp e;
+    ttexp_open(&e, &s);
+    double se;
+    CHECK(ttexp_excess_share(&e, &j.rec, &j.rec, &se) == 0 && se == 0, "excess of the reference over itself");
+    ttexp_record untrained = j.rec;
+    untrained.final_params = e.params0;
+    memcpy(e.m->params, e.params0, P * sizeof(double));
+    untrained.final_eval = ttexp_eval_loss(&e);
+    CHECK_CLOSE(ttexp_excess_share(&e, &untrained, &j.rec, NULL), 1, 1e-12, "an untrained model's excess is 1");
+    untrained.final_eval = INFINITY;
+    CHECK(isinf(ttexp_excess_share(&e, &untrained, &j.rec, NULL)), "a diverged run's excess is +inf");
+    CHECK(isnan(ttexp_excess_share(&e, &j.rec, &untrained, NULL)), "a diverged reference gives NAN");
+    ttexp_close(&e);
+    ttexp_record_free(&j.rec);
+}
+
+static void test_normalised_distance(void)
+{
+    const double w0[2] = {1, 1}, x[2] = {2, 1}, y[2] = {1, 2}, z[2] = {0, 1};
+    CHECK(ttexp_normalised_distance(x, x, w0, 2) == 0, "same weights: 0");
+    CHECK_CLOSE(ttexp_normalised_distance(x, y, w0, 2), 1, 1e-15, "orthogonal displacements: 1");
+    CHECK_CLOSE(ttexp_normalised_distance(w0, x, w0, 2), 1, 1e-15, "a run that did not move: 1");
+    CHECK_CLOSE(ttexp_normalised_distance(z, x, w0, 2), sqrt(2), 1e-15, "opposite displacements: sqrt 2");
+    CHECK(isnan(ttexp_normalised_distance(w0, w0, w0, 2)), "neither moved: NAN");
+}
+
+/* Every optimizer claim: the on-par and beats thresholds are TTEXP_ON_PAR, and on synthetic
+ * per-seed data the control's value by construction (what its setup gives when the claim
+ * does not hold: an untrained model's excess 1, a run that does not move at distance 1,
+ * a method against itself 0, ...) fails its rule, while claim values on the claim's side
+ * pass — and would be NO POWER were the control on that side too. */
+static void test_claim_controls(void)
+{
+    const double w0[2] = {0, 0}, moved[2] = {1, 0};
+    double not_moved = ttexp_normalised_distance(w0, moved, w0, 2); /* GD at the shared lr */
+    const double jitter[5] = {0, 0.01, -0.01, 0.005, -0.005};
+    struct {
+        const char *id;
+        double claim, control; /* per-seed centres; jitter added */
+        int on_par;            /* threshold is TTEXP_ON_PAR */
+    } cases[] = {
+        {"train_compare.mini_on_par", 0.0, 1.0, 1},          /* control: untrained-like excess */
+        {"train_compare.adaptive_beats_gd", 0.4, 0.0, 1},    /* control: GD against GD */
+        {"train_compare.blockgd_beats_gd", 0.1, 0.0, 1},
+        {"exp2.blockgd_vs_adamw", 0.0, 0.4, 1},
+        {"exp2.heavy_ball_vs_adamw", 0.0, 0.1, 1},
+        {"exp2.blockgd_vs_adam_b1_0", 0.0, 0.4, 1},
+        {"exp2.full_batch", 0.0, 0.1, 1},
+        {"leave_out.per_tensor", 1.0, 0.4, 0},               /* control: share of tensors frozen on par */
+        {"leave_out.random_x", 0.0, 1.0, 1},
+        {"ablation.mean_best", 0.05, -0.2, 0},               /* control: min's margin */
+        {"trajectory.mini_close", 0.3, not_moved, 0},
+        {"trajectory.mini_closest", -0.3, log(not_moved / 0.5), 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const claim_rule *r = ttexp_claim(cases[k].id);
+        CHECK(strcmp(r->id, cases[k].id) == 0 && r->control && r->kind == RULE_INTERVAL, "%s: in the table",
+              cases[k].id);
+        if (cases[k].on_par) CHECK(r->threshold == TTEXP_ON_PAR, "%s: threshold %g", r->id, r->threshold);
+        double v[5], c[5];
+        for (int i = 0; i < 5; i++) {
+            v[i] = cases[k].claim + jitter[i] * (cases[k].on_par ? 0.3 : 1);
+            c[i] = cases[k].control + jitter[i];
+        }
+        interval iv = t_interval(v, 5, 0.95), civ = t_interval(c, 5, 0.95);
+        CHECK(verdict_of(civ, r->side, r->threshold, NULL) == VERDICT_FAIL, "%s: its control fails the rule", r->id);
+        CHECK(verdict_of(iv, r->side, r->threshold, &civ) == VERDICT_PASS, "%s: the claim passes beside it", r->id);
+        CHECK(verdict_of(iv, r->side, r->threshold, &iv) == VERDICT_NO_POWER, "%s: a control like the claim: NO POWER",
+              r->id);
+    }
+}
+
 int main(void)
 {
     test_partitions_on_model();
     test_optimal_loss();
     test_jobs_deterministic();
     test_divergence();
+    test_search_extends();
+    test_full_batch();
+    test_excess_share();
+    test_normalised_distance();
+    test_claim_controls();
     return check_summary();
 }
