@@ -2,7 +2,7 @@
 # -DTK_MPI nor links ScaLAPACK; MPI=1 does all three, into its own folder.
 source tests/lib_cli.sh
 # the plans of a plain make: not SAN=1 or MPI=1 inherited from a make test SAN=1 around us
-unset MAKEFLAGS MAKELEVEL MFLAGS
+unset MAKEFLAGS MAKELEVEL MFLAGS SAN MPI SCALE
 make --no-print-directory -n -B BUILD="$TMPD/b" all >"$TMPD/plan" 2>&1
 grep -q -- "-DTK_MPI\|mpicc\|scalapack" "$TMPD/plan" && cli_fail "the default build plans MPI" || cli_ok
 grep -q -- " -o $TMPD/b/bin/hessian_blocks" "$TMPD/plan" && cli_ok || cli_fail "the default build makes hessian_blocks"
