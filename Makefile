@@ -3,6 +3,8 @@
 #   make figures    run every experiment at quick scale, render figures/ (main job)
 #   make test       install missing dependencies, build, run all tests
 #   make test SAN=1 the same under AddressSanitizer + UBSan (separate build folder)
+#   make MPI=1      the same programs built with mpicc into build-mpi/ (OpenMPI,
+#                   ScaLAPACK); make test MPI=1 runs the MPI tests (docs/cluster.md)
 #   make bench      benchmarks (ratios against same-run baselines)
 #   make claims     print every results/*/claims.txt
 #   make deps       install missing Debian packages (needs root, or prints the sudo line)
@@ -12,6 +14,7 @@ SHELL := /bin/bash
 CC ?= gcc
 SCALE ?= quick
 SAN ?= 0
+MPI ?= 0
 
 ifeq ($(SAN),1)
   BUILD := build-san
@@ -19,6 +22,19 @@ ifeq ($(SAN),1)
 else
   BUILD := build
   SANFLAGS :=
+endif
+
+# MPI=1: every program compiled with mpicc and -DTK_MPI into its own folder
+# (core/dist.c then runs on MPI; ScaLAPACK for the full spectrum). The default
+# build never needs MPI.
+ifeq ($(MPI),1)
+  MPICC ?= mpicc
+  CC := $(MPICC)
+  BUILD := $(BUILD:build%=build-mpi%)
+  MPI_CFLAGS := -DTK_MPI
+  MPI_LIBS := -lscalapack-openmpi
+else ifneq ($(MPI),0)
+  $(error MPI must be 0 or 1, got '$(MPI)')
 endif
 
 ifeq ($(SCALE),paper)
@@ -35,6 +51,12 @@ endif
 # the figures and tests need besides (make deps installs the missing ones).
 DEB_LIBS := libopenblas-dev liblapacke-dev libgsl-dev zlib1g-dev pkg-config
 DEB_PACKAGES := $(DEB_LIBS) gnuplot-nox dataset-fashion-mnist
+# MPI=1 adds Debian's OpenMPI (compiler wrapper, mpirun) and ScaLAPACK for it.
+DEB_MPI := libopenmpi-dev openmpi-bin libscalapack-openmpi-dev
+ifeq ($(MPI),1)
+  DEB_LIBS += $(DEB_MPI)
+  DEB_PACKAGES += $(DEB_MPI)
+endif
 
 # Libraries through pkg-config where they have .pc files. GSL's .pc names its
 # own reference CBLAS; we link OpenBLAS's instead.
@@ -46,9 +68,9 @@ PKG_LIBS = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS) 2>/dev/null
 # flags the build needs are kept apart so that they cannot be lost.
 CFLAGS ?= -O2 -g
 TK_CFLAGS = -fno-math-errno -fvect-cost-model=dynamic -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -I. \
-            $(PKG_CFLAGS) $(SANFLAGS)
+            $(PKG_CFLAGS) $(SANFLAGS) $(MPI_CFLAGS)
 TK_LDFLAGS = $(SANFLAGS)
-LDLIBS = $(PKG_LIBS) -lm
+LDLIBS = $(MPI_LIBS) $(PKG_LIBS) -lm
 
 LIBDIRS := core hessian optim quad mlp tinytransformer harness
 LIBSRC := $(wildcard $(addsuffix /*.c,$(LIBDIRS)))
@@ -92,7 +114,7 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
 # checked or installed (no dpkg, no apt); otherwise libs-checked installs them
 # on Debian (tools/deps.sh). make test and make figures also need gnuplot and
 # the data set: they run deps first, which installs only what is missing.
-HAVE_LIBS := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
+HAVE_LIBS := $(shell pkg-config --exists $(PKGS) $(if $(filter 1,$(MPI)),ompi-c scalapack-openmpi) 2>/dev/null && echo yes)
 .PHONY: libs-checked
 libs-checked:
 ifneq ($(HAVE_LIBS),yes)
@@ -103,8 +125,13 @@ deps:
 
 # ---- tests ------------------------------------------------------------------
 test: deps
+ifeq ($(MPI),1)
+	@$(MAKE) --no-print-directory MPI=1 $(TESTS) $(PROGS)
+	@BUILD=$(BUILD) CLI_SCRIPTS="$(wildcard tests/mpi_*.sh)" ./tests/run.sh
+else
 	@$(MAKE) --no-print-directory $(TESTS) $(PROGS)
 	@BUILD=$(BUILD) ./tests/run.sh $(TESTS)
+endif
 
 # ---- benchmarks -------------------------------------------------------------
 bench: $(BENCHES) $(PROGS)
@@ -153,6 +180,6 @@ gallery: figures
 	@echo "copied $(words $(FIGURES)) figures into docs/img/"
 
 clean:
-	rm -rf build build-san build-fuzz results results-paper figures figures-paper
+	rm -rf build build-san build-fuzz build-mpi build-mpi-san results results-paper figures figures-paper
 
 -include $(LIBOBJ:.o=.d) $(PROG_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(BENCH_SRC:%.c=$(BUILD)/%.d)

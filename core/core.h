@@ -39,6 +39,12 @@ const char *program_name(void);
  * must not return (it longjmps). NULL restores print-and-exit. */
 typedef void (*user_error_hook)(const char *msg);
 void set_user_error_hook(user_error_hook hook);
+/* Called with the exit code at the end of every error path (die_user,
+ * die_diverged, DIE), after the message and the removal of the temporaries,
+ * instead of _exit; must not return. core/dist.h sets it under MPI, so that
+ * a failing rank stops the whole job (MPI_Abort). NULL: _exit. */
+typedef void (*exit_hook)(int code);
+void set_exit_hook(exit_hook hook);
 
 /* ---- checked allocation (internal error on failure) ------------------------- */
 void *xmalloc(size_t bytes);
@@ -87,6 +93,8 @@ outfile *outfile_open(const char *path);
 FILE *outfile_fp(outfile *f);
 void outfile_commit(outfile *f);   /* flush, check, rename; frees f */
 void outfile_discard(outfile *f);  /* remove the temporary; frees f */
+/* The temporary's name (other processes write into it with MPI-IO before commit). */
+const char *outfile_tmp_path(const outfile *f);
 /* Removes every uncommitted temporary now (the error paths call it before _exit). */
 void outfile_remove_temporaries(void);
 /* mkdir -p; user error if it cannot be created or written. */

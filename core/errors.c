@@ -9,6 +9,18 @@
 
 static char prog_name[64] = "toolkit";
 static user_error_hook error_hook = NULL;
+static exit_hook on_exit_hook = NULL;
+
+void set_exit_hook(exit_hook hook) { on_exit_hook = hook; }
+
+/* The end of every error path, after the message and the temporaries: the
+ * distributed layer's hook stops the whole job (MPI_Abort), else _exit. */
+static __attribute__((noreturn)) void end_process(int code)
+{
+    fflush(NULL);
+    if (on_exit_hook) on_exit_hook(code);
+    _exit(code);
+}
 
 void set_program_name(const char *name)
 {
@@ -34,8 +46,7 @@ static __attribute__((noreturn)) void die_with(int code, const char *fmt, va_lis
     /* _exit, not exit: a library's exit handler may wait for threads that a
      * failed allocation left stuck (OpenBLAS's thread pool does) */
     outfile_remove_temporaries();
-    fflush(NULL);
-    _exit(code);
+    end_process(code);
 }
 
 void die_user(const char *fmt, ...)
@@ -61,8 +72,7 @@ void die_internal(const char *file, int line, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     outfile_remove_temporaries();
-    fflush(NULL);
-    _exit(EXIT_INTERNAL);
+    end_process(EXIT_INTERNAL);
 }
 
 /* Running out of memory is the machine's limit, not a bug: a user error that

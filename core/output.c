@@ -124,6 +124,7 @@ outfile *outfile_open(const char *path)
 }
 
 FILE *outfile_fp(outfile *f) { return f->fp; }
+const char *outfile_tmp_path(const outfile *f) { return f->tmp; }
 
 void outfile_commit(outfile *f)
 {

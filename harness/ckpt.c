@@ -207,9 +207,10 @@ typedef struct {
     const mlp_data *data;
     gsl_rng *rng;
     int batch;
-    double *X, *ckpt_params;
+    double *X, *ckpt_params, *ckpt_vhat;
     int *y;
     long step;
+    optimizer *opt;
 } mlp_run;
 
 /* Before each step: batch sequences drawn uniformly with replacement. */
@@ -228,10 +229,12 @@ static void mlp_keep_checkpoint(void *ctx, long s, double loss, double lr)
 {
     (void)loss, (void)lr;
     mlp_run *r = ctx;
-    if (s + 1 == r->step) memcpy(r->ckpt_params, r->m->params, r->m->P * sizeof(double));
+    if (s + 1 != r->step) return;
+    memcpy(r->ckpt_params, r->m->params, r->m->P * sizeof(double));
+    optim_vhat(r->opt, r->ckpt_vhat);
 }
 
-void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out)
+void mlp_ckpt_model(const mlp_ckpt_setup *s, int do_train, mlp_ckpt *out)
 {
     memset(out, 0, sizeof *out);
     if (s->width < 1 || s->width > 4096) die_user("MLP width must be in 1..4096 (got %d)", s->width);
@@ -247,14 +250,22 @@ void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out)
     out->m = mlp_new(&cfg);
     out->total = s->steps;
     out->step = checkpoint_step(s->frac, s->steps);
+    if (!do_train) {
+        mlp_set_batch(out->m, X, y, s->eval_n);
+        free(X), free(y);
+        return;
+    }
 
-    mlp_run r = {out->m, &out->data, rng_new(seed_for(s->seed, SEED_BATCHES)), s->batch, NULL, NULL, NULL, out->step};
+    mlp_run r = {out->m, &out->data, rng_new(seed_for(s->seed, SEED_BATCHES)), s->batch, NULL, NULL, NULL, NULL, out->step,
+                 NULL};
     r.X = xmalloc((size_t)s->batch * train->dim * sizeof(double));
     r.y = xmalloc((size_t)s->batch * sizeof(int));
     r.ckpt_params = xmalloc(out->m->P * sizeof(double));
     optim_config oc = optim_defaults(OPTIM_ADAM);
     optim_check_config(&oc, s->lr);
     optimizer *opt = optim_new(OPTIM_ADAM, &oc, out->m->P, NULL, out->m);
+    r.opt = opt;
+    r.ckpt_vhat = out->vhat = xmalloc(out->m->P * sizeof(double));
     train_config tc = {s->steps, s->lr, SCHED_COSINE, 0, 0.1};
     train_hooks h = {mlp_next_batch, mlp_keep_checkpoint, &r};
     int diverged = 0;
@@ -267,6 +278,11 @@ void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out)
 
     mlp_set_batch(out->m, X, y, s->eval_n);
     free(X), free(y);
+}
+
+void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out)
+{
+    mlp_ckpt_model(s, 1, out);
     hessian_opts o = hessian_defaults();
     o.label = "MLP Hessian";
     out->H = hessian_full(out->m, &o);
@@ -277,5 +293,6 @@ void mlp_ckpt_free(mlp_ckpt *c)
     model_free(c->m);
     mlp_data_free(&c->data);
     free(c->H);
+    free(c->vhat);
     memset(c, 0, sizeof *c);
 }

@@ -279,9 +279,13 @@ typedef struct {
     model *m;                  /* at the checkpoint's parameters, on the Hessian batch */
     mlp_data data;
     double *H;                 /* (P,P) */
+    double *vhat;              /* (P) Adam's bias-corrected v̂ at the checkpoint (NULL untrained) */
     long step, total;
 } mlp_ckpt;
 void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out);
+/* The same without H; train = 0: not trained either (parameters at
+ * initialisation, the Hessian batch set; the caller sets the checkpoint's). */
+void mlp_ckpt_model(const mlp_ckpt_setup *s, int train, mlp_ckpt *out);
 void mlp_ckpt_free(mlp_ckpt *c);
 
 /* ==== extensions hetero and vspread (hetero_util.c) ==================================

@@ -13,6 +13,7 @@
  */
 #include "stream.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -602,7 +603,9 @@ void hstream_add(hstream *s, size_t j0, int k, const double *rows, int lower)
 
 /* ---- driving the model ------------------------------------------------------------------ */
 
-void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_opts *opt)
+/* Panels of o->panel columns starting at j0, j0 + step, ... below j1 (each cut
+ * at j1), in that order. */
+static void run_panels(hstream *s, model *m, size_t j0, size_t j1, size_t step, const hessian_opts *opt)
 {
     hessian_opts o = opt ? *opt : hessian_defaults();
     size_t P = m->P;
@@ -624,9 +627,13 @@ void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_
     }
     double *buf = huge_alloc((size_t)pw * P, "hstream panel");
     double *V = use_hvp ? xcalloc((size_t)pw * P, sizeof(double)) : NULL;
+    if (step < (size_t)pw) step = (size_t)pw;
+    size_t total = 0;
+    for (size_t c = j0; c < j1; c += step) total += j1 - c < (size_t)pw ? j1 - c : (size_t)pw;
     progress pr;
-    progress_start(&pr, o.label ? o.label : "hstream", (long)(j1 - j0));
-    for (size_t c = j0; c < j1; c += (size_t)pw) {
+    progress_start(&pr, o.label ? o.label : "hstream", (long)total);
+    size_t done = 0;
+    for (size_t c = j0; c < j1; c += step) {
         int k = (int)(j1 - c < (size_t)pw ? j1 - c : (size_t)pw);
         if (lower) {
             lower(m, c, k, buf);
@@ -638,11 +645,22 @@ void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_
             for (int d = 0; d < k; d++) V[(size_t)d * P + c + d] = 0;
         }
         hstream_add(s, c, k, buf, lower != NULL);
-        progress_update(&pr, (long)(c + k - j0));
+        done += (size_t)k;
+        progress_update(&pr, (long)done);
     }
     progress_end(&pr);
     free(V);
     free(buf);
+}
+
+void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_opts *o)
+{
+    run_panels(s, m, j0, j1, 0, o);
+}
+
+void hstream_run_strided(hstream *s, model *m, size_t first, size_t step, const hessian_opts *o)
+{
+    run_panels(s, m, first < m->P ? first : m->P, m->P, step, o);
 }
 
 void hstream_run(hstream *s, model *m, const hessian_opts *o)
@@ -652,15 +670,49 @@ void hstream_run(hstream *s, model *m, const hessian_opts *o)
 
 /* ---- merge --------------------------------------------------------------------------------- */
 
-void hstream_merge(hstream *a, const hstream *b)
+/* What a merge reads of the stream it adds: a stream itself, or its packed bytes
+ * (hstream_pack), where the kept block rows are stored one after the other for
+ * the fed rows in ascending order. */
+typedef struct {
+    size_t P, nfed;
+    int T, nb, keep, heat, heat_px, mode;
+    uint64_t blocks_hash;
+    const unsigned char *fed;
+    const double *rm, *inrow;
+    const double *hb;          /* the stream's hb (rows at hoff), or the packed rows (packed = 1) */
+    int packed;
+    ordacc tm, hm;             /* views: gstart borrowed from the receiving stream */
+    const double *hmax;
+} hview;
+
+/* FNV-1a over the blocks' (start, n, stride): two streams of one partition agree. */
+static uint64_t blocks_hash(const block *b, int nb)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int k = 0; k < nb; k++) {
+        uint64_t v[3] = {b[k].start, b[k].n, b[k].stride};
+        const unsigned char *c = (const unsigned char *)v;
+        for (size_t e = 0; e < sizeof v; e++) h = (h ^ c[e]) * 1099511628211ull;
+    }
+    return h;
+}
+
+static hview view_of(const hstream *b)
+{
+    hview v = {.P = b->P, .nfed = b->nfed, .T = b->T, .nb = b->nb, .keep = b->keep, .heat = b->heat,
+               .heat_px = b->heat_px, .mode = b->mode, .blocks_hash = blocks_hash(b->blocks, b->nb),
+               .fed = b->fed, .rm = b->rm, .inrow = b->inrow, .hb = b->hb, .packed = 0, .tm = b->tm,
+               .hmax = b->hmax};
+    if (b->heat == HEAT_SUM) v.hm = b->hm;
+    return v;
+}
+
+static void merge_view(hstream *a, const hview *b)
 {
     if (a->P != b->P || a->T != b->T || a->keep != b->keep || a->heat != b->heat || a->heat_px != b->heat_px)
         die_user("hstream_merge: streams of different models or options");
     if (a->nb != b->nb) die_user("hstream_merge: streams of different partitions (%d and %d blocks)", a->nb, b->nb);
-    for (int k = 0; k < a->nb; k++)
-        if (a->blocks[k].start != b->blocks[k].start || a->blocks[k].n != b->blocks[k].n ||
-            a->blocks[k].stride != b->blocks[k].stride)
-            die_user("hstream_merge: streams of different partitions (block %d)", k);
+    if (blocks_hash(a->blocks, a->nb) != b->blocks_hash) die_user("hstream_merge: streams of different partitions");
     if (a->mode != MODE_NONE && b->mode != MODE_NONE && a->mode != b->mode)
         die_user("hstream_merge: a stream of full panels and one of lower panels");
     size_t P = a->P;
@@ -679,13 +731,20 @@ void hstream_merge(hstream *a, const hstream *b)
             a->inrow[i] = b->inrow[i];
         }
     }
-    if (a->keep)   /* each block entry (of the upper triangle for lower panels) comes from one row */
+    if (a->keep) {   /* each block entry (of the upper triangle for lower panels) comes from one row */
+        const double *src = b->hb;
         for (size_t i = 0; i < P; i++) {
             if (!b->fed[i]) continue;
             const block *bl = &a->blocks[a->blk[i]];
             size_t n = bl->n, r = a->pos[i], e0 = lower ? r : 0, off = a->hoff[a->blk[i]] + r * n;
-            memcpy(a->hb + off + e0, b->hb + off + e0, (n - e0) * sizeof(double));
+            if (b->packed) {
+                memcpy(a->hb + off + e0, src, (n - e0) * sizeof(double));
+                src += n - e0;
+            } else {
+                memcpy(a->hb + off + e0, b->hb + off + e0, (n - e0) * sizeof(double));
+            }
         }
+    }
     oa_merge(&a->tm, &b->tm);
     if (a->heat == HEAT_SUM) oa_merge(&a->hm, &b->hm);
     if (a->heat == HEAT_MAX)
@@ -695,6 +754,137 @@ void hstream_merge(hstream *a, const hstream *b)
     a->nfed += b->nfed;
     a->mode = b->mode;
     a->finished = 0;
+}
+
+void hstream_merge(hstream *a, const hstream *b)
+{
+    hview v = view_of(b);
+    merge_view(a, &v);
+}
+
+/* ---- pack ----------------------------------------------------------------------------------
+ * Little-endian 8-byte words (the ranks of one job share a byte order):
+ *   magic "HSTRPK01"; P, T, nb, keep, heat, heat_px, mode + 1, nfed, blocks hash,
+ *   tm pending rows, hm pending rows, kept doubles;
+ *   fed (P bytes, padded to 8); rm (P); inrow (P); the kept block rows of the fed
+ *   rows in ascending order (n_b each, n_b − r for lower panels);
+ *   tm: acc (T × (T+1)), next (T), pending rows, their sums;
+ *   heatmap: HEAT_SUM as tm over the pixel rows, HEAT_MAX the R × C maxima. */
+enum { PK_HEAD = 13 };
+static const char PK_MAGIC[8] = {'H', 'S', 'T', 'R', 'P', 'K', '0', '1'};
+
+static size_t kept_doubles(const hstream *s)
+{
+    if (!s->keep) return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < s->P; i++)
+        if (s->fed[i]) n += s->blocks[s->blk[i]].n - (s->mode == MODE_LOWER ? s->pos[i] : 0);
+    return n;
+}
+
+static size_t oa_words(const ordacc *a) { return (size_t)a->ng * a->W + (size_t)a->ng + a->np * (1 + (size_t)a->W); }
+
+static uint64_t *oa_pack(const ordacc *a, uint64_t *w)
+{
+    size_t na = (size_t)a->ng * a->W;
+    memcpy(w, a->acc, na * 8);
+    w += na;
+    for (int g = 0; g < a->ng; g++) *w++ = a->next[g];
+    for (size_t k = 0; k < a->np; k++) *w++ = a->prow[k];
+    if (a->np) memcpy(w, a->pval, a->np * a->W * 8);
+    return w + a->np * a->W;
+}
+
+/* A view of a packed ordacc shaped like `like` with np pending rows. */
+static const uint64_t *oa_view(ordacc *v, const ordacc *like, size_t np, const uint64_t *w)
+{
+    *v = *like;
+    size_t na = (size_t)like->ng * like->W;
+    v->acc = (double *)w;
+    w += na;
+    v->next = (size_t *)w;
+    w += like->ng;
+    v->np = v->cap = np;
+    v->prow = (size_t *)w;
+    w += np;
+    v->pval = (double *)w;
+    return w + np * like->W;
+}
+
+void *hstream_pack(const hstream *s, size_t *bytes)
+{
+    size_t P = s->P, fedw = (P + 7) / 8, kept = kept_doubles(s);
+    size_t words = 1 + PK_HEAD + fedw + 2 * P + kept + oa_words(&s->tm);
+    if (s->heat == HEAT_SUM) words += oa_words(&s->hm);
+    if (s->heat == HEAT_MAX) words += s->R * s->C;
+    uint64_t *buf = xmalloc(checked_mul(words, 8, "packed stream")), *w = buf;
+    memcpy(w++, PK_MAGIC, 8);
+    uint64_t head[PK_HEAD] = {P, (uint64_t)s->T, (uint64_t)s->nb, (uint64_t)s->keep, (uint64_t)s->heat,
+                              (uint64_t)s->heat_px, (uint64_t)(s->mode + 1), s->nfed, blocks_hash(s->blocks, s->nb),
+                              s->tm.np, s->heat == HEAT_SUM ? s->hm.np : 0, kept, 0};
+    memcpy(w, head, sizeof head);
+    w += PK_HEAD;
+    w[fedw - 1] = 0;
+    memcpy(w, s->fed, P);
+    w += fedw;
+    memcpy(w, s->rm, P * 8);
+    w += P;
+    memcpy(w, s->inrow, P * 8);
+    w += P;
+    if (kept) {
+        double *d = (double *)w;
+        for (size_t i = 0; i < P; i++) {
+            if (!s->fed[i]) continue;
+            const block *bl = &s->blocks[s->blk[i]];
+            size_t n = bl->n, r = s->pos[i], e0 = s->mode == MODE_LOWER ? r : 0;
+            memcpy(d, s->hb + s->hoff[s->blk[i]] + r * n + e0, (n - e0) * 8);
+            d += n - e0;
+        }
+        w += kept;
+    }
+    w = oa_pack(&s->tm, w);
+    if (s->heat == HEAT_SUM) w = oa_pack(&s->hm, w);
+    if (s->heat == HEAT_MAX) {
+        memcpy(w, s->hmax, s->R * s->C * 8);
+        w += s->R * s->C;
+    }
+    if ((size_t)(w - buf) != words) DIE("hstream_pack: %zu words written, %zu counted", (size_t)(w - buf), words);
+    *bytes = words * 8;
+    return buf;
+}
+
+void hstream_merge_packed(hstream *a, const void *bytes, size_t len)
+{
+    const uint64_t *w = bytes, *end = w + len / 8;
+    if (len % 8 || len < 8 * (1 + PK_HEAD) || memcmp(w, PK_MAGIC, 8) != 0)
+        die_user("hstream_merge_packed: not a packed stream (%zu bytes)", len);
+    uint64_t h[PK_HEAD];
+    memcpy(h, w + 1, sizeof h);
+    w += 1 + PK_HEAD;
+    hview v = {.P = h[0], .T = (int)h[1], .nb = (int)h[2], .keep = (int)h[3], .heat = (int)h[4],
+               .heat_px = (int)h[5], .mode = (int)h[6] - 1, .nfed = h[7], .blocks_hash = h[8], .packed = 1};
+    if (v.P != a->P || v.T != a->T || v.heat != a->heat || v.keep != a->keep)
+        die_user("hstream_merge_packed: a stream of a different model or options");
+    size_t P = a->P, fedw = (P + 7) / 8, kept = h[11];
+    size_t need = fedw + 2 * P + kept + (size_t)a->T * (a->T + 1) + a->T + h[9] * (size_t)(a->T + 2);
+    if (a->heat == HEAT_SUM) need += a->R * (a->C + 1) + a->R + h[10] * (a->C + 2);
+    if (a->heat == HEAT_MAX) need += a->R * a->C;
+    if ((size_t)(end - w) != need) die_user("hstream_merge_packed: %zu bytes, expected %zu", len, 8 * (need + 1 + PK_HEAD));
+    v.fed = (const unsigned char *)w;
+    w += fedw;
+    v.rm = (const double *)w;
+    w += P;
+    v.inrow = (const double *)w;
+    w += P;
+    v.hb = (const double *)w;
+    w += kept;
+    w = oa_view(&v.tm, &a->tm, h[9], w);
+    if (a->heat == HEAT_SUM) w = oa_view(&v.hm, &a->hm, h[10], w);
+    if (a->heat == HEAT_MAX) v.hmax = (const double *)w;
+    size_t count = 0;
+    for (size_t i = 0; i < P; i++) count += v.fed[i] != 0;
+    if (count != v.nfed) die_user("hstream_merge_packed: %zu rows marked fed, %zu counted", count, v.nfed);
+    merge_view(a, &v);
 }
 
 /* ---- results -------------------------------------------------------------------------------- */

@@ -93,11 +93,26 @@ void hstream_add(hstream *s, size_t j0, int k, const double *rows, int lower);
 void hstream_run(hstream *s, model *m, const hessian_opts *o);
 /* The same for columns j0..j1-1 only (one rank's share; merge the streams after). */
 void hstream_run_cols(hstream *s, model *m, size_t j0, size_t j1, const hessian_opts *o);
+/* The panels at columns first, first + step, first + 2·step, ... (each o->panel
+ * wide, step >= o->panel): rank r of N with first = r·panel, step = N·panel
+ * takes every N-th panel, which balances columns of unequal cost. Rows that
+ * arrive before their chain's predecessors wait as pending rows (T + 1 doubles
+ * each, plus a mean-pooled heatmap's pixel columns) until a merge brings those. */
+void hstream_run_strided(hstream *s, model *m, size_t first, size_t step, const hessian_opts *o);
 /* Combine partial results (column ranges computed separately, e.g. by MPI ranks):
  * a += b. Sums and maxima only; exact for disjoint rows (see the order above).
  * User error unless a and b were made with the same model size, partition and
  * options, have the same panel kind and share no row. */
 void hstream_merge(hstream *a, const hstream *b);
+
+/* A stream as bytes (malloc'ed; *bytes its length), to send to another process:
+ * its fed rows, their kept block rows, row masses and the ordered accumulators'
+ * chains and pending rows — about (n_b + 3) doubles per fed row plus 2P. */
+void *hstream_pack(const hstream *s, size_t *bytes);
+/* a += the packed stream: the same as hstream_merge with the stream that was
+ * packed (bitwise), without unpacking it into a second stream. User error on
+ * bytes that are not a packed stream of the same model, partition and options. */
+void hstream_merge_packed(hstream *a, const void *bytes, size_t len);
 
 /* Rows fed so far (P when complete). */
 size_t hstream_rows_fed(const hstream *s);

@@ -28,7 +28,8 @@ run_one() {
   passed=$((passed + p)); failed=$((failed + f))
 }
 for t in "$@"; do run_one "$(basename "$t")" "$t"; done
-for s in tests/cli_*.sh; do
+# CLI_SCRIPTS: the scripts to run instead (make test MPI=1: tests/mpi_*.sh)
+for s in ${CLI_SCRIPTS-tests/cli_*.sh}; do
   [ -e "$s" ] && run_one "$(basename "$s")" bash "$s"
 done
 echo "$passed passed, $failed failed"

@@ -1,0 +1,263 @@
+/* heatmap — one named block of a Hessian at full resolution: a tensor, a head,
+ * an output or input neuron, or an index range, cut from a saved H (.npy, read
+ * row by row: H never has to fit in memory) or from the blocks a streamed run
+ * kept (hessian_blocks' blocks.npy: the block must lie inside one kept H_bb —
+ * --partition alg2 keeps every tensor's). Rendered by plots/heatmap.gp (the
+ * style of plots/fig6.gp: |H| in log colour, heads solid, output neurons dotted).
+ *
+ *   heatmap --h results/fig6/H.npy --block h0.attn.query --png q.png
+ *   heatmap --run results/hessian_blocks --block 'h1.attn.key[head 2]' --png k2.png
+ *   heatmap --h H.npy --block 0:512 --cols 'h0.mlp.fc_1[row 3]'        (an off-diagonal block)
+ *
+ * Outputs in --out: block.npy (rows × cols of H), heat.csv (|H|, pooled only
+ * with --pixels), bounds_{rows,cols}_{major,minor}.csv, plotvars.gp; the PNG with
+ * --png (gnuplot, written atomically).
+ */
+#include "core/core.h"
+#include "hessian/hessian.h"
+#include "hessian/hview.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* ---- the block from a saved H ------------------------------------------------------------ */
+
+/* Opens a (P, P) float64 C-order .npy and returns the data's byte offset. */
+static long npy_matrix_open(const char *path, size_t P, FILE **out)
+{
+    if (path_is_folder(path)) die_user("%s is a folder, expected H.npy", path);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) die_user("cannot read %s: %s", path, strerror(errno));
+    unsigned char pre[10];
+    char dict[65536];
+    size_t want = 0, got0 = 0, got1 = 0;
+    if (fread(pre, 1, 10, fp) != 10 || memcmp(pre, "\x93NUMPY", 6) || pre[6] != 1) {
+        fclose(fp);
+        die_user("%s: not a .npy file (format 1.0)", path);
+    }
+    want = pre[8] | (size_t)pre[9] << 8;
+    if (fread(dict, 1, want, fp) != want) {
+        fclose(fp);
+        die_user("%s: truncated header", path);
+    }
+    dict[want] = '\0';
+    const char *sh = strstr(dict, "'shape': (");
+    if (!strstr(dict, "'descr': '<f8'") || !strstr(dict, "'fortran_order': False") || !sh ||
+        sscanf(sh, "'shape': (%zu, %zu)", &got0, &got1) != 2 || got0 != P || got1 != P) {
+        fclose(fp);
+        die_user("%s: expected a float64 C-order (%zu, %zu) matrix (the layout's P)", path, P, P);
+    }
+    long off = 10 + (long)want;
+    if (fseek(fp, 0, SEEK_END) || ftell(fp) < off + (long)(8 * P * P)) {
+        fclose(fp);
+        die_user("%s: shorter than its header says", path);
+    }
+    *out = fp;
+    return off;
+}
+
+/* H_RC from the file: each row of R read over the hull of C's columns. */
+static double *cut_from_h(const char *path, size_t P, const block *R, const block *C)
+{
+    FILE *fp;
+    long off = npy_matrix_open(path, P, &fp);
+    size_t c0 = C->start, span = (C->n - 1) * C->stride + 1;
+    double *row = xmalloc(span * sizeof(double)), *out = xmalloc(checked_mul(R->n * C->n, sizeof(double), "block"));
+    for (size_t r = 0; r < R->n; r++) {
+        size_t i = R->start + r * R->stride;
+        if (fseek(fp, off + (long)(8 * (i * P + c0)), SEEK_SET) || fread(row, 8, span, fp) != span) {
+            fclose(fp);
+            die_user("%s: read failed at row %zu", path, i);
+        }
+        for (size_t c = 0; c < C->n; c++) out[r * C->n + c] = row[c * C->stride];
+    }
+    fclose(fp);
+    free(row);
+    return out;
+}
+
+/* ---- the block from a streamed run's kept blocks ---------------------------------------- */
+
+static double *cut_from_run(const char *dir, size_t P, const block *R, const block *C)
+{
+    char *path = path_join(dir, "blocks.csv");
+    FILE *fp = fopen(path, "r");
+    if (!fp) die_user("cannot read %s: %s (a hessian_blocks output folder?)", path, strerror(errno));
+    char line[2048];
+    block kept = {0};
+    size_t hoff = 0;
+    int found = 0;
+    if (!fgets(line, sizeof line, fp)) line[0] = '\0';
+    while (!found && fgets(line, sizeof line, fp)) {
+        block k = {0};
+        int idx;
+        char name[96], tname[64];
+        if (sscanf(line, "%d,%95[^,],%63[^,],%zu,%zu,%zu,%zu", &idx, name, tname, &k.start, &k.n, &k.stride, &hoff) != 7)
+            break;
+        if (block_inside(&k, R, NULL) && block_inside(&k, C, NULL)) {
+            kept = k;
+            snprintf(kept.name, sizeof kept.name, "%s", name);
+            found = 1;
+        }
+    }
+    fclose(fp);
+    free(path);
+    if (!found)
+        die_user("%s: no kept block holds both %s and %s (run hessian_blocks with a partition whose blocks hold it, "
+                 "e.g. --partition alg2 for any block inside a tensor)", dir, R->name, C->name);
+    size_t n = kept.n, *pr = xmalloc(R->n * sizeof(size_t)), *pc = xmalloc(C->n * sizeof(size_t));
+    block_inside(&kept, R, pr);
+    block_inside(&kept, C, pc);
+    path = path_join(dir, "blocks.npy");
+    int nd;
+    size_t shape[4];
+    double *all = npy_read(path, &nd, shape);   /* Σ n_b² doubles: the kept blocks, small by construction */
+    free(path);
+    if (nd != 1 || shape[0] < hoff + n * n) {
+        free(all), free(pr), free(pc);
+        die_user("%s/blocks.npy does not match its blocks.csv", dir);
+    }
+    double *out = xmalloc(checked_mul(R->n * C->n, sizeof(double), "block"));
+    for (size_t r = 0; r < R->n; r++)
+        for (size_t c = 0; c < C->n; c++) out[r * C->n + c] = all[hoff + pr[r] * n + pc[c]];
+    (void)P;
+    free(all), free(pr), free(pc);
+    return out;
+}
+
+/* ---- outputs ------------------------------------------------------------------------------ */
+
+static int write_lines(const char *out, const char *name, const partition *p, size_t offset, size_t factor)
+{
+    char *path = path_join(out, name);
+    partition empty = {0, 0, NULL};
+    heatmap_write_bounds(path, p ? p : &empty, offset, factor);
+    free(path);
+    return p && p->nblocks > 1;
+}
+
+/* The title's text safe for gnuplot's enhanced mode (underscores literal). */
+static void gp_escape(char *dst, size_t cap, const char *src)
+{
+    size_t o = 0;
+    for (; *src && o + 4 < cap; src++) {
+        if (*src == '_' || *src == '^' || *src == '{' || *src == '}' || *src == '@' || *src == '&') {
+            dst[o++] = '\\';
+            dst[o++] = '\\';
+        }
+        if (*src == '"') dst[o++] = '\\';
+        dst[o++] = *src;
+    }
+    dst[o] = '\0';
+}
+
+static void render(const char *script, const char *dir, const char *png)
+{
+    char tmp[4200], cmd[9000];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", png, (long)getpid());
+    snprintf(cmd, sizeof cmd, "gnuplot -e \"res='%s'; out='%s'\" '%s'", dir, tmp, script);
+    if (strchr(dir, '\'') || strchr(png, '\'') || strchr(script, '\''))
+        die_user("--out, --png and --script must not contain a quote");
+    int rc = system(cmd);
+    if (rc != 0 || rename(tmp, png) != 0) {
+        unlink(tmp);
+        die_user("rendering %s with gnuplot (%s) failed", png, script);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *spec = NULL, *cspec = NULL, *hpath = NULL, *tensors = NULL, *run = NULL, *out = "results/heatmap",
+               *pool = "max", *png = NULL, *script = "plots/heatmap.gp";
+    int pixels = 0, max_lines = 256;
+    double decades = 6;
+    const cli_opt opts[] = {
+        {"block", OPT_STRING, &spec, "the block's rows: NAME, NAME[head h], NAME[row r], NAME[col c] or i0:i1"},
+        {"cols", OPT_STRING, &cspec, "its columns, the same way (default: the rows: a diagonal block)"},
+        {"h", OPT_STRING, &hpath, "a saved H (.npy, P x P), read row by row"},
+        {"tensors", OPT_STRING, &tensors, "the layout (tensors.csv; default: next to --h, or in --run)"},
+        {"run", OPT_STRING, &run, "a hessian_blocks output folder: the block is cut from its kept blocks"},
+        {"pixels", OPT_INT, &pixels, "0: full resolution; else pool to at most this many pixels per side"},
+        {"pool", OPT_STRING, &pool, "with --pixels: max or mean"},
+        {"decades", OPT_DOUBLE, &decades, "log colour range below max |H|, in decades"},
+        {"max-lines", OPT_INT, &max_lines, "draw neuron lines only up to this many neurons"},
+        {"png", OPT_STRING, &png, "render the PNG here with gnuplot"},
+        {"script", OPT_STRING, &script, "the gnuplot script"},
+        {"out", OPT_STRING, &out, "output folder"},
+    };
+    cli_parse(argc, argv,
+              "One block of an exact Hessian at full resolution: a tensor, a head, a neuron or an index range,\n"
+              "from a saved H (.npy) or from the blocks a streamed hessian_blocks run kept; writes it as\n"
+              "block.npy and a heatmap (|H|, log colour) with tensor / head / neuron lines for plots/heatmap.gp.",
+              opts, sizeof opts / sizeof *opts);
+    if (!spec) die_user("--block is required (e.g. --block h0.attn.query)");
+    if (!hpath == !run) die_user("give exactly one of --h (a saved H) and --run (a hessian_blocks folder)");
+    if (pixels < 0 || pixels > 16384) die_user("--pixels must be in 0..16384 (got %d)", pixels);
+    pool_kind pk = pool_parse(pool);
+    if (!(decades >= 1 && decades <= 16)) die_user("--decades must be in 1..16 (got %g)", decades);
+    char *tpath;
+    if (tensors) {
+        tpath = xstrdup(tensors);
+    } else if (run) {
+        tpath = path_join(run, "tensors.csv");
+    } else {
+        const char *slash = strrchr(hpath, '/');
+        char *dir = slash ? strndup(hpath, (size_t)(slash - hpath)) : xstrdup(".");
+        tpath = path_join(dir, "tensors.csv");
+        free(dir);
+    }
+    model *lay = layout_read(tpath);
+    free(tpath);
+    block R = block_named(lay, spec), C = block_named(lay, cspec ? cspec : spec);
+    ensure_dir(out);
+
+    double *A = hpath ? cut_from_h(hpath, lay->P, &R, &C) : cut_from_run(run, lay->P, &R, &C);
+    size_t shape[2] = {R.n, C.n};
+    npy_write_in(out, "block.npy", A, 2, shape);
+    size_t pr, pc, factor;
+    int px = pixels ? pixels : (int)(R.n > C.n ? R.n : C.n);
+    double *img = heatmap_pool(A, R.n, C.n, C.n, px, pk, &pr, &pc, &factor);
+    char note[256];
+    snprintf(note, sizeof note, "|H| block %s x %s", R.name, C.name);
+    char *path = path_join(out, "heat.csv");
+    heatmap_write(path, img, pr, pc, factor, note);
+    free(path);
+
+    partition *rmaj, *rmin, *cmaj, *cmin;
+    block_lines(lay, &R, max_lines, &rmaj, &rmin);
+    block_lines(lay, &C, max_lines, &cmaj, &cmin);
+    int has[4] = {write_lines(out, "bounds_rows_major.csv", rmaj, R.start, factor),
+                  write_lines(out, "bounds_rows_minor.csv", rmin, R.start, factor),
+                  write_lines(out, "bounds_cols_major.csv", cmaj, C.start, factor),
+                  write_lines(out, "bounds_cols_minor.csv", cmin, C.start, factor)};
+    double mx = max_abs(R.n * C.n, A), sum = 0;
+    for (size_t e = 0; e < R.n * C.n; e++) sum += fabs(A[e]);
+    char title[600], t1[300], t2[300];
+    if (cspec) snprintf(t1, sizeof t1, "%s x %s", R.name, C.name);
+    else snprintf(t1, sizeof t1, "%s", R.name);
+    gp_escape(title, sizeof title, t1);
+    snprintf(t2, sizeof t2, "%s%s", hpath ? "from " : "from the kept blocks of ", hpath ? hpath : run);
+    gp_escape(t1, sizeof t1, t2);
+    outfile *o = outfile_open_in(out, "plotvars.gp");
+    fprintf(outfile_fp(o),
+            "npr = %zu\nnpc = %zu\nfactor = %zu\ncbmax = %.6g\ncbmin = %.6g\n"
+            "has_rmaj = %d\nhas_rmin = %d\nhas_cmaj = %d\nhas_cmin = %d\n"
+            "title_text = \"Hessian block %s\"\n"
+            "sub1 = \"%zu x %zu (indices %zu.. stride %zu, %zu.. stride %zu); max |H| %.2e, mean |H| %.2e; log colour\"\n"
+            "sub2 = \"%s; solid: heads (or neurons, tensors), dotted: neurons in heads\"\n",
+            pr, pc, factor, mx > 0 ? mx : 1, (mx > 0 ? mx : 1) * pow(10, -decades), has[0], has[1], has[2], has[3],
+            title, R.n, C.n, R.start, R.stride, C.start, C.stride, mx, sum / (double)(R.n * C.n), t1);
+    outfile_commit(o);
+    if (png) render(script, out, png);
+    if (!core_quiet)
+        fprintf(stderr, "heatmap: %s (%zu x %zu) -> %s/block.npy%s%s\n", t2, R.n, C.n, out, png ? ", " : "",
+                png ? png : "");
+    run_write_info(out, 0);
+    partition_free(rmaj), partition_free(rmin), partition_free(cmaj), partition_free(cmin);
+    free(img);
+    free(A);
+    model_free(lay);
+    return 0;
+}

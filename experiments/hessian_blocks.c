@@ -1,0 +1,463 @@
+/* hessian_blocks — the block analysis of an exact Hessian, streamed panel by
+ * panel without storing H (hessian/stream.h), for the tiny Transformer (any
+ * size) or the MLP at a training checkpoint, on one process or spread over the
+ * ranks of an MPI job (make MPI=1; docs/cluster.md).
+ *
+ * Each rank builds its own copy of the model at the checkpoint (rank 0 trains
+ * and broadcasts the parameters and v̂), streams its contiguous share of H's
+ * column panels, and sends its packed stream to rank 0, which merges them in
+ * rank order and writes what one process writes (bitwise with full panels, the
+ * default; --lower: the symmetric fast path, about 0.65x the R-pass time, every
+ * output bitwise but the row masses, which agree to ~1e-16).
+ *
+ * --path full computes the same outputs from the full H (hessian_full, then
+ * block_extract / block_analyze / mass_ratio / heatmap_pool): the reference the
+ * tests hold the streamed path to (1e-12). --full-spectrum adds every eigenvalue
+ * of H (ScaLAPACK's pdsyevr over a process grid under MPI, LAPACK otherwise),
+ * --write-h the full H as one .npy (MPI-IO).
+ *
+ * Outputs in --out (rank 0): summary.csv (name,value), tensors.csv, blocks.csv
+ * (one row per block: where it is, its offsets in blocks.npy / block_eigs.npy,
+ * ‖H_bb‖², share of ‖H‖², row-mass ratio, τ, spectrum, κ both ways, κ(D H_b)),
+ * blocks.npy (every H_bb, concatenated), block_eigs.npy (their eigenvalues),
+ * row_mass.npy (‖H_{i,:}‖²), tensor_mass.csv/.npy (Σ H_ij² per tensor pair),
+ * heat.csv (pooled |H| for gnuplot) + heat_bounds.csv (tensor boundaries),
+ * vhat.npy, spectrum.npy/.csv (--full-spectrum), H.npy (--write-h), train/
+ * (the Transformer's training run), run.txt.
+ */
+#include "core/dist.h"
+#include "harness/harness.h"
+#include "hessian/hdist.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+typedef struct {
+    ckpt_cli cli;
+    const char *model_name, *out, *part_name, *pool_name, *path_name, *mlp_data, *mlp_act, *eig_name;
+    int mlp_width, mlp_pool, mlp_eval_n, pixels, lower, full_spectrum, write_h, skip_blocks;
+    int_list eig_range;
+    /* state */
+    int is_tt;
+    tt_ckpt_setup setup;
+    mlp_ckpt_setup ms;
+    tt_ckpt tt;
+    mlp_ckpt mlp;
+    model *m;
+    double *vhat, *d;          /* (P) v̂ at the checkpoint and D_Adam's diagonal */
+    double eps;
+    long step, total;
+    double loss;
+    partition *p;
+} run;
+
+/* Everything the outputs need, from either path. */
+typedef struct {
+    double total, ratio;
+    const double *row_mass, *tmass, *heat;
+    size_t pr, pc, factor;
+    const double **Hb;         /* (nblocks) each H_bb */
+    block_metrics *bm;
+    double seconds, cpu;
+} results;
+
+/* ---- setup ---------------------------------------------------------------------------------- */
+
+static partition *make_partition(const run *r)
+{
+    const char *s = r->part_name;
+    if (!strcmp(s, "alg3")) return partition_alg3(r->m, 0);
+    if (!strcmp(s, "alg3-value-whole")) return partition_alg3(r->m, 1);
+    if (!strcmp(s, "alg2") || !strcmp(s, "tensors")) return partition_alg2(r->m);
+    if (!strcmp(s, "rows")) return partition_uniform(r->m, SPLIT_ROWS);
+    if (!strcmp(s, "cols")) return partition_uniform(r->m, SPLIT_COLS);
+    return partition_read(s, r->m);
+}
+
+/* The model at the checkpoint on every rank: rank 0 trains (and writes train/),
+ * the others build the same model and receive its parameters and v̂. */
+static void build_model(run *r)
+{
+    int root = dist_rank() == 0;
+    double meta[3] = {0};
+    if (r->is_tt) {
+        /* harness's steps of tt_ckpt_hessian, all but H: model and Hessian batch,
+         * then (rank 0) the training and the checkpoint read back */
+        tt_ckpt_setup one = r->setup;
+        one.train.nfracs = 1;
+        tt_ckpt_start(&one, &r->tt);
+        long step = checkpoint_step(one.train.fracs[0], one.train.steps);
+        if (root) {
+            char *train_dir = path_join(r->out, "train");
+            tt_ckpt_train(&one, train_dir, &r->tt);
+            tt_ckpt_load(&one, train_dir, step, &r->tt);
+            free(train_dir);
+            meta[0] = r->tt.m->loss(r->tt.m);
+        } else {
+            r->tt.vhat = xmalloc(r->tt.m->P * sizeof(double));
+        }
+        r->m = r->tt.m;
+        r->vhat = r->tt.vhat;
+        r->eps = r->setup.train.ocfg.eps;
+        r->step = step;
+        r->total = r->setup.train.steps;
+    } else {
+        mlp_ckpt_model(&r->ms, root, &r->mlp);
+        r->m = r->mlp.m;
+        if (!root) r->mlp.vhat = xmalloc(r->m->P * sizeof(double));
+        r->vhat = r->mlp.vhat;
+        r->eps = optim_defaults(OPTIM_ADAM).eps;
+        r->step = r->mlp.step;
+        r->total = r->mlp.total;
+        if (root) meta[0] = r->m->loss(r->m);
+    }
+    dist_bcast(r->m->params, r->m->P * sizeof(double));
+    dist_bcast(r->vhat, r->m->P * sizeof(double));
+    dist_bcast(meta, sizeof meta);
+    r->loss = meta[0];
+    r->d = xmalloc(r->m->P * sizeof(double));
+    adam_diag(r->m->P, r->vhat, r->eps, r->d);
+    int workers = dist_workers();
+    if (r->is_tt) tt_set_threads(r->m, workers);
+    else mlp_set_threads(r->m, workers);
+}
+
+static hessian_opts engine_opts(const run *r)
+{
+    hessian_opts o = hessian_defaults();
+    o.panel = r->cli.panel;
+    o.symmetric = r->lower;
+    o.label = "hessian_blocks";
+    return o;
+}
+
+/* ---- the two paths -------------------------------------------------------------------------- */
+
+/* CPU seconds of this process, all its threads. */
+static double cpu_seconds(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_utime.tv_sec + u.ru_utime.tv_usec * 1e-6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec * 1e-6;
+}
+
+static hstream *streamed(run *r, results *res)
+{
+    hstream_opts so = {r->p, 1, r->pixels, pool_parse(r->pool_name)};
+    hstream *s = hstream_new(r->m, &so);
+    hessian_opts o = engine_opts(r);
+    double t0 = wall_seconds(), c0 = cpu_seconds();
+    hstream_run_dist(s, r->m, &o);
+    res->seconds = wall_seconds() - t0;
+    res->cpu = dist_sum(cpu_seconds() - c0);   /* every rank's CPU time of the H part, workers included */
+    if (dist_rank() > 0) {
+        hstream_free(s);
+        return NULL;
+    }
+    int nb = r->p->nblocks;
+    res->total = hstream_total_fro2(s);
+    res->ratio = hstream_mass_ratio(s);
+    res->row_mass = hstream_row_mass(s);
+    res->tmass = hstream_tensor_mass(s);
+    res->heat = hstream_heatmap(s, &res->pr, &res->pc, &res->factor);
+    res->Hb = xmalloc((size_t)nb * sizeof(double *));
+    res->bm = xmalloc((size_t)nb * sizeof(block_metrics));
+    for (int b = 0; b < nb; b++) {
+        res->Hb[b] = hstream_block(s, b);
+        res->bm[b] = hstream_block_metrics(s, b, r->d);
+    }
+    return s;
+}
+
+/* The reference: the full H and the library's whole-matrix functions. */
+static double *full_path(run *r, results *res)
+{
+    hessian_opts o = engine_opts(r);
+    double t0 = wall_seconds(), c0 = cpu_seconds();
+    double *H = hessian_full(r->m, &o);
+    res->seconds = wall_seconds() - t0;
+    res->cpu = cpu_seconds() - c0;
+    size_t P = r->m->P;
+    int nb = r->p->nblocks, T = r->m->ntensors;
+    double *rm = xmalloc(P * sizeof(double));
+    res->total = 0;
+    for (size_t i = 0; i < P; i++) {
+        rm[i] = frobenius_sq(P, H + i * P);
+        res->total += rm[i];
+    }
+    res->row_mass = rm;
+    res->ratio = mass_ratio(H, P, r->p);
+    double *tm = xmalloc((size_t)T * T * sizeof(double));
+    for (int a = 0; a < T; a++)
+        for (int b = 0; b < T; b++) {
+            const tensor_info *ta = &r->m->tensors[a], *tb = &r->m->tensors[b];
+            block ba = {ta->offset, tensor_size(ta), 1, a, ""}, bb = {tb->offset, tensor_size(tb), 1, b, ""};
+            double *X = block_cross(H, P, &ba, &bb);
+            tm[a * T + b] = frobenius_sq(ba.n * bb.n, X);
+            free(X);
+        }
+    res->tmass = tm;
+    res->heat = heatmap_pool(H, P, P, P, r->pixels, pool_parse(r->pool_name), &res->pr, &res->pc, &res->factor);
+    res->Hb = xmalloc((size_t)nb * sizeof(double *));
+    res->bm = xmalloc((size_t)nb * sizeof(block_metrics));
+    for (int b = 0; b < nb; b++) {
+        res->Hb[b] = block_extract(H, P, &r->p->b[b]);
+        res->bm[b] = block_analyze(H, P, &r->p->b[b], r->d);
+    }
+    return H;
+}
+
+/* ---- outputs (rank 0) ----------------------------------------------------------------------- */
+
+/* The tensor a block starts in (a partition file's block may name none). */
+static const char *tensor_at(const model *m, const block *b)
+{
+    if (b->tensor >= 0 && b->tensor < m->ntensors) return m->tensors[b->tensor].name;
+    for (int t = m->ntensors - 1; t >= 0; t--)
+        if (m->tensors[t].offset <= b->start) return m->tensors[t].name;
+    return "-";
+}
+
+static void write_results(const run *r, const results *res)
+{
+    const model *m = r->m;
+    size_t P = m->P;
+    int nb = r->p->nblocks, T = m->ntensors;
+    outfile *f = csv_open_in(r->out, "tensors.csv", "index,name,role,offset,rows,cols,heads,layer");
+    for (int t = 0; t < T; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        csv_row(f, "%d,%s,%s,%zu,%d,%d,%d,%d", t, ti->name, role_name(ti->role), ti->offset, ti->rows, ti->cols,
+                ti->heads, ti->layer);
+    }
+    csv_close(f);
+
+    /* every H_bb and its eigenvalues, concatenated; offsets in blocks.csv */
+    size_t nH = 0, nE = 0;
+    for (int b = 0; b < nb; b++) {
+        nH += r->p->b[b].n * r->p->b[b].n;
+        nE += r->p->b[b].n;
+    }
+    char *bpath = path_join(r->out, "blocks.npy");
+    outfile *fh = npy_open(bpath, 1, &nH);
+    free(bpath);
+    double *eig = xmalloc((nE ? nE : 1) * sizeof(double));
+    f = csv_open_in(r->out, "blocks.csv",
+                    "block,name,tensor,start,n,stride,H_offset,eig_offset,fro2,mass_share,row_mass_ratio,tau,lambda_min,"
+                    "lambda_max,abs_lambda_min,abs_lambda_max,kappa,n_negative,kappa_DH_eig,n_negative_DH,kappa_DH_svd");
+    size_t oh = 0, oe = 0;
+    for (int b = 0; b < nb; b++) {
+        const block *bl = &r->p->b[b];
+        const block_metrics *bm = &res->bm[b];
+        npy_write_chunk(fh, res->Hb[b], bl->n * bl->n);
+        sym_eigvals((int)bl->n, res->Hb[b], eig + oe);
+        csv_row(f, "%d,%s,%s,%zu,%zu,%zu,%zu,%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%d,%.17g", b,
+                bl->name, tensor_at(m, bl), bl->start, bl->n, bl->stride, oh, oe, bm->fro2,
+                res->total > 0 ? bm->fro2 / res->total : NAN, bm->row_mass, bm->tau, bm->s.lmin, bm->s.lmax,
+                bm->s.absmin, bm->s.absmax, bm->s.kappa, bm->s.nneg, bm->sd.kappa, bm->sd.nneg, bm->kappa_dh_svd);
+        oh += bl->n * bl->n;
+        oe += bl->n;
+    }
+    csv_close(f);
+    outfile_commit(fh);
+    npy_write_in(r->out, "block_eigs.npy", eig, 1, &nE);
+    free(eig);
+
+    npy_write_in(r->out, "row_mass.npy", res->row_mass, 1, &P);
+    npy_write_in(r->out, "vhat.npy", r->vhat, 1, &P);
+    size_t tshape[2] = {(size_t)T, (size_t)T};
+    npy_write_in(r->out, "tensor_mass.npy", res->tmass, 2, tshape);
+    f = csv_open_in(r->out, "tensor_mass.csv", "tensor_a,tensor_b,mass,share");
+    for (int a = 0; a < T; a++)
+        for (int b = 0; b < T; b++)
+            csv_row(f, "%s,%s,%.17g,%.17g", m->tensors[a].name, m->tensors[b].name, res->tmass[a * T + b],
+                    res->total > 0 ? res->tmass[a * T + b] / res->total : NAN);
+    csv_close(f);
+
+    char note[160];
+    snprintf(note, sizeof note, "|H| of %s (P = %zu) at step %ld, %s-pooled", m->kind, P, r->step, r->pool_name);
+    char *path = path_join(r->out, "heat.csv");
+    heatmap_write(path, res->heat, res->pr, res->pc, res->factor, note);
+    free(path);
+    partition *tp = partition_alg2(m);
+    path = path_join(r->out, "heat_bounds.csv");
+    heatmap_write_bounds(path, tp, 0, res->factor);
+    free(path);
+    partition_free(tp);
+
+    double blocks_fro2 = 0;
+    for (int b = 0; b < nb; b++) blocks_fro2 += res->bm[b].fro2;
+    f = csv_open_in(r->out, "summary.csv", "name,value");
+    csv_row(f, "model,%s", m->kind);
+    csv_row(f, "P,%zu", P);
+    csv_row(f, "partition,%s", r->part_name);
+    csv_row(f, "blocks,%d", nb);
+    csv_row(f, "panels,%s", r->lower ? "lower" : "full");
+    csv_row(f, "checkpoint_step,%ld", r->step);
+    csv_row(f, "total_steps,%ld", r->total);
+    csv_row(f, "loss_checkpoint,%.17g", r->loss);
+    csv_row(f, "hessian_fro2,%.17g", res->total);
+    csv_row(f, "blocks_fro2,%.17g", blocks_fro2);
+    csv_row(f, "mass_ratio,%.17g", res->ratio);
+    csv_row(f, "heat_pixels,%zu", res->pr);
+    csv_row(f, "heat_factor,%zu", res->factor);
+    csv_close(f);
+}
+
+static void full_spectrum(const run *r)
+{
+    size_t P = r->m->P;
+    hfull_opts fo = hfull_defaults();
+    fo.method = !strcmp(r->eig_name, "evd") ? EIG_EVD : EIG_EVR;
+    if (r->eig_range.n == 2) {
+        fo.il = r->eig_range.v[0];
+        fo.iu = r->eig_range.v[1];
+    }
+    hessian_opts o = engine_opts(r);
+    o.label = "full H";
+    double *w = xmalloc(P * sizeof(double));
+    char *hpath = r->write_h ? path_join(r->out, "H.npy") : NULL;
+    double t0 = wall_seconds();
+    int n = hessian_eigs_dist(r->m, &o, &fo, hpath, w);
+    double t = wall_seconds() - t0;
+    free(hpath);
+    if (dist_rank() == 0) {
+        size_t nn = (size_t)n;
+        npy_write_in(r->out, "spectrum.npy", w, 1, &nn);
+        spectrum s = spectrum_of(n, w);
+        outfile *f = csv_open_in(r->out, "spectrum.csv", "P,count,il,iu,lambda_min,lambda_max,abs_lambda_min,"
+                                                         "abs_lambda_max,kappa,n_negative");
+        csv_row(f, "%zu,%d,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%d", P, n, fo.il ? fo.il : 1, fo.il ? fo.iu : (int)P,
+                s.lmin, s.lmax, s.absmin, s.absmax, s.kappa, s.nneg);
+        csv_close(f);
+        run_note("full spectrum seconds: %.3f", t);
+        if (!core_quiet)
+            fprintf(stderr, "hessian_blocks: full spectrum of H (%d eigenvalues) in %.2f s: lambda %.6g .. %.6g\n", n, t,
+                    s.lmin, s.lmax);
+    }
+    free(w);
+}
+
+int main(int argc, char **argv)
+{
+    dist_init(&argc, &argv);
+    run r = {0};
+    ckpt_cli_init(&r.cli);
+    r.model_name = "tt";
+    r.out = "results/hessian_blocks";
+    r.part_name = "alg3";
+    r.pool_name = "max";
+    r.path_name = "stream";
+    r.eig_name = "evr";
+    r.mlp_data = "fashion-mnist";
+    r.mlp_act = "tanh";
+    r.mlp_width = 8;
+    r.mlp_pool = 4;
+    r.mlp_eval_n = 1000;
+    r.pixels = 256;
+    const cli_opt opts[] = {
+        {"model", OPT_STRING, &r.model_name, "tt (the tiny Transformer; its size from --layers, --C, --M, --T, ...) or mlp"},
+        {"partition", OPT_STRING, &r.part_name, "alg3, alg3-value-whole, alg2 (= tensors), rows, cols, or a partition file"},
+        {"path", OPT_STRING, &r.path_name, "stream (panel by panel, no H held) or full (the full H: the reference; one process)"},
+        {"lower", OPT_FLAG, &r.lower, "symmetric fast path (lower panels, ~0.65x the R-passes; row masses then equal across rank counts to ~1e-16, not bitwise)"},
+        {"pixels", OPT_INT, &r.pixels, "pooled |H| heatmap: at most this many pixels per side"},
+        {"pool", OPT_STRING, &r.pool_name, "heatmap pooling: max or mean"},
+        {"full-spectrum", OPT_FLAG, &r.full_spectrum, "also every eigenvalue of H (ScaLAPACK over the ranks under MPI, else LAPACK)"},
+        {"eig", OPT_STRING, &r.eig_name, "--full-spectrum solver: evr (pdsyevr, eigenvalues only) or evd (pdsyevd, with vectors: 2x memory)"},
+        {"eig-range", OPT_INT_LIST, &r.eig_range, "il,iu: only eigenvalues il..iu (1-based, ascending; evr), e.g. the extremes"},
+        {"write-h", OPT_FLAG, &r.write_h, "with --full-spectrum: write H.npy (P x P; MPI-IO under MPI)"},
+        {"skip-blocks", OPT_FLAG, &r.skip_blocks, "with --full-spectrum: no block analysis"},
+        CKPT_CLI_OPTS(&r.cli),
+        {"mlp-data", OPT_STRING, &r.mlp_data, "--model mlp: fashion-mnist or synthetic"},
+        {"mlp-width", OPT_INT, &r.mlp_width, "--model mlp: hidden neurons"},
+        {"mlp-pool", OPT_INT, &r.mlp_pool, "--model mlp: k x k average pooling of the images"},
+        {"mlp-act", OPT_STRING, &r.mlp_act, "--model mlp: relu, tanh, gelu or linear"},
+        {"mlp-eval-n", OPT_INT, &r.mlp_eval_n, "--model mlp: test images the Hessian is taken on"},
+        {"out", OPT_STRING, &r.out, "output folder"},
+    };
+    cli_parse(argc, argv,
+              "Block analysis of the exact Hessian at a training checkpoint, streamed panel by panel without\n"
+              "storing H: every diagonal block H_bb of a partition with its spectrum, kappa (|l|max/|l|min and\n"
+              "kappa(D H_b) with D_Adam from the checkpoint's v-hat, eigenvalue and 2-norm versions), tau, its\n"
+              "mass and row-mass ratio; ||H||^2 and the partition's mass ratio; row masses; tensor x tensor\n"
+              "masses; a pooled |H| heatmap. Models: the tiny Transformer at --checkpoint of AdamW training (the\n"
+              "flags of fig6, any size) or the MLP (Adam; flags of partition_check). Under MPI (make MPI=1;\n"
+              "mpirun -np N build-mpi/bin/hessian_blocks ...) the column panels are spread over the ranks and\n"
+              "rank 0 writes what one process writes; each rank runs 1 worker thread unless\n"
+              "TOOLKIT_RANK_THREADS says otherwise (one process: OPENBLAS_NUM_THREADS or every core).",
+              opts, sizeof opts / sizeof *opts);
+    r.is_tt = strcmp(r.model_name, "tt") == 0;
+    if (!r.is_tt && strcmp(r.model_name, "mlp") != 0) die_user("--model must be tt or mlp (got '%s')", r.model_name);
+    int full = strcmp(r.path_name, "full") == 0;
+    if (!full && strcmp(r.path_name, "stream") != 0) die_user("--path must be stream or full (got '%s')", r.path_name);
+    if (full && dist_size() > 1) die_user("--path full is the one-process reference: run it without mpirun");
+    if (r.pixels < 1 || r.pixels > 4096) die_user("--pixels must be in 1..4096 (got %d)", r.pixels);
+    pool_parse(r.pool_name);
+    if (strcmp(r.eig_name, "evr") && strcmp(r.eig_name, "evd")) die_user("--eig must be evr or evd (got '%s')", r.eig_name);
+    if (r.eig_range.n && r.eig_range.n != 2) die_user("--eig-range expects two numbers il,iu");
+    if (r.eig_range.n == 2 && !strcmp(r.eig_name, "evd")) die_user("--eig-range needs --eig evr");
+    if ((r.write_h || r.skip_blocks || r.eig_range.n) && !r.full_spectrum)
+        die_user("--write-h, --skip-blocks and --eig-range go with --full-spectrum");
+    r.setup = ckpt_cli_setup(&r.cli);
+    r.ms = (mlp_ckpt_setup){r.mlp_data, r.mlp_act, r.mlp_width, r.mlp_pool, r.mlp_eval_n, r.cli.batch, r.cli.steps,
+                            r.cli.lr, r.cli.frac, (unsigned long)r.cli.seed, (unsigned long)r.cli.data_seed};
+    if (!r.is_tt) {
+        if (strcmp(r.mlp_data, "fashion-mnist") != 0 && strcmp(r.mlp_data, "synthetic") != 0)
+            die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", r.mlp_data);
+        if (r.mlp_width < 1 || r.mlp_width > 4096) die_user("--mlp-width must be in 1..4096 (got %d)", r.mlp_width);
+        if (r.mlp_pool < 1 || r.mlp_pool > 8) die_user("--mlp-pool must be in 1..8 (got %d)", r.mlp_pool);
+        if (r.mlp_eval_n < 1) die_user("--mlp-eval-n must be >= 1 (got %d)", r.mlp_eval_n);
+        act_parse(r.mlp_act);
+    }
+    if (dist_rank() == 0) ensure_dir(r.out);
+    dist_barrier();
+    dist_own_work();
+
+    build_model(&r);
+    r.p = make_partition(&r);
+    if (r.eig_range.n == 2 && (r.eig_range.v[0] < 1 || r.eig_range.v[1] < r.eig_range.v[0] ||
+                               (size_t)r.eig_range.v[1] > r.m->P))
+        die_user("--eig-range %d,%d is not inside 1..%zu", r.eig_range.v[0], r.eig_range.v[1], r.m->P);
+    if (!core_quiet)
+        fprintf(stderr, "hessian_blocks: %s, P = %zu, %d blocks (%s), checkpoint step %ld, %d rank%s x %d worker%s, %s panels\n",
+                r.m->kind, r.m->P, r.p->nblocks, r.part_name, r.step, dist_size(), dist_size() > 1 ? "s" : "",
+                dist_workers(), dist_workers() > 1 ? "s" : "", r.lower ? "lower" : "full");
+
+    if (!r.skip_blocks) {
+        results res = {0};
+        hstream *s = NULL;
+        double *H = NULL;
+        if (full) H = full_path(&r, &res);
+        else s = streamed(&r, &res);
+        if (dist_rank() == 0) {
+            double t0 = wall_seconds();
+            write_results(&r, &res);
+            run_note("hessian seconds: %.3f", res.seconds);
+            run_note("hessian cpu seconds, all ranks: %.3f", res.cpu);
+            run_note("metrics and output seconds: %.3f", wall_seconds() - t0);
+            run_note("ranks: %d, workers per rank: %d", dist_size(), dist_workers());
+            if (!core_quiet)
+                fprintf(stderr, "hessian_blocks: H streamed (%s path) in %.2f s; mass ratio %.6f; outputs in %.2f s -> %s\n",
+                        full ? "full" : "stream", res.seconds, res.ratio, wall_seconds() - t0, r.out);
+        }
+        if (full) {
+            for (int b = 0; b < r.p->nblocks; b++) free((double *)res.Hb[b]);
+            free((double *)res.row_mass);
+            free((double *)res.tmass);
+            free((double *)res.heat);
+            free(H);
+        }
+        free(res.Hb);
+        free(res.bm);
+        hstream_free(s);
+    }
+    if (r.full_spectrum) full_spectrum(&r);
+    if (dist_rank() == 0) run_write_info(r.out, (unsigned long)r.cli.seed);
+
+    partition_free(r.p);
+    free(r.d);
+    if (r.is_tt) tt_ckpt_free(&r.tt);
+    else mlp_ckpt_free(&r.mlp);
+    dist_finalize();
+    return 0;
+}

@@ -1,0 +1,32 @@
+# make verdicts over MPI ranks (docs/cluster.md).
+#   make verdict-tasks   writes $(VTASKS): the per-seed runs of make verdicts that
+#                        are missing or older than their program, one shell command
+#                        per line (the same command make verdicts runs), for
+#                        run_tasks; builds the programs (default build) first.
+#   make verdicts-mpi NP=4 [MPIRUN="srun"]
+#                        verdict-tasks, then $(MPIRUN) build-mpi/bin/run_tasks on
+#                        the list (the runs spread over the ranks, each once), then
+#                        the judge (verdicts-only) on the runs: the same files as
+#                        make verdicts, byte for byte (each run is deterministic).
+VTASKS := $(RES)/verdict-tasks.txt
+NP ?= 2
+MPIRUN ?= mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) -np $(NP)
+
+# The flags of run e with seed s, as mk/verdicts.mk's verdict_run makes them.
+vtask_flags = $(subst SEED,$(2),$(if $(filter undefined,$(origin VCMD_$(1))),$(VCMD_DEFAULT),$(VCMD_$(1))))
+
+.PHONY: verdict-tasks verdicts-mpi
+verdict-tasks:
+	@$(MAKE) --no-print-directory MPI=0 $(addprefix build/bin/,$(VERDICT_EXPS))
+	@mkdir -p $(RES)
+	@{ $(foreach e,$(VERDICT_EXPS),$(foreach s,$(VERDICT_SEEDS),\
+	  if [ build/bin/$(e) -nt $(VRUNS)/$(e)/seed$(s)/run.txt ]; then \
+	    echo 'mkdir -p $(VRUNS)/$(e)/seed$(s) && OPENBLAS_NUM_THREADS=1 build/bin/$(e) $(call vtask_flags,$(e),$(s)) --out $(VRUNS)/$(e)/seed$(s) --quiet'; \
+	  fi;)) } >$(VTASKS).tmp && mv $(VTASKS).tmp $(VTASKS)
+	@echo "verdict-tasks: $$(wc -l <$(VTASKS)) runs to do in $(VTASKS)"
+
+verdicts-mpi: deps
+	@$(MAKE) --no-print-directory MPI=0 verdict-tasks
+	@$(MAKE) --no-print-directory MPI=1 build-mpi/bin/run_tasks
+	@if [ -s $(VTASKS) ]; then $(MPIRUN) build-mpi/bin/run_tasks --quiet $(VTASKS); fi
+	@$(MAKE) --no-print-directory MPI=0 verdicts-only
