@@ -102,8 +102,16 @@ void outfile_discard(outfile *f);  /* remove the temporary; frees f */
 const char *outfile_tmp_path(const outfile *f);
 /* Removes every uncommitted temporary now (the error paths call it before _exit). */
 void outfile_remove_temporaries(void);
-/* mkdir -p; user error if it cannot be created or written. */
+/* mkdir -p; user error if it cannot be created or written. A folder that holds
+ * a finished run (a run.txt of the toolkit's) is first cleared of that run's
+ * files, the ones its run.txt lists, and of the run.txt: an interrupted re-run
+ * then leaves only its own files and no run.txt, never a mix of two runs. */
 void ensure_dir(const char *path);
+/* Programs whose runs add to a shared folder (mlp_hessian --cols parts) keep
+ * what earlier runs wrote there. */
+void output_keep_previous(void);
+/* "file: <name>" lines for the files this process committed under dir (run.txt). */
+void output_list_committed(FILE *fp, const char *dir);
 /* "<dir>/<name>" in a fresh string (caller frees). */
 char *path_join(const char *dir, const char *name);
 /* outfile_open, csv_open and npy_write of <dir>/<name>. */

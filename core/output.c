@@ -1,6 +1,7 @@
 /* Output files written atomically (temporary name, rename on success), folders,
  * CSV and .npy. */
 #include "core.h"
+#include "dist.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -94,6 +95,78 @@ static void unregister(outfile *f)
     registry_unlock(&old);
 }
 
+/* ---- the files this process committed (run.txt lists them; see clear_previous_run) ---- */
+static char **committed = NULL;
+static size_t ncommitted = 0, committed_cap = 0;
+static int keep_previous = 0;
+
+static void note_committed(const char *path)
+{
+    sigset_t old;
+    registry_lock(&old);
+    for (size_t i = 0; i < ncommitted; i++)
+        if (strcmp(committed[i], path) == 0) { registry_unlock(&old); return; }
+    if (ncommitted == committed_cap) {
+        committed_cap = committed_cap ? 2 * committed_cap : 64;
+        committed = xrealloc(committed, committed_cap * sizeof *committed);
+    }
+    committed[ncommitted++] = xstrdup(path);
+    registry_unlock(&old);
+}
+
+static int was_committed(const char *path)
+{
+    for (size_t i = 0; i < ncommitted; i++)
+        if (strcmp(committed[i], path) == 0) return 1;
+    return 0;
+}
+
+void output_list_committed(FILE *fp, const char *dir)
+{
+    size_t n = strlen(dir);
+    for (size_t i = 0; i < ncommitted; i++)
+        if (strncmp(committed[i], dir, n) == 0 && committed[i][n] == '/' && strcmp(committed[i] + n + 1, "run.txt"))
+            fprintf(fp, "file: %s\n", committed[i] + n + 1);
+}
+
+void output_keep_previous(void) { keep_previous = 1; }
+
+/* A name from a run.txt's "file:" line is removed only when it stays inside the
+ * folder: relative, without "..". */
+static int inside_folder(const char *name)
+{
+    if (!name[0] || name[0] == '/') return 0;
+    for (const char *s = name; (s = strstr(s, "..")) != NULL; s += 2)
+        if ((s == name || s[-1] == '/') && (s[2] == '/' || s[2] == '\0')) return 0;
+    return 1;
+}
+
+/* A folder that holds a toolkit run.txt (first line "command: ") holds a finished
+ * run: its files (the run.txt's "file:" lines) and the run.txt go before this run
+ * writes, so an interrupted re-run leaves this run's files and no run.txt, never
+ * a mix of two runs under the old run.txt. Rank 0 alone clears; a run.txt this
+ * process wrote stays. */
+static void clear_previous_run(const char *dir)
+{
+    if (keep_previous || dist_rank() != 0) return;
+    char *runtxt = path_join(dir, "run.txt");
+    FILE *fp = was_committed(runtxt) ? NULL : fopen(runtxt, "r");
+    if (!fp) { free(runtxt); return; }
+    char line[4096];
+    int ours = fgets(line, sizeof line, fp) && strncmp(line, "command: ", 9) == 0;
+    while (ours && fgets(line, sizeof line, fp)) {
+        if (strncmp(line, "file: ", 6) != 0) continue;
+        line[strcspn(line, "\n")] = '\0';
+        if (!inside_folder(line + 6)) continue;
+        char *path = path_join(dir, line + 6);
+        if (!was_committed(path)) unlink(path);
+        free(path);
+    }
+    fclose(fp);
+    if (ours) unlink(runtxt);
+    free(runtxt);
+}
+
 static void free_outfile(outfile *f)
 {
     free(f->path);
@@ -137,6 +210,7 @@ void outfile_commit(outfile *f)
     if (bad) die_user("writing %s failed: %s", f->path, strerror(e ? e : EIO));
     if (rename(f->tmp, f->path) != 0) die_user("cannot rename onto %s: %s", f->path, strerror(errno));
     unregister(f);
+    note_committed(f->path);
     free_outfile(f);
 }
 
@@ -169,6 +243,7 @@ void ensure_dir(const char *path)
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) die_user("%s is not a folder", path);
     if (access(path, W_OK | X_OK) != 0) die_user("folder %s is not writable", path);
+    clear_previous_run(path);
 }
 
 char *path_join(const char *dir, const char *name)

@@ -72,6 +72,7 @@ void run_write_info(const char *dir, unsigned long seed)
     outfile *f = outfile_open(path);
     fprintf(outfile_fp(f), "command: %s\nseed: %lu\ngit commit: %s\nstarted: %s\nwall seconds: %.3f\n%s",
             run_command, seed, commit, when, wall_seconds() - run_t0, run_notes);
+    output_list_committed(outfile_fp(f), dir);
     outfile_commit(f);
     free(path);
 }

@@ -211,6 +211,7 @@ int main(int argc, char **argv)
     model *lay = layout_read(tpath);
     free(tpath);
     block R = block_named(lay, spec), C = block_named(lay, cspec ? cspec : spec);
+    output_keep_previous(); /* --out may be the --run folder it reads */
     ensure_dir(out);
 
     double *A = hpath ? cut_from_h(hpath, lay->P, &R, &C) : cut_from_run(run, lay->P, &R, &C);

@@ -38,5 +38,20 @@ check "alg2 and value-whole partitions" "$P" --optim adam-mini --partition alg2 
 rows=$(($(wc -l <"$TMPD/div/loss.csv") - 1))
 [ "$rc" -eq 3 ] && grep -q "diverged at step $rows " "$TMPD/div.err" && cli_ok \
   || cli_fail "divergence: exit $rc, $(cat "$TMPD/div.err"), $rows rows"
+# A re-run into a folder clears the previous run's files (its run.txt lists them)
+# and keeps everything else; an interrupted re-run leaves only its own files.
+R=$TMPD/rerun
+check "first run" "$P" --steps 30 --checkpoints 0.5,1 --out "$R" --quiet
+grep -q "^file: step000015_params.npy$" "$R/run.txt" && cli_ok || cli_fail "run.txt lists the run's files"
+echo mine >"$R/mine.txt"
+check "second run, another schedule" "$P" --steps 20 --checkpoints 1 --out "$R" --quiet
+[ ! -e "$R/step000015_params.npy" ] && [ ! -e "$R/step000030_vhat.npy" ] && [ -s "$R/step000020_params.npy" ] \
+  && [ -s "$R/mine.txt" ] && [ -s "$R/run.txt" ] && cli_ok || cli_fail "re-run: old files gone, other files kept: $(ls "$R" | tr '\n' ' ')"
+"$P" --steps 1000000 --checkpoints 0.000002,1 --out "$R" --quiet & pid=$!
+for _ in $(seq 100); do [ -e "$R/step000002_params.npy" ] && break; sleep 0.1; done
+kill -TERM "$pid"; wait "$pid"
+[ ! -e "$R/run.txt" ] && [ ! -e "$R/step000020_params.npy" ] && [ -s "$R/step000002_params.npy" ] \
+  && [ -z "$(find "$R" -name '*.tmp.*')" ] && cli_ok \
+  || cli_fail "interrupted re-run: only its own files, no run.txt: $(ls "$R" | tr '\n' ' ')"
 [ -z "$(find "$TMPD" -name '*.tmp.*')" ] && cli_ok || cli_fail "temporaries left"
 cli_summary
