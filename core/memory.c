@@ -39,27 +39,65 @@ static double file_number(const char *path)
     return v;
 }
 
-/* Headroom under this process's cgroup (v2) memory.max; -1 if unlimited or unknown. */
+/* Headroom (limit − usage) of one cgroup folder; -1 if it sets no limit. v2 folders
+ * hold memory.max ("max" when unlimited), v1 memory.limit_in_bytes (a huge number
+ * when unlimited). */
+static double cgroup_dir_headroom(const char *dir, int v2)
+{
+    char path[1100];
+    if (snprintf(path, sizeof path, "%s/%s", dir, v2 ? "memory.max" : "memory.limit_in_bytes") >= (int)sizeof path)
+        return -1;
+    double max = file_number(path);
+    if (max < 0 || max >= 0x1p60) return -1;
+    if (snprintf(path, sizeof path, "%s/%s", dir, v2 ? "memory.current" : "memory.usage_in_bytes") >= (int)sizeof path)
+        return max;
+    double cur = file_number(path);
+    return cur < 0 ? max : fmax(max - cur, 0);
+}
+
+/* The smallest headroom of this process's memory cgroup and its ancestors (a
+ * parent's limit binds the children too); -1 if none sets a limit or none is
+ * readable. cgroup v2 (line "0::<path>", under /sys/fs/cgroup) or v1 (a line
+ * whose controllers include "memory", under /sys/fs/cgroup/memory). */
 static double cgroup_headroom(void)
 {
     FILE *fp = fopen("/proc/self/cgroup", "r");
     if (!fp) return -1;
     char line[512], rel[512] = "";
-    while (fgets(line, sizeof line, fp))
-        if (strncmp(line, "0::", 3) == 0) {
-            snprintf(rel, sizeof rel, "%s", line + 3);
-            rel[strcspn(rel, "\n")] = '\0';
-            break;
+    int v2 = 0;
+    while (fgets(line, sizeof line, fp)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2) continue;
+        *c2 = '\0';
+        const char *ctrl = c1 + 1;
+        int is_v2 = strcmp(line, "0") == 0 && ctrl[0] == '\0';
+        int is_v1 = !is_v2 && (strcmp(ctrl, "memory") == 0 || strstr(ctrl, "memory,") == ctrl ||
+                               strstr(ctrl, ",memory") != NULL);
+        if (is_v1 || (is_v2 && !rel[0])) {
+            snprintf(rel, sizeof rel, "%s", c2 + 1);
+            v2 = is_v2;
+            if (is_v1) break; /* a v1 memory controller holds the limits (hybrid setups) */
         }
+    }
     fclose(fp);
     if (!rel[0]) return -1;
-    char path[700];
-    snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", strcmp(rel, "/") == 0 ? "" : rel);
-    double max = file_number(path);
-    if (max < 0) return -1;
-    snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.current", strcmp(rel, "/") == 0 ? "" : rel);
-    double cur = file_number(path);
-    return cur < 0 ? max : fmax(max - cur, 0);
+    const char *base = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory";
+    double best = -1;
+    for (;;) {
+        char dir[1100];
+        snprintf(dir, sizeof dir, "%s%s", base, strcmp(rel, "/") == 0 ? "" : rel);
+        double h = cgroup_dir_headroom(dir, v2);
+        if (h >= 0 && (best < 0 || h < best)) best = h;
+        char *slash = strrchr(rel, '/');
+        if (!slash || slash == rel) {
+            if (strcmp(rel, "/") == 0) break;
+            strcpy(rel, "/");
+        } else {
+            *slash = '\0';
+        }
+    }
+    return best;
 }
 
 /* Headroom under the address-space limit (ulimit -v); -1 if unlimited. */

@@ -66,4 +66,27 @@ done
 bounded "$BIN/train_transformer" "${TT[@]}" --eps 0
 nan=$(grep -rli 'nan' "$TMPD/r" --include='*.csv' 2>/dev/null | wc -l)
 { [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]; } && [ "$nan" -eq 0 ] && cli_ok || cli_fail "--eps 0: exit $rc, $nan files with nan"
+# 4. a cgroup memory limit (root, a writable v1 memory hierarchy or v2 with the
+# memory controller; skipped otherwise): a model too large for it is refused
+# before allocation (exit 2, one line), not killed by the OOM killer.
+cg=""
+if [ "$(id -u)" -eq 0 ]; then
+  if [ -w /sys/fs/cgroup/memory ] && mkdir -p /sys/fs/cgroup/memory/toolkit-test.$$ 2>/dev/null; then
+    cg=/sys/fs/cgroup/memory/toolkit-test.$$
+    echo 200M >"$cg/memory.limit_in_bytes" 2>/dev/null || { rmdir "$cg"; cg=""; }
+  elif grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null && mkdir /sys/fs/cgroup/toolkit-test.$$ 2>/dev/null; then
+    cg=/sys/fs/cgroup/toolkit-test.$$
+    echo 200M >"$cg/memory.max" 2>/dev/null || { rmdir "$cg"; cg=""; }
+  fi
+fi
+if [ -n "$cg" ]; then
+  (echo $BASHPID >"$cg/cgroup.procs" && bounded "$BIN/train_transformer" --C 512 --heads 4 --M 1024 --layers 8 --steps 2 \
+    && echo "$rc $err $tmps" >"$TMPD/res")
+  read -r rc err tmps <"$TMPD/res"
+  if [ "$rc" -eq 2 ] && [ "$err" -eq 1 ] && [ "$tmps" -eq 0 ] && grep -q "GB of memory is available" "$TMPD/err"; then cli_ok
+  else cli_fail "cgroup limit 200M: exit $rc, $err lines, $tmps temporaries: $(head -c 200 "$TMPD/err")"; fi
+  rmdir "$cg" 2>/dev/null
+else
+  echo "# skipped: the cgroup memory-limit case (needs root and a writable memory cgroup)"
+fi
 cli_summary
