@@ -918,6 +918,41 @@ static const claim_rule RULES[] = {
                 "p is near uniform, so the factor is ~1/C, small because p is spread, not because it saturates"},
 
     /* ---- extensions: coarse partitions and the value split (coarse, value_split) ---- */
+    /* s = min(1, (L - L_alg3)/(L_0 - L_alg3)): the share of Algorithm 3's progress (at its best lr) a run loses,
+     * 1 for a diverged run (harness/coarse.h capped_loss_share); "hurts" = loses more than TTEXP_ON_PAR. */
+    {.id = "coarse.whole_hurts",
+     .experiment = "coarse",
+     .paper = "if the partition is too coarse and violates Principle 1, we might accidentally remove some crucial "
+              "learning rates and oversimplify the problem, causing training failure",
+     .place = "Sec. 2.3 (Principle 1); App. \"Hessian structure and partition principle\"",
+     .claim = "Adam-mini with one block for the whole model loses more than 2% of Algorithm 3's progress more than "
+              "Algorithm 3 does, both at each one's best lr and at twice it",
+     .stat = "coarse.whole_hurt",
+     .stat_what = "min over x in {1, 2} of s(whole, x lr_whole) - s(alg3, x lr_alg3), s the held-out loss above "
+                  "Algorithm 3's best as a share of its progress, capped at 1 (diverged: 1)",
+     .side = CLAIM_ABOVE,
+     .threshold = 0.02,
+     .kind = RULE_INTERVAL,
+     .control = "coarse.control.alg3_other_batches_hurt",
+     .control_what = "Algorithm 3 itself at the same two lrs with another batch order in place of the coarse "
+                     "partition: it differs only by batch noise, so a rule that passes it reads noise, not the "
+                     "partition",
+     .depends = "quick: 2 layers, no biases, weight decay 0, 200 steps, lr searched per partition; 'hurts' = "
+                "2% of Algorithm 3's progress (the optimizer claims' margin)"},
+    {.id = "coarse.alg2_hurts",
+     .experiment = "coarse",
+     .paper = "naive or default partitions (e.g. partitioning by layers) would cause training instability on LLMs",
+     .place = "Sec. 2.3; App. \"Hessian structure and partition principle\" (Llama 2-1B, Fig. 7(i))",
+     .claim = "Adam-mini with the default partition (one block per tensor, Algorithm 2) loses more than 2% of "
+              "Algorithm 3's progress more than Algorithm 3 does, at each one's best lr and at twice it",
+     .stat = "coarse.alg2_hurt",
+     .stat_what = "min over x in {1, 2} of s(alg2, x lr_alg2) - s(alg3, x lr_alg3), s as coarse.whole_hurts",
+     .side = CLAIM_ABOVE,
+     .threshold = 0.02,
+     .kind = RULE_INTERVAL,
+     .control = "coarse.control.alg3_other_batches_hurt",
+     .control_what = "Algorithm 3 with another batch order in place of Algorithm 2 (batch noise only)",
+     .depends = "as coarse.whole_hurts; the paper saw the instability on 1B models, we train a 2-layer one"},
 };
 
 int claim_rules(const claim_rule **out)
