@@ -953,6 +953,40 @@ static const claim_rule RULES[] = {
      .control = "coarse.control.alg3_other_batches_hurt",
      .control_what = "Algorithm 3 with another batch order in place of Algorithm 2 (batch noise only)",
      .depends = "as coarse.whole_hurts; the paper saw the instability on 1B models, we train a 2-layer one"},
+    /* d = min(1, (L_whole - L_neuron)/(L_0 - L_neuron)): value as one block against value by output neuron,
+     * each at its own searched lr, as a share of neuron's progress (negative: whole is better). */
+    {.id = "value_split.whole_better_short",
+     .experiment = "value_split",
+     .paper = "we find that strategy (II) works better when the number of total training steps is small",
+     .place = "App. \"More Discussions on the Partition Strategies of Value\"",
+     .claim = "on short runs Adam-mini with value as one block beats value by output neuron by more than 2% of "
+              "neuron's progress",
+     .stat = "value_split.short.whole_excess",
+     .stat_what = "(L_whole - L_neuron)/(L_0 - L_neuron) on short runs, held-out, each at its best searched lr "
+                  "(capped at 1)",
+     .side = CLAIM_BELOW,
+     .threshold = -0.02,
+     .kind = RULE_INTERVAL,
+     .control = "value_split.control.short.other_batches_excess",
+     .control_what = "value by neuron with another batch order in whole's place, at neuron's lr: the same partition, "
+                     "so a rule that passes it reads batch noise",
+     .depends = "quick: 100 steps (the paper's short runs: 10k steps of Llama); 1-layer model, weight decay 0.1"},
+    {.id = "value_split.neuron_fine_long",
+     .experiment = "value_split",
+     .paper = "we find that strategy (I) works well when the number of total training steps is large",
+     .place = "App. \"More Discussions on the Partition Strategies of Value\"",
+     .claim = "on long runs value by output neuron is not worse than value as one block by more than 2% of "
+              "neuron's progress",
+     .stat = "value_split.long.whole_excess",
+     .stat_what = "(L_whole - L_neuron)/(L_0 - L_neuron) on long runs, held-out, each at its best searched lr "
+                  "(capped at 1)",
+     .side = CLAIM_ABOVE,
+     .threshold = -0.02,
+     .kind = RULE_INTERVAL,
+     .control = "value_split.control.long.whole_over_one_block",
+     .control_what = "Adam-mini with one block for the whole model in neuron's place (its own lr search): a partition "
+                     "known to be worse, which a 'not worse' rule must catch",
+     .depends = "quick: 400 steps (the paper's long runs: 50k+ steps of GPT-2); 1-layer model, weight decay 0.1"},
 };
 
 int claim_rules(const claim_rule **out)
