@@ -204,6 +204,12 @@ int main(int argc, char **argv)
     stats_put(st, "coarse.control.alg3_other_batches_hurt", control);
     stats_put(st, "coarse.merged_heads_hurt", hurt[P_MERGED]);
     stats_put(st, "coarse.random_hurt", hurt[P_RANDOM]);
+    /* each multiplier alone (coarse.whole_unstable judges 2x; added after seeing seeds 1-4, docs/verdicts.md) */
+    for (int p = 0; p < NPART; p++)
+        for (int x = 0; x < NMULT; x++)
+            stats_putf(st, cells[p][x].share - cells[P_ALG3][x].share, "coarse.%s_hurt.x%g", NAMES[p], MULTS[x]);
+    for (int x = 0; x < NCLAIM_MULT; x++)
+        stats_putf(st, ctrl[x].share - cells[P_ALG3][x].share, "coarse.control.alg3_other_batches_hurt.x%g", MULTS[x]);
     for (int p = 0; p < NPART; p++) {
         stats_putf(st, cells[p][0].lr, "coarse.lr.%s", NAMES[p]);
         stats_putf(st, parts[p]->nblocks, "coarse.blocks.%s", NAMES[p]);
@@ -244,6 +250,8 @@ int main(int argc, char **argv)
                "control %+.4f\n", hurt[P_WHOLE], hurt[P_ALG2], hurt[P_MERGED], hurt[P_RANDOM], control);
     ttexp_print_claim(c, "coarse.whole_hurts", hurt[P_WHOLE], control);
     ttexp_print_claim(c, "coarse.alg2_hurts", hurt[P_ALG2], control);
+    ttexp_print_claim(c, "coarse.whole_unstable", cells[P_WHOLE][1].share - cells[P_ALG3][1].share,
+                      ctrl[1].share - cells[P_ALG3][1].share);
     outfile_commit(f);
     echo_file(path);
     free(path);

@@ -953,6 +953,21 @@ static const claim_rule RULES[] = {
      .control = "coarse.control.alg3_other_batches_hurt",
      .control_what = "Algorithm 3 with another batch order in place of Algorithm 2 (batch noise only)",
      .depends = "as coarse.whole_hurts; the paper saw the instability on 1B models, we train a 2-layer one"},
+    {.id = "coarse.whole_unstable",
+     .experiment = "coarse",
+     .paper = "naive or default partitions (e.g. partitioning by layers) would cause training instability on LLMs",
+     .place = "Sec. 2.3; App. \"Hessian structure and partition principle\" (loss spikes, Fig. 7(i))",
+     .claim = "at twice each one's best lr, Adam-mini with one block for the whole model loses more than 2% of "
+              "Algorithm 3's progress more than Algorithm 3 does (a narrower stable lr range)",
+     .stat = "coarse.whole_hurt.x2",
+     .stat_what = "s(whole, 2 lr_whole) - s(alg3, 2 lr_alg3), s as coarse.whole_hurts",
+     .side = CLAIM_ABOVE,
+     .threshold = 0.02,
+     .kind = RULE_INTERVAL,
+     .control = "coarse.control.alg3_other_batches_hurt.x2",
+     .control_what = "Algorithm 3 at 2x its best lr with another batch order in place of one block (batch noise only)",
+     .depends = "as coarse.whole_hurts; added after seeing seeds 1-4, where one block at 1x was within batch noise "
+                "but collapsed at 2x in every seed (docs/verdicts.md)"},
     /* d = min(1, (L_whole - L_neuron)/(L_0 - L_neuron)): value as one block against value by output neuron,
      * each at its own searched lr, as a share of neuron's progress (negative: whole is better). */
     {.id = "value_split.whole_better_short",

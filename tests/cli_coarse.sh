@@ -56,8 +56,8 @@ while read -r id exp stat _ _ _ _ ctrl; do
       || cli_fail "$id: $name in $exp's stats.csv is '$v'"
   done
 done < <("$BIN/verdicts" --list | awk '$2 == "coarse" || $2 == "value_split"')
-[ "$("$BIN/verdicts" --list | awk '$2 == "coarse" || $2 == "value_split"' | wc -l)" -eq 4 ] && cli_ok \
-  || cli_fail "four claims of coarse and value_split in the table"
+[ "$("$BIN/verdicts" --list | awk '$2 == "coarse" || $2 == "value_split"' | wc -l)" -eq 5 ] && cli_ok \
+  || cli_fail "five claims of coarse and value_split in the table"
 # the same seed, the same data; another seed, another random layout
 check "coarse again" "$C" --steps 20 --layers 1 "${TINY[@]}" --out "$TMPD/c2"
 cmp -s "$TMPD/c/stats.csv" "$TMPD/c2/stats.csv" && cmp -s "$TMPD/c/train.csv" "$TMPD/c2/train.csv" && cli_ok \
