@@ -924,7 +924,7 @@ static const claim_rule RULES[] = {
      .experiment = "coarse",
      .paper = "if the partition is too coarse and violates Principle 1, we might accidentally remove some crucial "
               "learning rates and oversimplify the problem, causing training failure",
-     .place = "Sec. 2.3 (Principle 1); App. \"Hessian structure and partition principle\"",
+     .place = "Sec. 2.3, Principle 1",
      .claim = "Adam-mini with one block for the whole model loses more than 2% of Algorithm 3's progress more than "
               "Algorithm 3 does, both at each one's best lr and at twice it",
      .stat = "coarse.whole_hurt",
@@ -942,7 +942,7 @@ static const claim_rule RULES[] = {
     {.id = "coarse.alg2_hurts",
      .experiment = "coarse",
      .paper = "naive or default partitions (e.g. partitioning by layers) would cause training instability on LLMs",
-     .place = "Sec. 2.3; App. \"Hessian structure and partition principle\" (Llama 2-1B, Fig. 7(i))",
+     .place = "Sec. 1; Sec. 2.3 (Llama 2-1B, Fig. 6(i))",
      .claim = "Adam-mini with the default partition (one block per tensor, Algorithm 2) loses more than 2% of "
               "Algorithm 3's progress more than Algorithm 3 does, at each one's best lr and at twice it",
      .stat = "coarse.alg2_hurt",
@@ -956,7 +956,7 @@ static const claim_rule RULES[] = {
     {.id = "coarse.whole_unstable",
      .experiment = "coarse",
      .paper = "naive or default partitions (e.g. partitioning by layers) would cause training instability on LLMs",
-     .place = "Sec. 2.3; App. \"Hessian structure and partition principle\" (loss spikes, Fig. 7(i))",
+     .place = "Sec. 1; Sec. 2.3 (loss spikes, Fig. 6(i))",
      .claim = "at twice each one's best lr, Adam-mini with one block for the whole model loses more than 2% of "
               "Algorithm 3's progress more than Algorithm 3 does (a narrower stable lr range)",
      .stat = "coarse.whole_hurt.x2",
