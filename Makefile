@@ -173,11 +173,13 @@ figures-only: $(FIGURES) $(CLAIMS)
 claims: $(CLAIMS)
 	@for c in $(CLAIMS); do echo "== $$c"; cat $$c; done
 
-# Refresh the README gallery (small committed copies of the quick figures).
+# Refresh the README gallery (small committed copies of the quick figures, and of
+# the per-seed figures of make verdicts where it has run).
 gallery: figures
 	@mkdir -p docs/img
 	@for f in $(FIGURES); do cp $$f docs/img/; done
-	@echo "copied $(words $(FIGURES)) figures into docs/img/"
+	@n=0; for f in $(VERDICT_FIGURES); do if [ -f $$f ]; then cp $$f docs/img/; n=$$((n+1)); fi; done; \
+	  echo "copied $(words $(FIGURES)) figures and $$n of $(words $(VERDICT_FIGURES)) verdict figures (make verdicts draws them) into docs/img/"
 
 clean:
 	rm -rf build build-san build-fuzz build-mpi build-mpi-san results results-paper figures figures-paper

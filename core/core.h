@@ -75,6 +75,11 @@ double *huge_alloc(size_t count, const char *what);
 
 /* ---- random numbers: one gsl_rng_mt19937 stream per run ---------------------- */
 gsl_rng *rng_new(unsigned long seed);
+/* Seeds r (an mt19937) so that distinct 64-bit seeds give distinct streams.
+ * GSL's own seeding reads only the low 32 bits and maps 0 to its default 4357;
+ * seeds 1 .. 2^32-1 keep GSL's stream, 0 and seeds >= 2^32 get a state of their
+ * own (GSL's state for the low bits, every word mixed with the whole seed). */
+void rng_seed(gsl_rng *r, unsigned long seed);
 void rng_free(gsl_rng *r);
 /* Variates without including <gsl/gsl_randist.h>, whose gsl_cblas.h clashes
  * with OpenBLAS's <cblas.h> in the same file. */

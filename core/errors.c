@@ -114,11 +114,44 @@ size_t checked_mul(size_t count, size_t size, const char *what)
     return count * size;
 }
 
+/* GSL's mt19937 state (gsl/rng/mt.c): 624 words, each holding 32 bits, and
+ * the index of the next word to use. rng_seed checks the size before use. */
+typedef struct {
+    unsigned long mt[624];
+    int mti;
+} mt19937_state;
+
+/* splitmix64 (Steele, Lea, Flood 2014): a bijective 64-bit mixer. */
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void rng_seed(gsl_rng *r, unsigned long seed)
+{
+    if (r->type != gsl_rng_mt19937 || gsl_rng_size(r) != sizeof(mt19937_state))
+        DIE("rng_seed: not GSL's mt19937 state layout");
+    gsl_rng_set(r, seed);
+    if (seed >= 1 && seed <= 0xffffffffUL) return;
+    /* 0 and seeds past 32 bits: XOR every word with a mix of the whole seed, and
+     * restart the tempering at a fresh block (mti = 624). The state differs from
+     * every GSL-seeded one but for a 2^-19937-order coincidence; the top bit of
+     * word 0 is set so that the state is never all zero. */
+    mt19937_state *st = gsl_rng_state(r);
+    uint64_t x = (uint64_t)seed ^ 0x6a09e667f3bcc908ULL;
+    for (int i = 0; i < 624; i++) st->mt[i] = (st->mt[i] ^ splitmix64(&x)) & 0xffffffffUL;
+    st->mt[0] |= 0x80000000UL;
+    st->mti = 624;
+}
+
 gsl_rng *rng_new(unsigned long seed)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!r) DIE("gsl_rng_alloc failed");
-    gsl_rng_set(r, seed);
+    rng_seed(r, seed);
     return r;
 }
 

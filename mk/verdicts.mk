@@ -19,8 +19,9 @@ $(VRUNS)/$(1)/seed$(2)/run.txt: $(BUILD)/bin/$(1)
 endef
 
 .PHONY: verdicts verdicts-only readme-results
+# Without a -j of the caller's, the runs spread over every core.
 verdicts: deps
-	@$(MAKE) --no-print-directory verdicts-only
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc)) verdicts-only
 
 # A fragment may add figures drawn from the per-seed runs (seed bands) to
 # VERDICT_FIGURES; make verdicts renders them into $(FIG)/.

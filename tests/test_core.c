@@ -257,6 +257,45 @@ static void test_rng(void)
     rng_free(c);
 }
 
+/* The first draws of seed s; two seeds' streams are the same when these are. */
+static void first_draws(unsigned long seed, unsigned long *x, int n)
+{
+    gsl_rng *r = rng_new(seed);
+    for (int i = 0; i < n; i++) x[i] = gsl_rng_get(r);
+    rng_free(r);
+}
+
+/* GSL maps seed 0 to 4357 and reads only the low 32 bits: rng_new must not.
+ * Seeds 1 .. 2^32-1 keep GSL's own stream (every result made with them stays). */
+static void test_rng_seed_map(void)
+{
+    enum { N = 8 };
+    const unsigned long seeds[] = {0, 4357, 1, 0x100000000UL, 0x100000001UL, 0x1000010c5UL, ~0UL, 0xffffffffUL};
+    const int ns = sizeof seeds / sizeof *seeds;
+    unsigned long x[sizeof seeds / sizeof *seeds][N];
+    for (int i = 0; i < ns; i++) first_draws(seeds[i], x[i], N);
+    int collisions = 0;
+    for (int i = 0; i < ns; i++)
+        for (int j = i + 1; j < ns; j++) collisions += memcmp(x[i], x[j], sizeof x[i]) == 0;
+    CHECK(collisions == 0, "%d pairs of distinct seeds gave the same stream", collisions);
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 12345);
+    unsigned long y[N];
+    first_draws(12345, y, N);
+    int same = 1;
+    for (int i = 0; i < N; i++) same &= gsl_rng_get(g) == y[i];
+    CHECK(same, "a 32-bit seed must keep GSL's stream");
+    gsl_rng_free(g);
+    unsigned long z[N];
+    first_draws(0, z, N);
+    CHECK(memcmp(z, x[0], sizeof z) == 0, "seed 0 twice must give the same stream");
+    double mean = 0;
+    gsl_rng *big = rng_new(0x123456789abUL);
+    for (int i = 0; i < 20000; i++) mean += gsl_rng_uniform(big) / 20000;
+    CHECK(fabs(mean - 0.5) < 0.01, "a mixed state still draws uniformly: mean %g", mean);
+    rng_free(big);
+}
+
 static void test_cli_lists(void)
 {
     double_list d;
@@ -528,6 +567,7 @@ int main(void)
     test_csv();
     test_atomic_output();
     test_rng();
+    test_rng_seed_map();
     test_cli_lists();
     test_cli_parse();
     test_spectra();
