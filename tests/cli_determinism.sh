@@ -23,6 +23,8 @@ declare -A RUNS=(
   [hetero]="${TT[*]} --mlp-data synthetic --mlp-eval-n 50 --mlp-pool 2 --reps 3"
   [vspread]="--V 4 --C 8 --heads 2 --M 8 --T 4 --steps 20 --batch 8 --checkpoints 0.1,0.5,1"
   [mlp_steps]="--pool 8 --steps 12 --at-steps 0,1,2,10,12 --eval-n 60"
+  [coarse]="${OPT[*]} --layers 1"
+  [value_split]="--steps 40 --short 20 --lrs 2 --held-out 32"
 )
 for prog in "${!RUNS[@]}"; do
   for t in 1 2; do
