@@ -324,6 +324,7 @@ int main(int argc, char **argv)
               "--bands-of DIR,DIR,...: the seed bands of those runs' claimed.csv into --out/bands.csv.",
               opts, sizeof opts / sizeof *opts);
     if (r.bands_of) {
+        output_keep_previous(); /* bands.csv joins a run's folder (make figures: the run it reads) */
         ensure_dir(r.out);
         write_bands(r.bands_of, r.out);
         return 0;
