@@ -185,6 +185,10 @@ check "block_structure, another seed" "$B" "${TINY[@]}" --at-steps 0,1,5 --seed 
 check "bands of two runs" "$B" --bands-of "$R,$TMPD/bs2" --out "$TMPD/bands" --quiet
 [ "$(wc -l <"$TMPD/bands/bands.csv")" -eq 25 ] && grep -q "^query,5,2,2," "$TMPD/bands/bands.csv" && cli_ok || cli_fail "bands.csv: 8 blocks x 3 steps over 2 runs"
 awk -F, 'NR > 1 && !($6 <= $5 && $5 <= $7) {bad = 1} END {exit bad}' "$TMPD/bands/bands.csv" && cli_ok || cli_fail "bands: min <= mean <= max"
+# as make figures does: the bands of one run into that run's own folder, which it keeps
+check "bands of a run into its folder" "$B" --bands-of "$TMPD/bs2" --out "$TMPD/bs2" --quiet
+[ -s "$TMPD/bs2/bands.csv" ] && [ -s "$TMPD/bs2/claimed.csv" ] && [ -s "$TMPD/bs2/run.txt" ] && cli_ok \
+  || cli_fail "bands into the run's folder keep the run: $(ls "$TMPD/bs2" | tr '\n' ' ')"
 check "block_structure plot renders" gnuplot -e "bands='$TMPD/bands/bands.csv'; runs_text='2 runs'; out='$TMPD/bs.png'" plots/block_structure.gp
 [ -s "$TMPD/bs.png" ] && cli_ok || cli_fail "block_structure PNG written"
 check "block_structure, other steps" "$B" "${TINY[@]}" --at-steps 1,5 --out "$TMPD/bs3"
