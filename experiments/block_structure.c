@@ -12,7 +12,7 @@
  * excess; e on the tensor's H_tt randomly permuted, the negative control),
  * with Principle 1's pick (principle1_pick at level 1/2).
  *
- * The question of the issue: when, if ever, are attn.proj, mlp.proj and
+ * The question: when, if ever, are attn.proj, mlp.proj and
  * mlp.fc_1 block-diagonal by output neuron together? Statistic: the largest,
  * over the steps, of the smallest excess of the three (stats.csv); the
  * control takes the same max-min on the permuted H_tt, so it carries the

@@ -1,4 +1,4 @@
-/* tt — a tiny decoder-only GPT-style Transformer with exact Hessians (SPEC E5, E3).
+/* tt — a tiny decoder-only GPT-style Transformer with exact Hessians.
  *
  * Model: token embedding wte (V×C) + learned positions wpe (T×C); per layer
  * pre-norm LayerNorm → causal multi-head attention (separate query, key,
