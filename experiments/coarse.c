@@ -90,13 +90,8 @@ int main(int argc, char **argv)
               "and alg2; control: Algorithm 3 with another batch order (docs/coarse.md).",
               opts, sizeof opts / sizeof *opts);
     ttexp_args_finish(&a, 200, 1000, 4, 7, 50);
-    if (layers == 0) layers = a.paper ? 4 : 2;
-    if (layers < 1 || layers > 12) die_user("--layers must be in 1..12 (got %d)", layers);
-    ttexp_setup setup = ttexp_default_setup(&a);
-    setup.cfg.layers = layers;
-    setup.cfg.bias = 0;
     ttexp e;
-    ttexp_schedule sc = ttexp_begin(&e, setup, &a);
+    ttexp_schedule sc = ttexp_begin(&e, ttexp_layered_setup(&a, &layers), &a);
     model *m = e.m;
 
     partition *parts[NPART];

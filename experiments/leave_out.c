@@ -148,15 +148,10 @@ int main(int argc, char **argv)
               opts, sizeof opts / sizeof *opts);
     ttexp_args_finish(&a, 200, 1000, 3, 5, 9);
     int points = a.grid, threads = a.threads, adam_points = a.paper ? 9 : 5; /* as train_compare's AdamW */
-    if (layers == 0) layers = a.paper ? 4 : 2;
     if (draws == 0) draws = a.paper ? 3 : 1;
     if (draws < 1 || draws > 20) die_user("--draws must be in 1..20 (got %d)", draws);
-    if (layers < 1 || layers > 12) die_user("--layers must be in 1..12 (got %d)", layers);
-    ttexp_setup setup = ttexp_default_setup(&a);
-    setup.cfg.layers = layers;
-    setup.cfg.bias = 0;
     ttexp e;
-    ttexp_schedule sc = ttexp_begin(&e, setup, &a);
+    ttexp_schedule sc = ttexp_begin(&e, ttexp_layered_setup(&a, &layers), &a);
     model *m = e.m;
     size_t P = m->P;
     int nt = m->ntensors, at_bound = 0;

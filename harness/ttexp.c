@@ -501,6 +501,16 @@ ttexp_setup ttexp_default_setup(const ttexp_args *a)
     return s;
 }
 
+ttexp_setup ttexp_layered_setup(const ttexp_args *a, int *layers)
+{
+    if (*layers == 0) *layers = a->paper ? 4 : 2;
+    if (*layers < 1 || *layers > 12) die_user("--layers must be in 1..12 (got %d)", *layers);
+    ttexp_setup s = ttexp_default_setup(a);
+    s.cfg.layers = *layers;
+    s.cfg.bias = 0;
+    return s;
+}
+
 ttexp_schedule ttexp_schedule_of(long steps)
 {
     int every = 1;

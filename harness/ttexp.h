@@ -224,6 +224,9 @@ void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int qu
 /* The experiments' setup: the paper's 1-layer model, batch 64, --held-out (512)
  * held-out sequences, the order-2 Markov source with 2 likely successors. */
 ttexp_setup ttexp_default_setup(const ttexp_args *a);
+/* The same with *layers Transformer blocks (0: 2 at quick scale, 4 at paper scale;
+ * user error outside 1..12) and no biases (leave_out, coarse). */
+ttexp_setup ttexp_layered_setup(const ttexp_args *a, int *layers);
 /* Every experiment's opening: the output folder created, the setup opened into
  * e; returns the schedule of a->steps. */
 ttexp_schedule ttexp_begin(ttexp *e, ttexp_setup s, const ttexp_args *a);
