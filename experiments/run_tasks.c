@@ -74,7 +74,7 @@ static task_list read_list(const char *path)
 /* ---- one command in a child process ------------------------------------------------------- */
 
 static volatile pid_t g_child = 0;
-static char g_capture[4096] = "";   /* the running command's captured output (unlinked on a signal) */
+static int g_capture = -1;   /* the running command's output without --log: an unnamed file */
 
 /* SIGTERM from mpirun (another rank failed) or the user: the running command
  * gets it too and removes its temporaries; then die of the signal. */
@@ -86,7 +86,6 @@ static void on_signal(int sig)
         int st;
         while (waitpid(c, &st, 0) < 0 && errno == EINTR) {}
     }
-    if (g_capture[0]) unlink(g_capture);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -132,7 +131,24 @@ static void drop_launcher_env(void)
     }
 }
 
-/* Start task k: its output into the log file (or a temporary for its last line). */
+/* A file without a name for a command's output: O_TMPFILE where the file
+ * system has it, else mkstemp and unlink at once. It goes when its last
+ * descriptor closes, so no kill (not even SIGKILL from mpirun) leaves it. */
+static int unnamed_file(char *path, size_t cap)
+{
+    const char *tmp = getenv("TMPDIR");
+    const char *dir = tmp && *tmp ? tmp : "/tmp";
+#ifdef O_TMPFILE
+    int fd = open(dir, O_TMPFILE | O_RDWR, 0600);
+    if (fd >= 0) return fd;
+#endif
+    snprintf(path, cap, "%s/run_tasks.%ld.XXXXXX", dir, (long)getpid());
+    fd = mkstemp(path);
+    if (fd >= 0) unlink(path);
+    return fd;
+}
+
+/* Start task k: its output into the log file (or an unnamed file kept for its last line). */
 static pid_t start_task(const farm *f, const task_list *t, int k)
 {
     char path[4096];
@@ -142,11 +158,10 @@ static pid_t start_task(const farm *f, const task_list *t, int k)
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     } else {
         const char *tmp = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/run_tasks.%ld.XXXXXX", tmp && *tmp ? tmp : "/tmp", (long)getpid());
-        fd = mkstemp(path);
+        snprintf(path, sizeof path, "a temporary file in %s", tmp && *tmp ? tmp : "/tmp");
+        fd = unnamed_file(path, sizeof path);
     }
     if (fd < 0) die_user("cannot write %s: %s", path, strerror(errno));
-    snprintf(g_capture, sizeof g_capture, "%s", f->log_dir ? "" : path);
     fflush(NULL);
     sigset_t block, old;
     sigemptyset(&block);
@@ -167,19 +182,26 @@ static pid_t start_task(const farm *f, const task_list *t, int k)
     }
     g_child = pid;
     sigprocmask(SIG_SETMASK, &old, NULL);
-    close(fd);
-    if (!f->log_dir) snprintf(g_capture, sizeof g_capture, "%s", path);
+    if (f->log_dir) close(fd);
+    else g_capture = fd;
     return pid;
 }
 
 /* The last non-empty line of the task's output, for the one-line failure message. */
 static void last_line(const farm *f, int k, char *out, size_t cap)
 {
-    char path[4096];
-    if (f->log_dir) snprintf(path, sizeof path, "%s/task%d.log", f->log_dir, k);
-    else snprintf(path, sizeof path, "%s", g_capture);
     out[0] = '\0';
-    FILE *fp = fopen(path, "r");
+    FILE *fp;
+    if (f->log_dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/task%d.log", f->log_dir, k);
+        fp = fopen(path, "r");
+    } else {
+        int fd = g_capture >= 0 ? dup(g_capture) : -1;
+        fp = fd >= 0 ? fdopen(fd, "r") : NULL;
+        if (fp) rewind(fp);
+        else if (fd >= 0) close(fd);
+    }
     if (!fp) return;
     char line[1024];
     while (fgets(line, sizeof line, fp)) {
@@ -195,8 +217,8 @@ static void finish_task(const farm *f, const task_list *t, int k, int st)
     int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
     char last[1100] = "";
     if (!ok) last_line(f, k, last, sizeof last);
-    if (g_capture[0]) unlink(g_capture);
-    g_capture[0] = '\0';
+    if (g_capture >= 0) close(g_capture);
+    g_capture = -1;
     g_child = 0;
     if (ok) return;
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_INTERNAL;

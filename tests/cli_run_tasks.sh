@@ -19,4 +19,13 @@ rc=$?
 [ $rc = 3 ] && [ "$(wc -l <"$TMPD/e")" = 1 ] && grep -q 'task 2 (line 2) failed with exit 3: prog: something wrong' "$TMPD/e" &&
   cli_ok || cli_fail "failing command: exit $rc, $(head -c 300 "$TMPD/e")"
 [ ! -e "$TMPD/never.txt" ] && cli_ok || cli_fail "ran on after a failure"
+# SIGKILL (what mpirun sends a rank that outlives its SIGTERM) while a command
+# runs: the captured output has no name, so nothing is left in TMPDIR
+mkdir -p "$TMPD/tmp"
+echo "sleep 5" >"$TMPD/long.txt"
+TMPDIR="$TMPD/tmp" "$R" --quiet "$TMPD/long.txt" & rpid=$!
+sleep 0.5
+kill -9 $rpid; wait $rpid 2>/dev/null
+pkill -f "^sh -c sleep 5$" 2>/dev/null
+expect_no_files "run_tasks killed by SIGKILL" "$TMPD/tmp"
 cli_summary

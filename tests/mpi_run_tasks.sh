@@ -37,10 +37,13 @@ fi
 
 # a failing command (exit 2 with its own line) among long ones
 { echo "sleep 3; echo late >$TMPD/late.txt"; echo "$BIN/hessian_blocks --bogus"; echo "sleep 3"; } >"$TMPD/fail.txt"
-"${MPIRUN[@]}" -np 3 "$R" --quiet "$TMPD/fail.txt" >"$TMPD/o" 2>"$TMPD/e"
+mkdir -p "$TMPD/tmp"
+TMPDIR="$TMPD/tmp" "${MPIRUN[@]}" -np 3 "$R" --quiet "$TMPD/fail.txt" >"$TMPD/o" 2>"$TMPD/e"
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$TMPD/e")" = 1 ] && grep -q 'unknown option --bogus' "$TMPD/e" && cli_ok ||
   cli_fail "failing command: exit $rc, stderr: $(head -c 300 "$TMPD/e")"
 [ ! -e "$TMPD/late.txt" ] && cli_ok || cli_fail "the job went on after a failure"
-[ -z "$(find "$TMPD" /tmp -maxdepth 1 -name 'run_tasks.*' 2>/dev/null)" ] && cli_ok || cli_fail "capture files left"
+# the captured output has no name (O_TMPFILE, or unlinked at once): nothing to leave, even on SIGKILL
+left=$(find "$TMPD/tmp" -name 'run_tasks.*')
+[ -z "$left" ] && cli_ok || cli_fail "capture files left: $left"
 cli_summary
