@@ -36,9 +36,9 @@ run_then_signal() {
   local pid=$!
   set +m
   local i=0
-  while [ -z "$(find "$d" -name '*.tmp.*' 2>/dev/null)" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-  if [ $i -ge 100 ]; then kill -KILL $pid; wait $pid 2>/dev/null; cli_fail "SIG$sig: no temporary within 5 s"; return; fi
-  (sleep 5; kill -KILL $pid 2>/dev/null) &
+  while [ -z "$(find "$d" -name '*.tmp.*' 2>/dev/null)" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+  if [ $i -ge 600 ]; then kill -KILL $pid; wait $pid 2>/dev/null; cli_fail "SIG$sig: no temporary within 30 s"; return; fi
+  (sleep 20; kill -KILL $pid 2>/dev/null) &
   local dog=$!
   kill -s "$sig" $pid
   if [ "$mode" = ignore ]; then

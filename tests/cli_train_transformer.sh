@@ -48,7 +48,7 @@ check "second run, another schedule" "$P" --steps 20 --checkpoints 1 --out "$R" 
 [ ! -e "$R/step000015_params.npy" ] && [ ! -e "$R/step000030_vhat.npy" ] && [ -s "$R/step000020_params.npy" ] \
   && [ -s "$R/mine.txt" ] && [ -s "$R/run.txt" ] && cli_ok || cli_fail "re-run: old files gone, other files kept: $(ls "$R" | tr '\n' ' ')"
 "$P" --steps 1000000 --checkpoints 0.000002,1 --out "$R" --quiet & pid=$!
-for _ in $(seq 100); do [ -e "$R/step000002_params.npy" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -e "$R/step000002_params.npy" ] && break; sleep 0.1; done
 kill -TERM "$pid"; wait "$pid"
 [ ! -e "$R/run.txt" ] && [ ! -e "$R/step000020_params.npy" ] && [ -s "$R/step000002_params.npy" ] \
   && [ -z "$(find "$R" -name '*.tmp.*')" ] && cli_ok \

@@ -36,7 +36,7 @@ else
 fi
 
 # a failing command (exit 2 with its own line) among long ones
-{ echo "sleep 3; echo late >$TMPD/late.txt"; echo "$BIN/hessian_blocks --bogus"; echo "sleep 3"; } >"$TMPD/fail.txt"
+{ echo "sleep 20; echo late >$TMPD/late.txt"; echo "$BIN/hessian_blocks --bogus"; echo "sleep 20"; } >"$TMPD/fail.txt"
 mkdir -p "$TMPD/tmp"
 TMPDIR="$TMPD/tmp" "${MPIRUN[@]}" -np 3 "$R" --quiet "$TMPD/fail.txt" >"$TMPD/o" 2>"$TMPD/e"
 rc=$?
