@@ -134,7 +134,7 @@ else
 endif
 
 # ---- benchmarks -------------------------------------------------------------
-# bench_hdist's part C, a streamed analysis at P = 108,800 (~5 minutes on 2 cores),
+# bench_hdist's part C, a streamed analysis at P = 108,800 (~1-5 minutes on 2 cores, by load),
 # runs unless BENCH_HDIST_FLAGS= is given empty.
 BENCH_HDIST_FLAGS ?= --big
 bench: $(BENCHES) $(PROGS)
