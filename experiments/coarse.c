@@ -4,7 +4,7 @@
  * we might accidentally remove some crucial learning rates ... causing training failure").
  *
  * Adam-mini on a tiny Transformer (quick: 2 layers, paper: 4; V 8, C 16, 4 heads, M 32,
- * T 8, no biases, weight decay 0) with five partitions (harness/coarse.h):
+ * T 8, no biases, weight decay 0) with five partitions (harness/coarse_util.h):
  *   alg3          the paper's Algorithm 3 (value by output neurons), the reference;
  *   alg2          one block per tensor (PyTorch's default partition, Algorithm 2);
  *   whole         one block for the whole model;
@@ -27,7 +27,7 @@
  * tensors (whole, random) would otherwise also change those, and the block layout would not
  * be the only thing that differs between the partitions.
  */
-#include "harness/coarse.h"
+#include "harness/coarse_util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,7 @@
  * Adam-mini with one block for the whole model in neuron's place (a partition that is worse,
  * which the "not worse" rule must catch). docs/value_split.md.
  */
-#include "harness/coarse.h"
+#include "harness/coarse_util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

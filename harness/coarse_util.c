@@ -1,6 +1,6 @@
 /* coarse_util — partitions coarser than Algorithm 3, the loss-spike counter and the
- * capped loss share of the extensions coarse and value_split (harness/coarse.h). */
-#include "harness/coarse.h"
+ * capped loss share of the extensions coarse and value_split (harness/coarse_util.h). */
+#include "harness/coarse_util.h"
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>

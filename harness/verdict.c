@@ -919,7 +919,7 @@ static const claim_rule RULES[] = {
 
     /* ---- extensions: coarse partitions and the value split (coarse, value_split) ---- */
     /* s = min(1, (L - L_alg3)/(L_0 - L_alg3)): the share of Algorithm 3's progress (at its best lr) a run loses,
-     * 1 for a diverged run (harness/coarse.h capped_loss_share); "hurts" = loses more than TTEXP_ON_PAR. */
+     * 1 for a diverged run (harness/coarse_util.h capped_loss_share); "hurts" = loses more than TTEXP_ON_PAR. */
     {.id = "coarse.whole_hurts",
      .experiment = "coarse",
      .paper = "if the partition is too coarse and violates Principle 1, we might accidentally remove some crucial "

@@ -13,13 +13,13 @@ done
 
 # a real compile and link with CFLAGS=-O3 into a scratch build folder
 OBJ="$TMPD/b/core/errors.o"
-if PATH="$FAKE:$PATH" make --no-print-directory CFLAGS=-O3 BUILD="$TMPD/b" "$OBJ" >"$TMPD/make.out" 2>&1 \
+if PATH="$FAKE:$PATH" MAKEFLAGS= make --no-print-directory CFLAGS=-O3 BUILD="$TMPD/b" "$OBJ" >"$TMPD/make.out" 2>&1 \
    && [ -s "$OBJ" ] && grep -q -- "-O3" "$TMPD/make.out" && grep -q -- " -I\. " "$TMPD/make.out"; then cli_ok
 else cli_fail "make CFLAGS=-O3 of one object: $(tail -3 "$TMPD/make.out")"; fi
 [ ! -e "$FAKE/called" ] && cli_ok || cli_fail "building an object called apt-get or dpkg"
 
 # every recipe of a full rebuild keeps the toolkit's flags and calls no installer
-PATH="$FAKE:$PATH" make --no-print-directory -n -B CFLAGS=-O3 BUILD="$TMPD/b" all >"$TMPD/plan" 2>&1
+PATH="$FAKE:$PATH" MAKEFLAGS= make --no-print-directory -n -B CFLAGS=-O3 BUILD="$TMPD/b" all >"$TMPD/plan" 2>&1
 compiles=$(grep -c -- " -c " "$TMPD/plan")
 [ "$compiles" -gt 20 ] && [ "$compiles" -eq "$(grep -- ' -c ' "$TMPD/plan" | grep -c -- ' -I\. ')" ] && cli_ok \
   || cli_fail "a compile line lost -I. ($compiles compiles)"

@@ -1,9 +1,9 @@
-/* Tests of the extensions coarse and value_split (harness/coarse.h): the whole-model,
+/* Tests of the extensions coarse and value_split (harness/coarse_util.h): the whole-model,
  * merged-heads and random-layout partitions on the tiny Transformer (cover, counts,
  * sizes), the loss-spike counter on a hand-built curve, the capped loss share, and the
  * four claims in the claim table with their controls. */
 #include "check.h"
-#include "harness/coarse.h"
+#include "harness/coarse_util.h"
 #include <stdlib.h>
 
 static int cmp_size(const void *a, const void *b)

@@ -1,4 +1,4 @@
-/* coarse — what the extensions coarse and value_split share (harness/coarse_util.c):
+/* coarse_util — what the extensions coarse and value_split share (harness/coarse_util.c):
  * the partitions coarser than (or misaligned with) the paper's Algorithm 3, a loss-spike
  * counter, and the capped loss share the two programs compare runs with. On top of
  * harness/ttexp.h.
