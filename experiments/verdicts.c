@@ -10,6 +10,8 @@
  *
  * Writes <out>/verdicts.csv (one row per claim), <out>/verdicts.md (the
  * evidence, claim by claim) and <out>/summary.md (the table the README shows).
+ * --skip leaves out the claims of experiments that were not run (make verdicts
+ * VERDICT_SKIP=...), so a partial set of runs is judged without INVALID rows.
  */
 #include "harness/harness.h"
 #include <math.h>
@@ -118,8 +120,33 @@ static void write_summary(FILE *fp, const judged *J, int n, int nseeds)
     }
 }
 
+/* Is experiment e named in the comma-separated list (NULL: none)? */
+static int listed(const char *list, const char *e)
+{
+    size_t n = strlen(e);
+    for (const char *p = list; p && *p; p += strcspn(p, ",")) {
+        p += *p == ',';
+        if (!strncmp(p, e, n) && (p[n] == ',' || p[n] == '\0')) return 1;
+    }
+    return 0;
+}
+
+/* Every name of --skip must be an experiment of the claim table. */
+static void check_skip(const char *skip, const claim_rule *rules, int n)
+{
+    char name[128];
+    for (const char *p = skip; p && *p;) {
+        size_t len = strcspn(p, ",");
+        snprintf(name, sizeof name, "%.*s", (int)(len < 127 ? len : 127), p);
+        int known = 0;
+        for (int i = 0; i < n && !known; i++) known = !strcmp(rules[i].experiment, name);
+        if (!known) die_user("--skip: '%s' is no experiment of the claim table (see --list)", name);
+        p += len + (p[len] == ',');
+    }
+}
+
 static void write_md(const char *out, const judged *J, int n, const int_list *seeds, const char *scale, double level,
-                     double alpha)
+                     double alpha, const char *skip, int n_skipped)
 {
     outfile *o = outfile_open_in(out, "verdicts.md");
     FILE *fp = outfile_fp(o);
@@ -132,6 +159,8 @@ static void write_md(const char *out, const judged *J, int n, const int_list *se
                 "fixed before the runs; docs/verdicts.md explains each rule and control.\n\n",
             n, scale, s, count[VERDICT_PASS], count[VERDICT_FAIL], count[VERDICT_INCONCLUSIVE], count[VERDICT_NO_POWER],
             count[VERDICT_INVALID]);
+    if (n_skipped)
+        fprintf(fp, "Not judged (not run, `--skip`): %s, %d claim%s.\n\n", skip, n_skipped, n_skipped > 1 ? "s" : "");
     write_summary(fp, J, n, seeds->n);
     fprintf(fp, "\nTests: a t-interval claim PASSes when its %.0f%% Student-t interval of the mean over seeds lies "
                 "strictly on the claim's side of the threshold, FAILs when it lies strictly on the other side, and is "
@@ -173,7 +202,7 @@ static void write_md(const char *out, const judged *J, int n, const int_list *se
 
 int main(int argc, char **argv)
 {
-    const char *runs = "results/verdicts/runs", *out = "results/verdicts", *scale = "quick";
+    const char *runs = "results/verdicts/runs", *out = "results/verdicts", *scale = "quick", *skip = NULL;
     int_list seeds = {5, {1, 2, 3, 4, 5}};
     double level = 0.95, alpha = 0.05;
     int list = 0;
@@ -183,6 +212,7 @@ int main(int argc, char **argv)
         {"scale", OPT_STRING, &scale, "quick or paper (named in verdicts.md)"},
         {"level", OPT_DOUBLE, &level, "confidence level of the intervals"},
         {"alpha", OPT_DOUBLE, &alpha, "significance level of the sign tests"},
+        {"skip", OPT_STRING, &skip, "experiments not run, comma-separated: their claims are left out"},
         {"list", OPT_FLAG, &list, "print the claims and their rules, and exit"},
         {"out", OPT_STRING, &out, "output folder"},
     };
@@ -207,15 +237,19 @@ int main(int argc, char **argv)
         return 0;
     }
     if (seeds.n < 2) die_user("--seeds: at least 2 seeds are needed for an interval (got %d)", seeds.n);
+    check_skip(skip, rules, n);
     ensure_dir(out);
     judged *J = xcalloc((size_t)n, sizeof *J);
+    int nj = 0;
     for (int i = 0; i < n; i++) {
-        J[i].r = &rules[i];
-        read_values(&J[i], runs, &seeds);
-        judge(&J[i], level, alpha);
+        if (listed(skip, rules[i].experiment)) continue;
+        J[nj].r = &rules[i];
+        read_values(&J[nj], runs, &seeds);
+        judge(&J[nj], level, alpha);
+        nj++;
     }
-    write_csv(out, J, n, &seeds);
-    write_md(out, J, n, &seeds, scale, level, alpha);
+    write_csv(out, J, nj, &seeds);
+    write_md(out, J, nj, &seeds, scale, level, alpha, skip, n - nj);
     char *path = path_join(out, "summary.md");
     echo_file(path);
     free(path);

@@ -7,6 +7,8 @@
 # then the verdicts program judges every claim of harness's claim table.
 #   SEEDS=5 (how many), SEED0=1 (the first): seeds SEED0 .. SEED0+SEEDS-1;
 #   another block of seeds (SEED0=6) writes $(RES)/verdicts-seed6/.
+#   VERDICT_SKIP="exp2_blockwise_gd leave_out": those experiments are not run
+#   and their claims are left out of the table (the costliest at paper scale).
 comma := ,
 empty :=
 space := $(empty) $(empty)
@@ -28,10 +30,10 @@ verdicts: deps
 # The run rules are made at the end of the Makefile ($(eval $(verdict_rules))),
 # once every fragment has added to VERDICT_EXPS.
 define verdict_rules
-$(foreach e,$(VERDICT_EXPS),$(foreach s,$(VERDICT_SEEDS),$(eval $(call verdict_run,$(e),$(s)))))
-VERDICT_RUNS := $(foreach e,$(VERDICT_EXPS),$(foreach s,$(VERDICT_SEEDS),$(VRUNS)/$(e)/seed$(s)/run.txt))
+$(foreach e,$(filter-out $(VERDICT_SKIP),$(VERDICT_EXPS)),$(foreach s,$(VERDICT_SEEDS),$(eval $(call verdict_run,$(e),$(s)))))
+VERDICT_RUNS := $(foreach e,$(filter-out $(VERDICT_SKIP),$(VERDICT_EXPS)),$(foreach s,$(VERDICT_SEEDS),$(VRUNS)/$(e)/seed$(s)/run.txt))
 verdicts-only: $$(VERDICT_RUNS) $(BUILD)/bin/verdicts $$(VERDICT_FIGURES)
-	$(BUILD)/bin/verdicts --runs $(VRUNS) --seeds $(subst $(space),$(comma),$(strip $(VERDICT_SEEDS))) --scale $(SCALE) --out $(VOUT) --quiet
+	$(BUILD)/bin/verdicts --runs $(VRUNS) --seeds $(subst $(space),$(comma),$(strip $(VERDICT_SEEDS))) --scale $(SCALE) $(if $(strip $(VERDICT_SKIP)),--skip $(subst $(space),$(comma),$(strip $(VERDICT_SKIP)))) --out $(VOUT) --quiet
 	@cat $(VOUT)/summary.md
 endef
 

@@ -38,6 +38,14 @@ grep -q "table1.v_removed — PASS" <("$V" --runs "$TMPD/pass" --seeds 1,2,3 --o
 [ "$(grep -c '^|' "$TMPD/o2/summary.md")" -ge 3 ] && cli_ok || cli_fail "summary.md is a table"
 "$V" --list | grep -q "^table1.v_removed" && cli_ok || cli_fail "--list prints the claims"
 
+# --skip: the claims of experiments not run are left out, not INVALID; a name
+# outside the claim table is a user error
+mkdir -p "$TMPD/none"
+"$V" --runs "$TMPD/none" --seeds 1,2 --skip table1_memory --out "$TMPD/o4" --quiet >/dev/null 2>&1
+! grep -q '^table1\.' "$TMPD/o4/verdicts.csv" && grep -q '^table1\.' <("$V" --list) \
+  && grep -q 'Not judged (not run, `--skip`): table1_memory, 1 claim\.' "$TMPD/o4/verdicts.md" && cli_ok \
+  || cli_fail "--skip table1_memory: its claims still judged, or not said"
+expect_user_error "--skip of no experiment" "$V" --runs "$TMPD/pass" --seeds 1,2 --skip table1_memory,bogus --out "$TMPD/o3"
 expect_user_error "one seed" "$V" --runs "$TMPD/pass" --seeds 1 --out "$TMPD/o3"
 expect_user_error "bad level" "$V" --runs "$TMPD/pass" --level 1.5 --out "$TMPD/o3"
 expect_no_files "no output on bad input" "$TMPD/o3"
