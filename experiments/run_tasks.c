@@ -133,18 +133,22 @@ static void drop_launcher_env(void)
 
 /* A file without a name for a command's output: O_TMPFILE where the file
  * system has it, else mkstemp and unlink at once. It goes when its last
- * descriptor closes, so no kill (not even SIGKILL from mpirun) leaves it. */
+ * descriptor closes, so no kill (not even SIGKILL from mpirun) leaves it.
+ * path: what to name in an error message. */
 static int unnamed_file(char *path, size_t cap)
 {
     const char *tmp = getenv("TMPDIR");
     const char *dir = tmp && *tmp ? tmp : "/tmp";
+    snprintf(path, cap, "a temporary file in %s", dir);
+    int fd;
 #ifdef O_TMPFILE
-    int fd = open(dir, O_TMPFILE | O_RDWR, 0600);
+    fd = open(dir, O_TMPFILE | O_RDWR, 0600);
     if (fd >= 0) return fd;
 #endif
     snprintf(path, cap, "%s/run_tasks.%ld.XXXXXX", dir, (long)getpid());
     fd = mkstemp(path);
     if (fd >= 0) unlink(path);
+    else snprintf(path, cap, "a temporary file in %s", dir);
     return fd;
 }
 
@@ -157,8 +161,6 @@ static pid_t start_task(const farm *f, const task_list *t, int k)
         snprintf(path, sizeof path, "%s/task%d.log", f->log_dir, k);
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     } else {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(path, sizeof path, "a temporary file in %s", tmp && *tmp ? tmp : "/tmp");
         fd = unnamed_file(path, sizeof path);
     }
     if (fd < 0) die_user("cannot write %s: %s", path, strerror(errno));

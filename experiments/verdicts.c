@@ -120,29 +120,33 @@ static void write_summary(FILE *fp, const judged *J, int n, int nseeds)
     }
 }
 
-/* Is experiment e named in the comma-separated list (NULL: none)? */
-static int listed(const char *list, const char *e)
+/* --skip: experiment names, comma-separated, each one of the claim table's. */
+typedef struct {
+    int n;
+    char name[32][64];
+} name_list;
+
+static name_list parse_skip(const char *skip, const claim_rule *rules, int n_rules)
 {
-    size_t n = strlen(e);
-    for (const char *p = list; p && *p; p += strcspn(p, ",")) {
-        p += *p == ',';
-        if (!strncmp(p, e, n) && (p[n] == ',' || p[n] == '\0')) return 1;
+    name_list s = {0};
+    for (const char *p = skip; p && *p; p += *p == ',') {
+        size_t len = strcspn(p, ",");
+        if (s.n == 32) die_user("--skip: more than 32 experiments");
+        snprintf(s.name[s.n], sizeof s.name[0], "%.*s", (int)(len < 63 ? len : 63), p);
+        int known = 0;
+        for (int i = 0; i < n_rules && !known; i++) known = !strcmp(rules[i].experiment, s.name[s.n]);
+        if (!known) die_user("--skip: '%s' is no experiment of the claim table (see --list)", s.name[s.n]);
+        s.n++;
+        p += len;
     }
-    return 0;
+    return s;
 }
 
-/* Every name of --skip must be an experiment of the claim table. */
-static void check_skip(const char *skip, const claim_rule *rules, int n)
+static int skipped(const name_list *s, const char *experiment)
 {
-    char name[128];
-    for (const char *p = skip; p && *p;) {
-        size_t len = strcspn(p, ",");
-        snprintf(name, sizeof name, "%.*s", (int)(len < 127 ? len : 127), p);
-        int known = 0;
-        for (int i = 0; i < n && !known; i++) known = !strcmp(rules[i].experiment, name);
-        if (!known) die_user("--skip: '%s' is no experiment of the claim table (see --list)", name);
-        p += len + (p[len] == ',');
-    }
+    for (int k = 0; k < s->n; k++)
+        if (!strcmp(s->name[k], experiment)) return 1;
+    return 0;
 }
 
 static void write_md(const char *out, const judged *J, int n, const int_list *seeds, const char *scale, double level,
@@ -237,12 +241,12 @@ int main(int argc, char **argv)
         return 0;
     }
     if (seeds.n < 2) die_user("--seeds: at least 2 seeds are needed for an interval (got %d)", seeds.n);
-    check_skip(skip, rules, n);
+    name_list skips = parse_skip(skip, rules, n);
     ensure_dir(out);
     judged *J = xcalloc((size_t)n, sizeof *J);
     int nj = 0;
     for (int i = 0; i < n; i++) {
-        if (listed(skip, rules[i].experiment)) continue;
+        if (skipped(&skips, rules[i].experiment)) continue;
         J[nj].r = &rules[i];
         read_values(&J[nj], runs, &seeds);
         judge(&J[nj], level, alpha);

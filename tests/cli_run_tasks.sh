@@ -28,4 +28,5 @@ sleep 0.5
 kill -9 $rpid; wait $rpid 2>/dev/null
 pkill -f "^sh -c sleep 5$" 2>/dev/null
 expect_no_files "run_tasks killed by SIGKILL" "$TMPD/tmp"
+expect_user_error "TMPDIR that does not exist" env TMPDIR="$TMPD/nowhere" "$R" --quiet "$TMPD/list.txt"
 cli_summary
