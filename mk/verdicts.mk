@@ -29,9 +29,10 @@ verdicts: deps
 # VERDICT_FIGURES; make verdicts renders them into $(FIG)/.
 # The run rules are made at the end of the Makefile ($(eval $(verdict_rules))),
 # once every fragment has added to VERDICT_EXPS.
+VERDICT_RUN_EXPS = $(filter-out $(VERDICT_SKIP),$(VERDICT_EXPS))
 define verdict_rules
-$(foreach e,$(filter-out $(VERDICT_SKIP),$(VERDICT_EXPS)),$(foreach s,$(VERDICT_SEEDS),$(eval $(call verdict_run,$(e),$(s)))))
-VERDICT_RUNS := $(foreach e,$(filter-out $(VERDICT_SKIP),$(VERDICT_EXPS)),$(foreach s,$(VERDICT_SEEDS),$(VRUNS)/$(e)/seed$(s)/run.txt))
+$(foreach e,$(VERDICT_RUN_EXPS),$(foreach s,$(VERDICT_SEEDS),$(eval $(call verdict_run,$(e),$(s)))))
+VERDICT_RUNS := $(foreach e,$(VERDICT_RUN_EXPS),$(foreach s,$(VERDICT_SEEDS),$(VRUNS)/$(e)/seed$(s)/run.txt))
 verdicts-only: $$(VERDICT_RUNS) $(BUILD)/bin/verdicts $$(VERDICT_FIGURES)
 	$(BUILD)/bin/verdicts --runs $(VRUNS) --seeds $(subst $(space),$(comma),$(strip $(VERDICT_SEEDS))) --scale $(SCALE) $(if $(strip $(VERDICT_SKIP)),--skip $(subst $(space),$(comma),$(strip $(VERDICT_SKIP)))) --out $(VOUT) --quiet
 	@cat $(VOUT)/summary.md
