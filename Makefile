@@ -72,13 +72,15 @@ TK_CFLAGS = -fno-math-errno -fvect-cost-model=dynamic -std=c11 -D_GNU_SOURCE -Wa
 TK_LDFLAGS = $(SANFLAGS)
 LDLIBS = $(MPI_LIBS) $(PKG_LIBS) -lm
 
-LIBDIRS := core hessian optim quad mlp tinytransformer harness
+LIBDIRS := core hessian optim quad mlp tinytransformer verdict harness
 LIBSRC := $(wildcard $(addsuffix /*.c,$(LIBDIRS)))
 LIBOBJ := $(LIBSRC:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libtoolkit.a
 
-PROG_SRC := $(wildcard experiments/*.c)
-PROGS := $(PROG_SRC:experiments/%.c=$(BUILD)/bin/%)
+# experiments/: one program per figure, table or claim of the paper; tools/: the
+# general programs (the verdict judge, the task farm, heatmap, Hessian analysis).
+PROG_SRC := $(wildcard experiments/*.c tools/*.c)
+PROGS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(PROG_SRC:experiments/%.c=$(BUILD)/bin/%))
 TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -102,6 +104,9 @@ $(LIB): $(LIBOBJ)
 $(BUILD)/bin/%: $(BUILD)/experiments/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+$(BUILD)/bin/%: $(BUILD)/tools/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
@@ -112,16 +117,16 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
 # ---- dependencies ---------------------------------------------------------
 # Building needs only the libraries: when pkg-config finds them, nothing is
 # checked or installed (no dpkg, no apt); otherwise libs-checked installs them
-# on Debian (tools/deps.sh). make test and make figures also need gnuplot and
+# on Debian (scripts/deps.sh). make test and make figures also need gnuplot and
 # the data set: they run deps first, which installs only what is missing.
 HAVE_LIBS := $(shell pkg-config --exists $(PKGS) $(if $(filter 1,$(MPI)),ompi-c scalapack-openmpi) 2>/dev/null && echo yes)
 .PHONY: libs-checked
 libs-checked:
 ifneq ($(HAVE_LIBS),yes)
-	@./tools/deps.sh $(DEB_LIBS)
+	@./scripts/deps.sh $(DEB_LIBS)
 endif
 deps:
-	@./tools/deps.sh $(DEB_PACKAGES)
+	@./scripts/deps.sh $(DEB_PACKAGES)
 
 # ---- tests ------------------------------------------------------------------
 test: deps

@@ -201,6 +201,7 @@ int main(int argc, char **argv)
         {"mpirun", OPT_STRING, &mpirun, "the MPI launcher"},
         {"keep", OPT_STRING, &keep, "keep the runs' outputs in this folder (default: a temporary, removed)"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Streamed Hessian block analysis vs the full-H path (time, peak memory) on the 2-layer Transformer\n"
               "(P = 17,920), its speed-up over MPI ranks (np 1 vs 2), and with --big a model with P >= 100,000.",

@@ -76,6 +76,7 @@ int main(int argc, char **argv)
 {
     int skip_cifar = 0;
     const cli_opt opts[] = {{"no-cifar", OPT_FLAG, &skip_cifar, "skip the CIFAR-sized 3072-8-100 MLP (H of 5.2 GB)"}};
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Exact-Hessian benchmark of the MLP: the 784-8-10 tanh MLP on 1,000 samples (P = 6,370) by each\n"
               "engine path (symmetric hess_cols, full columns, hvp on unit vectors), against the dgemm rate\n"

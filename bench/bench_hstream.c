@@ -205,6 +205,7 @@ int main(int argc, char **argv)
         {"no-tt", OPT_FLAG, &no_tt, "skip the Transformer"},
         {"no-mlp", OPT_FLAG, &no_mlp, "skip the MLP"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Streamed block analysis (hessian/stream.h) vs the full-H path on the same model: seconds and peak\n"
               "memory (getrusage ru_maxrss) as ratios, and hstream_add's share of the R-pass time.",

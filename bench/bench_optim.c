@@ -78,6 +78,7 @@ static double time_steps(optimizer *o, double *w, const double *g, size_t P, int
 
 int main(int argc, char **argv)
 {
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Optimizer benchmark: one Adam-mini step against one AdamW step on a 10-million-parameter\n"
               "GPT-like tensor table with the Algorithm 3 partition (their ratio, same run), and the tiny\n"

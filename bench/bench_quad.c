@@ -69,6 +69,7 @@ static double dense_seconds_per_point(int d, double kappa, int npoints, gsl_rng 
 
 int main(int argc, char **argv)
 {
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Fig. 4 generator and sweep benchmark: the paper's O(d^5) listing against our O(d^3) and\n"
               "q-only O(d^2) paths at d = 50, 100, 200 (same angles, H compared), and paper-scale Fig. 4\n"

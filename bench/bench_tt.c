@@ -181,6 +181,7 @@ int main(int argc, char **argv)
         {"export", OPT_STRING, &export_dir,
          "write the paper model at a perturbed point, its batch and H to this folder (for bench/torch_hessian.py --tt)"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Exact-Hessian benchmark of the tiny Transformer: the paper's 1-layer model (P = 2,640, batch 64)\n"
               "by each engine path (symmetric hess_cols_lower, full hess_cols, hvp on unit vectors), end to end\n"

@@ -32,7 +32,7 @@ void die_diverged(const char *fmt, ...) __attribute__((format(printf, 1, 2), nor
 #define DIE(...) die_internal(__FILE__, __LINE__, __VA_ARGS__)
 void die_internal(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
-/* Name printed before every error line (default: basename of argv[0], set by cli_parse). */
+/* Name printed before every error line (default: basename of argv[0], set by run_start). */
 void set_program_name(const char *name);
 const char *program_name(void);
 /* Tests may catch user errors in-process: the hook receives the message and
@@ -45,6 +45,11 @@ void set_user_error_hook(user_error_hook hook);
  * a failing rank stops the whole job (MPI_Abort). NULL: _exit. */
 typedef void (*exit_hook)(int code);
 void set_exit_hook(exit_hook hook);
+/* Called on every error path before the exit hook: output.c registers the
+ * removal of its uncommitted temporaries here, so errors.c calls nothing above it. */
+void set_cleanup_hook(void (*hook)(void));
+/* --quiet: no progress or advice lines on stderr (errors are always printed). */
+extern int core_quiet;
 
 /* ---- checked allocation (internal error on failure) ------------------------- */
 void *xmalloc(size_t bytes);
@@ -67,13 +72,18 @@ size_t checked_mul(size_t count, size_t size, const char *what);
  * (1.4 s vs 0.16 s for 325 MB). */
 double mem_available_bytes(void);
 void memory_check(const char *what, double bytes);
-/* Called by cli_parse before anything else: a user error when an address-space
+/* Called by run_start before anything else: a user error when an address-space
  * limit leaves too little room for the BLAS library's work buffer (OpenBLAS
  * would retry its allocation for ever), then the buffer is taken. */
 void blas_memory_guard(void);
 double *huge_alloc(size_t count, const char *what);
 
-/* ---- random numbers: one gsl_rng_mt19937 stream per run ---------------------- */
+/* ---- random numbers (rng.c): one gsl_rng_mt19937 stream per purpose -------------
+ * seed_mix: the generator seed of one purpose (tag) and one instance of it
+ * (index) in a run seeded with `seed` — a splitmix64 hash of the three, so no
+ * two (seed, purpose, index) share a stream, whatever the seeds (seed + 1 would
+ * make one seed's second stream the next seed's first). */
+unsigned long seed_mix(unsigned long seed, unsigned long tag, unsigned long index);
 gsl_rng *rng_new(unsigned long seed);
 /* Seeds r (an mt19937) so that distinct 64-bit seeds give distinct streams.
  * GSL's own seeding reads only the low 32 bits and maps 0 to its default 4357;
@@ -135,9 +145,13 @@ double *npy_read(const char *path, int *ndim, size_t shape[4]);
 /* 1 if path names a folder: readers report "X is a folder, expected a file". */
 int path_is_folder(const char *path);
 
-/* ---- run metadata ---------------------------------------------------------------
- * run_begin records argv and the start time; run_write_info writes
+/* ---- a run (run.c) ------------------------------------------------------------------
+ * run_start: what every program does first, before parsing its options — names
+ * the program for error lines, refuses an address-space limit too small for the
+ * BLAS buffers (blas_memory_guard), pins BLAS to one thread (see toolkit_threads)
+ * and records argv and the start time (run_begin). run_write_info writes
  * <dir>/run.txt with the command line, seed, git commit and wall time. */
+void run_start(int argc, char **argv);
 void run_begin(int argc, char **argv);
 void run_write_info(const char *dir, unsigned long seed);
 /* Adds a line (e.g. "hessian seconds: 1.23") to the run.txt that run_write_info
@@ -146,8 +160,8 @@ void run_write_info(const char *dir, unsigned long seed);
 void run_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double wall_seconds(void); /* monotonic clock */
 
-/* ---- threads ----------------------------------------------------------------------------
- * Inside the programs BLAS runs on one thread (cli_parse pins it): its
+/* ---- threads (memory.c) ----------------------------------------------------------------
+ * Inside the programs BLAS runs on one thread (run_start pins it): its
  * reductions depend on its thread count (e.g. dsymv inside LAPACK's
  * eigensolvers, dgemm's small-matrix path), ours do not. The parallelism a
  * user asks for with OPENBLAS_NUM_THREADS (else every online core) goes to
@@ -155,8 +169,8 @@ double wall_seconds(void); /* monotonic clock */
  * sweeps — which split work in a fixed layout, so no result depends on it. */
 int toolkit_threads(void);
 
-/* ---- command line ------------------------------------------------------------------
- * A table of options parsed with getopt_long. --help prints the summary, every
+/* ---- command line (cli.c) -------------------------------------------------------------
+ * A table of options parsed with getopt_long (after run_start). --help prints the summary, every
  * option with its help and default, and exits 0. A bad value or unknown flag is
  * a user error (exit 2). --quiet is always available and sets core_quiet. */
 typedef enum { OPT_INT, OPT_LONG, OPT_DOUBLE, OPT_STRING, OPT_FLAG, OPT_DOUBLE_LIST, OPT_INT_LIST } opt_kind;
@@ -173,7 +187,6 @@ typedef struct {
 void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, int nopts);
 void parse_double_list(const char *flag, const char *text, double_list *out);
 void parse_int_list(const char *flag, const char *text, int_list *out);
-extern int core_quiet;
 
 /* ---- progress on stderr -------------------------------------------------------------
  * A bar when stderr is a terminal, a line every ~10% otherwise, nothing when quiet. */
@@ -210,6 +223,10 @@ double tau_ratio(int n, const double *A);
 /* Quantile p ∈ [0,1] of v[n] by linear interpolation (numpy's default), from a
  * sorted copy (v is not modified); NAN for n = 0. */
 double quantile(const double *v, size_t n, double p);
+/* Median of x[0..n-1] (mean of the two middle values for even n). ±inf take
+ * part as ordinary values; NAN if n ≤ 0 or any x is NaN (or the two middle
+ * values are −inf and +inf). x is not modified. */
+double median_of(const double *x, int n);
 /* Dense helpers kept here so every module shares them. */
 double frobenius_sq(size_t count, const double *a);
 double max_abs(size_t count, const double *a);

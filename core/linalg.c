@@ -147,3 +147,16 @@ double quantile(const double *v, size_t n, double p)
     free(c);
     return q;
 }
+
+double median_of(const double *x, int n)
+{
+    if (n <= 0 || !x) return NAN;
+    for (int i = 0; i < n; i++)
+        if (isnan(x[i])) return NAN;
+    double *c = xmalloc((size_t)n * sizeof(double));
+    memcpy(c, x, (size_t)n * sizeof(double));
+    qsort(c, (size_t)n, sizeof(double), cmp_double);
+    double m = n % 2 ? c[n / 2] : 0.5 * c[n / 2 - 1] + 0.5 * c[n / 2];
+    free(c);
+    return m;
+}

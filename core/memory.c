@@ -1,5 +1,6 @@
-/* Memory: how much a run may still allocate, the check every large allocation
- * goes through, and huge-page-backed buffers for large matrices. */
+/* Memory and threads: how many worker threads a run uses, how much it may
+ * still allocate, the check every large allocation goes through, and
+ * huge-page-backed buffers for large matrices. */
 #include "core.h"
 #include <cblas.h>
 #include <pthread.h>
@@ -9,6 +10,16 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+int toolkit_threads(void)
+{
+    const char *env = getenv("OPENBLAS_NUM_THREADS");
+    char *end;
+    long n = env ? strtol(env, &end, 10) : 0;
+    if (!env || end == env || *end || n < 1) n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
 
 /* A "Key:   N kB" line of a /proc file, in bytes; -1 if absent. */
 static double proc_kb(const char *path, const char *key)

@@ -1,7 +1,6 @@
 /* Output files written atomically (temporary name, rename on success), folders,
  * CSV and .npy. */
 #include "core.h"
-#include "dist.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -70,6 +69,7 @@ static void install_cleanup_once(void)
     if (installed) return;
     installed = 1;
     atexit(remove_temporaries);
+    set_cleanup_hook(remove_temporaries);
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -144,11 +144,11 @@ static int inside_folder(const char *name)
 /* A folder that holds a toolkit run.txt (first line "command: ") holds a finished
  * run: its files (the run.txt's "file:" lines) and the run.txt go before this run
  * writes, so an interrupted re-run leaves this run's files and no run.txt, never
- * a mix of two runs under the old run.txt. Rank 0 alone clears; a run.txt this
- * process wrote stays. */
+ * a mix of two runs under the old run.txt. A run.txt this process wrote stays;
+ * under MPI only rank 0 clears (dist_init sets the others to keep). */
 static void clear_previous_run(const char *dir)
 {
-    if (keep_previous || dist_rank() != 0) return;
+    if (keep_previous) return;
     char *runtxt = path_join(dir, "run.txt");
     FILE *fp = was_committed(runtxt) ? NULL : fopen(runtxt, "r");
     if (!fp) { free(runtxt); return; }

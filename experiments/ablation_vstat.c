@@ -34,6 +34,7 @@ int main(int argc, char **argv)
         TTEXP_OPTS(a, "quick (300 steps, 5-point first grids) or paper (2000, 9)",
                    "points of each statistic's first learning-rate grid, 2..50 (0: from --scale)"),
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Adam-mini with the block statistic mean (official), l2, l1, max or min of g_b^2, on the paper's\n"
               "1-layer Transformer (Algorithm 3 partition, batch 64), each with a log grid of learning rates\n"

@@ -315,6 +315,7 @@ int main(int argc, char **argv)
         {"bands-of", OPT_STRING, &r.bands_of, "run folders, comma-separated: write their seed bands (bands.csv) only"},
         {"out", OPT_STRING, &r.out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Block structure of the tiny Transformer's Hessian per tensor through early training: the fig6\n"
               "setup (AdamW, 1,000 steps) with H at --at-steps (default 0, 1, 2, 5, 10, 20, 50, 100), and per\n"

@@ -75,10 +75,11 @@ int main(int argc, char **argv)
                    "points of each partition's first learning-rate grid, 2..50 (0: from --scale)"),
         {"layers", OPT_INT, &layers, "Transformer layers, 1..12 (0: from --scale: 2 quick, 4 paper)"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Adam-mini with partitions coarser than (or misaligned with) the paper's Algorithm 3: Algorithm 2\n"
               "(one block per tensor), one block for the whole model, Algorithm 3 with query/key merged, and\n"
-              "Algorithm 3's block sizes in a random order laid over [0, P) (seeded from --seed, stream S+7),\n"
+              "Algorithm 3's block sizes in a random order laid over [0, P) (seeded from --seed, its draws stream),\n"
               "against Algorithm 3 itself, on a tiny Transformer (V 8, C 16, 4 heads, M 32, T 8, no biases,\n"
               "batch 64; 2 layers at quick scale, 4 at paper scale), weight decay 0, beta (0.9, 0.999), eps\n"
               "1e-8, 5% warmup then cosine to 10%. Each partition: its own learning-rate search (log grid,\n"

@@ -158,6 +158,7 @@ int main(int argc, char **argv)
         {"train-set", OPT_INT, &train_set, "sequences of the full-batch variant's fixed training set, 1..4096 "
                                            "(0: from --scale)"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "One searched learning rate per block vs Adam on the paper's 1-layer Transformer (paper\n"
               "appendix Exp 2), with the confounds taken out one at a time: blockwise GD vs AdamW (the\n"

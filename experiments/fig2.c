@@ -441,6 +441,7 @@ int main(int argc, char **argv)
         {"data-seed", OPT_LONG, &r.data_seed, "the data's seed (--data synthetic)"},
         {"out", OPT_STRING, &r.out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Exact Hessian of a 1-hidden-layer MLP (8 neurons, softmax cross-entropy) at fractions of Adam\n"
               "training (paper Fig. 2): heatmaps of |H|, per-neuron block metrics, and the claim that H is\n"

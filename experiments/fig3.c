@@ -32,8 +32,8 @@ static const char *SUMMARY =
     "Adam's and Adam-mini's lr: the best of a log grid that starts at --lr-points values in [--lr-lo, --lr-hi]\n"
     "and extends (same spacing) while the best is at an edge, at most 4 decades below and 2 above; each run\n"
     "scored by its mean log10 loss (below). Sub-problem: H1 alone, GD with 2/(L+mu) of H1 vs Adam.\n"
-    "Seeds (--seed S): H's rotations and eigenvalues and the controls' matrices from stream S+7, w0 ~ N(0, I)\n"
-    "from S, the random partition from S+2 (the paper gives no w0).\n"
+    "Seeds (--seed S): H's rotations and eigenvalues and the controls' matrices from its draws stream, w0 ~ N(0, I)\n"
+    "from its init stream, the random partition from its baselines stream (the paper gives no w0).\n"
     "Statistic of a run: m = mean over t = 0..steps of log10(max(f_t/f_0, 1e-300)) (a run whose loss\n"
     "underflows to 0 counts as 1e-300 f_0 from then on). Claim 'A beats B' per seed: m_A - m_B < 0 (decades).\n"
     "  (1) Adam beats GD on H;        control: the same on a homogeneous H (three blocks from {1,2,3});\n"
@@ -183,9 +183,10 @@ int main(int argc, char **argv)
         {"lr-points", OPT_INT, &lr_points, "points of the first grid (log-spaced), 2..32"},
         {"beta1", OPT_DOUBLE, &beta1, "Adam's beta1 (paper: 0), in [0, 1); beta2 is the exact limit 1"},
         {"eps", OPT_DOUBLE, &eps, "Adam's epsilon"},
-        {"seed", OPT_LONG, &seed, "the run's seed: matrices (S+7), w0 (S), random partition (S+2)"},
+        {"seed", OPT_LONG, &seed, "the run's seed: matrices (draws stream), w0 (init), random partition (baselines)"},
         {"out", OPT_STRING, &out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv, SUMMARY, opts, sizeof opts / sizeof *opts);
     if (steps < 1 || steps > 10000000) die_user("--steps must be in 1..10000000 (got %ld)", steps);
     if (bsize < 3 || bsize > 2000) die_user("--block must be in 3..2000 (got %d)", bsize);

@@ -36,8 +36,8 @@ static const char *SUMMARY =
     "with the mean tau there, over ALL R; the curve 'falls as tau -> 1' when rho <= -0.5. Per seed: the share\n"
     "of curves that fall; 'most' = more than half. Four readings: kappa definition a or b x median or mean\n"
     "of r per R (a with the median is primary). Control: the same with tau shuffled across R in each curve\n"
-    "(seed S+2). Reference: rho over R = 0..R* (the smallest mean tau) only, the first version's rule.\n"
-    "Seeds (--seed S): the theta and x draws from stream S+7.";
+    "(the baselines stream of --seed). Reference: rho over R = 0..R* (the smallest mean tau) only, the first version's rule.\n"
+    "Seeds (--seed S): the theta and x draws from its draws stream (streams: harness.h seed_for).";
 
 typedef struct {
     int d;
@@ -294,9 +294,10 @@ int main(int argc, char **argv)
         {"d", OPT_INT, &d_b, "panel b: dimension d"},
         {"kappas", OPT_DOUBLE_LIST, &kappas, "panel b: condition numbers kappa(H), each in [1, 1e12]"},
         {"threads", OPT_INT, &threads, "worker threads (results do not depend on it)"},
-        {"seed", OPT_LONG, &seed, "the run's seed: theta and x draws (S+7), the control's shuffles (S+2)"},
+        {"seed", OPT_LONG, &seed, "the run's seed: theta and x draws (draws stream), the control's shuffles (baselines stream)"},
         {"out", OPT_STRING, &out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv, SUMMARY, opts, sizeof opts / sizeof *opts);
     int paper = 0;
     if (strcmp(scale, "paper") == 0) paper = 1;

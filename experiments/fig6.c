@@ -434,6 +434,7 @@ int main(int argc, char **argv)
         {"save-h", OPT_INT, &r.save_h, "1: write H.npy (P x P)"},
         {"out", OPT_STRING, &r.out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "The Hessian of each parameter block of a 1-layer Transformer at 1% of training (paper Fig. 6):\n"
               "query, key, value, attn.proj, mlp.fc_1, mlp.proj, embed and output, each as a heatmap of its\n"

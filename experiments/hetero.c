@@ -303,6 +303,7 @@ int main(int argc, char **argv)
         {"mlp-eval-n", OPT_INT, &r.mlp_eval_n, "test images the MLP's Hessian is taken on"},
         {"out", OPT_STRING, &r.out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Block heterogeneity of the Hessian (paper Sec. 2.1, after zhang2024transformers): the exact\n"
               "spectrum of every Algorithm 3 block of the tiny Transformer (the fig6 setup) and of the MLP\n"

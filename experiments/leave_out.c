@@ -134,6 +134,7 @@ int main(int argc, char **argv)
         {"draws", OPT_INT, &draws, "random tensor sets per x = 1, 2, 3, 1..20 (0: from --scale)"},
         {"layers", OPT_INT, &layers, "Transformer layers, 1..12 (0: from --scale)"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Adam leave-x-out (paper Fig. 5) on a tiny Transformer (4 layers at paper scale, 2 at quick\n"
               "scale; V 8, C 16, 4 heads, M 32, T 8, no biases, batch 64). Adam (beta 0.9/0.999, no weight\n"

@@ -374,6 +374,7 @@ int main(int argc, char **argv)
         {"save-h", OPT_INT, &r.save_h, "1: write H.npy (P x P)"},
         {"out", OPT_STRING, &r.out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Principle-1 checker: for each tensor, each candidate split (whole, by head, by output neuron /\n"
               "token / position, by input neuron, by entry) scored inside the tensor's diagonal block H_tt\n"

@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 {
     const char *out = "results/table1_memory";
     const cli_opt opts[] = {{"out", OPT_STRING, &out, "output folder"}};
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Optimizer-state memory of AdamW vs Adam-mini for the five models of the paper's Table 1,\n"
               "counted from their shapes with the toolkit's Algorithm 3 partition (float32, GB = 1e9 bytes).",

@@ -540,6 +540,7 @@ int main(int argc, char **argv)
         {"draws", OPT_INT, &r.draws, "Fig. 4 recipe: draws of x per block (0: 25 quick, 100 paper)"},
         {"out", OPT_STRING, &r.out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "kappa(H_b) vs kappa(D H_b) on the dense Hessian blocks of the paper's 1-layer Transformer (appendix\n"
               "Exp 1, Table \"Comparison of kappa(H) and kappa(D_Adam H)\"), over training. One AdamW run (as fig6,\n"

@@ -35,6 +35,7 @@ int main(int argc, char **argv)
         TTEXP_OPTS(a, "quick (300 steps, 5-point first grids) or paper (2000, 9)",
                    "points of each method's first learning-rate grid, 2..50 (0: from --scale)"),
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Training curves of GD, blockwise GD, AdamW, Adam-mini (Algorithm 3), Adam-mini (default\n"
               "partition) and Adam-mini with one block for the whole model (the on-par claim's control) on\n"

@@ -50,6 +50,7 @@ int main(int argc, char **argv)
         {"data-seed", OPT_LONG, &data_seed, "the data's seed: the Markov chain"},
         {"out", OPT_STRING, &out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Train the tiny GPT-style Transformer (defaults: the paper's 1-layer model, V 8, C 16, 4 heads,\n"
               "M 32, T 8, biases) on an order-2 Markov source or a text file, with GD, Adam, AdamW,\n"

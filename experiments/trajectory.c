@@ -63,6 +63,7 @@ int main(int argc, char **argv)
         TTEXP_OPTS(a, "quick (300 steps, 5-point first grids) or paper (2000, 9)",
                    "points of the first grids of the tuned comparison, 2..50 (0: from --scale)"),
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Distance of the weights of Adam-mini, Adafactor, SM3 (beta1 0.9, as in the paper) and GD to\n"
               "AdamW's along training on the paper's 1-layer Transformer, all from the same initialisation\n"

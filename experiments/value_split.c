@@ -33,6 +33,7 @@ int main(int argc, char **argv)
                    "points of each learning-rate search's first grid, 2..50 (0: from --scale)"),
         {"short", OPT_LONG, &short_steps, "steps of the short runs, 20..--steps-1 (0: from --scale); --steps: the long runs"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Adam-mini with value split by output neuron (partition strategy I, the default) against value as\n"
               "one block (strategy II), Algorithm 3 elsewhere, on the paper's 1-layer Transformer (V 8, C 16,\n"

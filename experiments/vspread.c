@@ -316,6 +316,7 @@ int main(int argc, char **argv)
         {"seed", OPT_LONG, &c->seed, "the run's seed: initialisation, training batches, random groups"},
         {"out", OPT_STRING, &r.out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Why mean(v) works (paper App. \"Why using average v\"): the spread of AdamW's v-hat inside\n"
               "Adam-mini's blocks along the fig6 training of the tiny Transformer. Per matrix tensor, the pooled\n"

@@ -111,7 +111,7 @@ void ttexp_run_jobs(const ttexp_setup *s, const ttexp_schedule *sc, ttexp_job *j
 void ttexp_jobs_free(ttexp_job *jobs, int n);
 
 /* A searched learning rate (or any positive factor: a leave-out multiplier, blockwise
- * GD's c): an lr_grid (core/stats.h) over the planned range of `range` that extends at
+ * GD's c): an lr_grid (harness.h) over the planned range of `range` that extends at
  * its edges, in the same log spacing, until the best is interior or a bound stops it.
  * Every evaluated point is kept: jobs[i] ran at g.lr[i] (ascending). The selection
  * score is ttexp_record.score (lower is better, +inf diverged). */
@@ -149,7 +149,7 @@ void ttexp_paired_diff(ttexp *e, const double *wa, const double *wb, double *mea
 /* The group's on-par margin: a method is on par with (not worse than) a reference when
  * its held-out loss exceeds the reference's by less than this share of the reference's
  * progress from the initialisation (ttexp_excess_share). The "on par" and "beats"
- * thresholds of the optimizer claims (harness/verdict.c) are this number; tests check it.
+ * thresholds of the optimizer claims (verdict/claims.c) are this number; tests check it.
  * Why 2%: docs/verdicts.md. */
 #define TTEXP_ON_PAR 0.02
 /* The verdicts' scale-free comparison of two trained models: X's held-out loss above the

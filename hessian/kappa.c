@@ -2,7 +2,7 @@
  * complement, and the Fig. 4 recipe for D (hessian.h, "κ with the null space
  * deflated"). */
 #include "hessian.h"
-#include "core/stats.h"
+#include "core/core.h"
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>

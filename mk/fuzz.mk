@@ -27,7 +27,7 @@ FUZZ_MODE = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS)
 .PHONY: fuzz fuzz-build fuzz-deps fuzz-seeds
 
 fuzz-deps: deps
-	@./tools/deps.sh $(FUZZ_DEB_PACKAGES)
+	@./scripts/deps.sh $(FUZZ_DEB_PACKAGES)
 
 $(FUZZ_BUILD)/%.o: %.c | fuzz-deps
 	@mkdir -p $(@D)

@@ -40,4 +40,4 @@ endef
 
 # The README's results table, from the default block of verdicts.
 readme-results: $(RES)/verdicts/summary.md
-	@./tools/readme_results.sh $< README.md
+	@./scripts/readme_results.sh $< README.md

@@ -1,4 +1,4 @@
-# One block of an exact Hessian at full resolution (experiments/heatmap):
+# One block of an exact Hessian at full resolution (tools/heatmap):
 # |H| in log colour, in the style of fig6.gp; solid lines: heads (or output
 # neurons, or tensor boundaries for an index range), dotted: the output neurons
 # inside the heads.

@@ -52,7 +52,7 @@ expect_no_files "no output on bad input" "$TMPD/o3"
 
 # the README splice: the table lands between the markers, the rest untouched
 printf 'a\n<!-- verdicts:begin -->\nold\n<!-- verdicts:end -->\nb\n' >"$TMPD/README.md"
-./tools/readme_results.sh "$TMPD/o2/summary.md" "$TMPD/README.md" >/dev/null
+./scripts/readme_results.sh "$TMPD/o2/summary.md" "$TMPD/README.md" >/dev/null
 [ "$(head -1 "$TMPD/README.md")" = a ] && ! grep -q '^old$' "$TMPD/README.md" && grep -q "table1.v_removed\|Table 1" "$TMPD/README.md" \
   && [ "$(tail -1 "$TMPD/README.md")" = b ] && cli_ok || cli_fail "readme_results splice"
 cli_summary

@@ -1,7 +1,7 @@
 /* Tests of core/stats: t intervals, sign tests, verdicts, extending lr grids, median.
  * Expected values are closed forms worked out by hand in the comments. */
 #include "check.h"
-#include "core/stats.h"
+#include "harness/harness.h"
 #include <stdlib.h>
 
 #define T_0975_4 2.7764451051977987 /* Student t quantile 0.975 with 4 degrees of freedom */

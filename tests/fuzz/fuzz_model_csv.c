@@ -1,5 +1,5 @@
 /* libFuzzer target: mlp_hessian's model.csv reader, run as the real program.
- * read_model_csv is static in experiments/mlp_hessian.c, so the program itself
+ * read_model_csv is static in tools/mlp_hessian.c, so the program itself
  * is compiled in here (its main renamed) and run on a folder holding the fuzzed
  * model.csv next to a fixed, valid fig2 output for in 3, width 2, classes 2,
  * bias 1 (P = 14): X_eval.npy (5, 3), y_eval.npy (5,), weights_end.npy (14,).
@@ -7,7 +7,7 @@
  * user error; one that matches computes the 14 x 14 Hessian. */
 #include "fuzz_common.h"
 #define main mlp_hessian_main
-#include "experiments/mlp_hessian.c"
+#include "tools/mlp_hessian.c"
 #undef main
 
 static char from[96], outdir[96], csv[128];

@@ -306,6 +306,7 @@ int main(int argc, char **argv)
         {"list", OPT_STRING, &list, "the list of commands, one per line (or give it as the last argument)"},
         {"log", OPT_STRING, &log_dir, "folder for each task's output (task<k>.log); default: discarded"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Task farm: runs every command of a list (one shell command per line; '#' comments) exactly\n"
               "once, spread over the ranks of an MPI job (mpirun -np N build-mpi/bin/run_tasks list.txt; srun)\n"

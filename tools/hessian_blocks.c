@@ -375,6 +375,7 @@ int main(int argc, char **argv)
         {"mlp-eval-n", OPT_INT, &r.mlp_eval_n, "--model mlp: test images the Hessian is taken on"},
         {"out", OPT_STRING, &r.out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Block analysis of the exact Hessian at a training checkpoint, streamed panel by panel without\n"
               "storing H: every diagonal block H_bb of a partition with its spectrum, kappa (|l|max/|l|min and\n"

@@ -131,6 +131,7 @@ int main(int argc, char **argv)
         {"merge", OPT_STRING, &merge_list, "comma-separated column-range files (any order; ranges from their .range files or H_cols_<j0>_<j1> names) to stack into H.npy"},
         {"out", OPT_STRING, &out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Exact Hessian (R-operator engine) of an MLP saved by fig2, whole or by column ranges\n"
               "that separate runs compute and --merge stacks.",

@@ -159,7 +159,7 @@ static void write_md(const char *out, const judged *J, int n, const int_list *se
     int count[5] = {0};
     for (int i = 0; i < n; i++) count[J[i].verdict]++;
     fprintf(fp, "# Verdicts\n\n%d claims at %s scale over seeds %s (each seed sets --seed and --data-seed): "
-                "%d PASS, %d FAIL, %d INCONCLUSIVE, %d NO POWER, %d INVALID. Rules are in harness/verdict.c, "
+                "%d PASS, %d FAIL, %d INCONCLUSIVE, %d NO POWER, %d INVALID. Rules are in verdict/claims.c, "
                 "fixed before the runs; docs/verdicts.md explains each rule and control.\n\n",
             n, scale, s, count[VERDICT_PASS], count[VERDICT_FAIL], count[VERDICT_INCONCLUSIVE], count[VERDICT_NO_POWER],
             count[VERDICT_INVALID]);
@@ -220,6 +220,7 @@ int main(int argc, char **argv)
         {"list", OPT_FLAG, &list, "print the claims and their rules, and exit"},
         {"out", OPT_STRING, &out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Judges every claim of the paper the toolkit tests over seeds: the rule of each claim (harness's\n"
               "claim table, fixed before the runs) on the per-seed statistics that make verdicts had each\n"

@@ -187,6 +187,7 @@ int main(int argc, char **argv)
         {"script", OPT_STRING, &script, "the gnuplot script"},
         {"out", OPT_STRING, &out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "One block of an exact Hessian at full resolution: a tensor, a head, a neuron or an index range,\n"
               "from a saved H (.npy) or from the blocks a streamed hessian_blocks run kept; writes it as\n"

@@ -21,6 +21,7 @@ int main(int argc, char **argv)
         {"seed", OPT_LONG, &seed, "random seed"},
         {"out", OPT_STRING, &out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "Eigenvalues of W = X'X/n for a Gaussian X (n x m) and the Marchenko-Pastur density.",
               opts, sizeof opts / sizeof *opts);

@@ -1,0 +1,46 @@
+/* The per-run statistics file, stats.csv: "name,value" rows (verdict.h). */
+#include "verdict.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+outfile *stats_open(const char *dir) { return csv_open_in(dir, "stats.csv", "name,value"); }
+
+void stats_put(outfile *f, const char *name, double value)
+{
+    if (isnan(value)) csv_row(f, "%s,nan", name);
+    else if (isinf(value)) csv_row(f, "%s,%sinf", name, value < 0 ? "-" : "");
+    else csv_row(f, "%s,%.17g", name, value);
+}
+
+void stats_putf(outfile *f, double value, const char *fmt, ...)
+{
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    stats_put(f, name, value);
+}
+
+int stats_get(const char *path, const char *name, double *value)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) return 0;
+    char line[512];
+    size_t n = strlen(name);
+    int found = 0;
+    while (!found && fgets(line, sizeof line, fp))
+        if (strncmp(line, name, n) == 0 && line[n] == ',') {
+            char *end;
+            double v = strtod(line + n + 1, &end);
+            if (end != line + n + 1 && (*end == '\n' || *end == '\0' || *end == '\r')) {
+                *value = v;
+                found = 1;
+            }
+        }
+    fclose(fp);
+    return found;
+}
+
