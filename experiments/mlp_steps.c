@@ -34,7 +34,7 @@
  *
  * Outputs in --out: steps.csv (set × loss × checkpoint), init.csv (e at step 0
  * for both activations and losses), train.csv, model.csv, stats.csv (the
- * claims' statistics, harness/verdict.c; docs/mlp_steps.md), claims.txt.
+ * claims' statistics, verdict/claims.c; docs/mlp_steps.md), claims.txt.
  */
 #include "harness/harness.h"
 #include <math.h>
@@ -289,7 +289,7 @@ static set_stats stats_of(const run *r, int s)
     double plain[LIST_MAX], shuffled[LIST_MAX];
     for (int k = 0; k < n; k++) plain[k] = 1 - offdiag_mass_ratio(&x->h[k].hidden);
     /* the reference: the checkpoint order shuffled (seeded), no association left */
-    gsl_rng *g = rng_new(seed_for((unsigned long)r->seed, SEED_BASELINES) + (unsigned long)s);
+    gsl_rng *g = rng_new(seed_for_nth((unsigned long)r->seed, SEED_BASELINES, (unsigned long)s));
     int perm[LIST_MAX];
     for (int k = 0; k < n; k++) perm[k] = k;
     for (int k = n - 1; k > 0; k--) {
@@ -407,7 +407,7 @@ static void write_results(const run *r)
                 "of the off-diagonal squared mass inside them, q its exact mean for random blocks; 0 random, 1 "
                 "block-diagonal); 1 - e = the off-block mass over its mean for random blocks; p(1-p) = the mean over "
                 "the evaluation batch and the classes of p_c(1 - p_c), p the softmax of the outputs; the claims over "
-                "seeds: harness/verdict.c, docs/mlp_steps.md\n");
+                "seeds: verdict/claims.c, docs/mlp_steps.md\n");
     csv_close(f);
     outfile_commit(o);
 }
@@ -501,6 +501,7 @@ int main(int argc, char **argv)
         {"data-seed", OPT_LONG, &r.data_seed, "the data's seed (--data synthetic)"},
         {"out", OPT_STRING, &r.out, "output folder"},
     };
+    run_start(argc, argv);
     cli_parse(argc, argv,
               "The MLP's Hessian through training against the softmax factor p(1-p) of Collobert's argument\n"
               "(paper Fig. 2(a) and App. 'More Discussions'): fig2's MLP (8 tanh neurons, Adam lr 1e-4 cosine,\n"

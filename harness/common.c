@@ -3,17 +3,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-unsigned long seed_for(unsigned long base, seed_stream s)
+/* Each purpose's tag: four ASCII letters, so that a tag is readable in a debugger. */
+static unsigned long stream_tag(seed_stream s)
 {
     switch (s) {
-    case SEED_INIT: return base;
-    case SEED_BATCHES: return base + 1;
-    case SEED_BASELINES: return base + 2;
-    case SEED_DRAWS: return base + 7;
-    case SEED_DATA: return base;
-    case SEED_HELD_OUT: return base ^ 0x5eedUL;
+    case SEED_INIT: return 0x696e6974UL;      /* "init" */
+    case SEED_BATCHES: return 0x62617463UL;   /* "batc" */
+    case SEED_BASELINES: return 0x62617365UL; /* "base" */
+    case SEED_DRAWS: return 0x64726177UL;     /* "draw" */
+    case SEED_DATA: return 0x64617461UL;      /* "data" */
+    case SEED_HELD_OUT: return 0x68656c64UL;  /* "held" */
     }
     DIE("unknown seed stream %d", (int)s);
+}
+
+unsigned long seed_for(unsigned long base, seed_stream s) { return seed_mix(base, stream_tag(s), 0); }
+
+unsigned long seed_for_nth(unsigned long base, seed_stream s, unsigned long k)
+{
+    return seed_mix(base, stream_tag(s), k);
 }
 
 int scale_parse(const char *scale)
@@ -25,7 +33,7 @@ int scale_parse(const char *scale)
 
 tt_data *token_source(const char *text, int V, int T, int order, int successors, unsigned long data_seed)
 {
-    return text ? tt_data_text(text, V, T) : tt_data_markov(V, order, successors, data_seed);
+    return text ? tt_data_text(text, V, T) : tt_data_markov(V, order, successors, seed_for(data_seed, SEED_DATA));
 }
 
 /* One table for every experiment, so that a method is searched over the same

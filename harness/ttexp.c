@@ -134,7 +134,7 @@ void ttexp_train(ttexp *e, const ttexp_method *mt, const ttexp_schedule *sc, tte
     model *m = e->m;
     if (sc->steps < 1 || sc->eval_every < 1 || sc->steps % sc->eval_every) DIE("eval_every must divide steps");
     memcpy(m->params, e->params0, m->P * sizeof(double));
-    rng_seed(e->batch_rng, seed_for(e->s->seed, SEED_BATCHES) + 7919 * mt->batch_offset);
+    rng_seed(e->batch_rng, seed_for_nth(e->s->seed, SEED_BATCHES, mt->batch_offset));
     int nev = ttexp_nevals(sc);
     if (rec->train_loss) for (long s = 0; s < sc->steps; s++) rec->train_loss[s] = NAN;
     if (rec->eval_loss) for (int k = 0; k < nev; k++) rec->eval_loss[k] = NAN;

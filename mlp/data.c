@@ -286,10 +286,11 @@ dataset *dataset_synthetic_channels(int n, int channels, int rows, int cols, int
     if (n < 1 || channels < 1 || rows < 1 || cols < 1 || classes < 2) DIE("dataset_synthetic: bad sizes");
     dataset *d = dataset_alloc(n, channels, rows, cols, classes);
     double *mean = xmalloc((size_t)classes * d->dim * sizeof(double));
-    gsl_rng *r = rng_new(seed);
+    /* the class means from the seed's first stream, each split's samples from one of its own */
+    gsl_rng *r = rng_new(seed_mix(seed, 0, 0));
     for (size_t e = 0; e < (size_t)classes * d->dim; e++) mean[e] = rng_gaussian(r, 1.0);
     rng_free(r);
-    r = rng_new(seed * 7919 + 1 + (unsigned long)stream);
+    r = rng_new(seed_mix(seed, 1, (unsigned long)stream));
     for (int i = 0; i < n; i++) {
         int c = (int)rng_int(r, (unsigned long)classes);
         d->y[i] = c;

@@ -7,23 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t splitmix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 unsigned long quad_task_seed(unsigned long seed, int d, double kappa, int draw)
 {
     uint64_t kbits;
     memcpy(&kbits, &kappa, sizeof kbits);
-    uint64_t h = splitmix64(seed);
-    h = splitmix64(h ^ (uint64_t)d);
-    h = splitmix64(h ^ kbits);
-    h = splitmix64(h ^ (uint64_t)draw);
-    return (unsigned long)(h & 0xffffffffUL);  /* mt19937 seeds are 32-bit */
+    return seed_mix(seed_mix(seed, (unsigned long)d, kbits), 0x71756164UL /* "quad" */, (unsigned long)draw);
 }
 
 /* One angle draw: every R, every x. */
