@@ -6,6 +6,8 @@
 #   make MPI=1      the same programs built with mpicc into build-mpi/ (OpenMPI,
 #                   ScaLAPACK); make test MPI=1 runs the MPI tests (docs/cluster.md)
 #   make bench      benchmarks (ratios against same-run baselines)
+#   make verdicts   every claim of the paper judged over seeds (docs/verdicts.md)
+#   make sensitivity  the same, and every claim under its declared alternatives
 #   make claims     print every results/*/claims.txt
 #   make deps       install missing Debian packages (needs root, or prints the sudo line)
 #   SCALE=paper     paper-scale counts (results-paper/, figures-paper/)
@@ -79,8 +81,10 @@ LIB := $(BUILD)/libtoolkit.a
 
 # experiments/: one program per figure, table or claim of the paper; tools/: the
 # general programs (the verdict judge, the task farm, heatmap, Hessian analysis).
+EXP_PROGS := $(patsubst experiments/%.c,$(BUILD)/bin/%,$(wildcard experiments/*.c))
+TOOL_PROGS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
 PROG_SRC := $(wildcard experiments/*.c tools/*.c)
-PROGS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(PROG_SRC:experiments/%.c=$(BUILD)/bin/%))
+PROGS := $(EXP_PROGS) $(TOOL_PROGS)
 TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -101,10 +105,10 @@ $(LIB): $(LIBOBJ)
 	ar rcs $@ $^
 
 # Programs, tests and benchmarks: one .c file each, linked against the library.
-$(BUILD)/bin/%: $(BUILD)/experiments/%.o $(LIB)
+$(EXP_PROGS): $(BUILD)/bin/%: $(BUILD)/experiments/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
-$(BUILD)/bin/%: $(BUILD)/tools/%.o $(LIB)
+$(TOOL_PROGS): $(BUILD)/bin/%: $(BUILD)/tools/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
@@ -171,6 +175,7 @@ define render
 endef
 include $(wildcard mk/*.mk)
 $(eval $(verdict_rules))
+$(eval $(sensitivity_rules))
 
 figures: deps
 	@$(MAKE) --no-print-directory figures-only

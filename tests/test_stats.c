@@ -1,4 +1,4 @@
-/* Tests of core/stats: t intervals, sign tests, verdicts, extending lr grids, median.
+/* Tests of verdict/stats and judge: t intervals, sign tests, verdicts, extending lr grids, median.
  * Expected values are closed forms worked out by hand in the comments. */
 #include "check.h"
 #include "harness/harness.h"
@@ -202,14 +202,15 @@ static void test_verdict_of(void)
     CHECK_VERDICT(verdict_of(iv(1, 2), CLAIM_BELOW, 2.5, NULL), VERDICT_PASS);
 
     /* negative controls: one built to pass the rule turns PASS into NO POWER,
-     * one built to fail (or to be inconclusive) leaves the PASS */
+     * and so does one the rule cannot decide (INCONCLUSIVE): only a control
+     * the rule decidedly rejects vouches for a PASS */
     interval pass_above = iv(0.5, 3), fail_above = iv(-3, -0.5), incon = iv(-1, 1);
     CHECK_VERDICT(verdict_of(iv(1, 2), CLAIM_ABOVE, 0, &pass_above), VERDICT_NO_POWER);
     CHECK_VERDICT(verdict_of(iv(1, 2), CLAIM_ABOVE, 0, &fail_above), VERDICT_PASS);
-    CHECK_VERDICT(verdict_of(iv(1, 2), CLAIM_ABOVE, 0, &incon), VERDICT_PASS);
+    CHECK_VERDICT(verdict_of(iv(1, 2), CLAIM_ABOVE, 0, &incon), VERDICT_NO_POWER);
     CHECK_VERDICT(verdict_of(iv(-2, -1), CLAIM_BELOW, 0, &fail_above), VERDICT_NO_POWER);
     CHECK_VERDICT(verdict_of(iv(-2, -1), CLAIM_BELOW, 0, &pass_above), VERDICT_PASS);
-    CHECK_VERDICT(verdict_of(iv(-2, -1), CLAIM_BELOW, 0, &incon), VERDICT_PASS);
+    CHECK_VERDICT(verdict_of(iv(-2, -1), CLAIM_BELOW, 0, &incon), VERDICT_NO_POWER);
     /* a control does not change FAIL or INCONCLUSIVE */
     CHECK_VERDICT(verdict_of(iv(-2, -1), CLAIM_ABOVE, 0, &pass_above), VERDICT_FAIL);
     CHECK_VERDICT(verdict_of(iv(-1, 1), CLAIM_ABOVE, 0, &pass_above), VERDICT_INCONCLUSIVE);
@@ -241,7 +242,10 @@ static void test_verdict_of(void)
     interval s = t_interval(x, 5, 0.95), cp = t_interval(ctl_pass, 5, 0.95), cf = t_interval(ctl_fail, 5, 0.95);
     CHECK_VERDICT(verdict_of(s, CLAIM_ABOVE, 0, NULL), VERDICT_PASS);
     CHECK_VERDICT(verdict_of(s, CLAIM_ABOVE, 0, &cp), VERDICT_NO_POWER);
-    CHECK_VERDICT(verdict_of(s, CLAIM_ABOVE, 0, &cf), VERDICT_PASS);
+    CHECK_VERDICT(verdict_of(s, CLAIM_ABOVE, 0, &cf), VERDICT_NO_POWER); /* it straddles 0: not rejected */
+    const double ctl_low[5] = {-1.1, -0.8, -1.3, -0.9, -1.0};
+    interval cl = t_interval(ctl_low, 5, 0.95);
+    CHECK_VERDICT(verdict_of(s, CLAIM_ABOVE, 0, &cl), VERDICT_PASS);
     CHECK_VERDICT(verdict_of(s, CLAIM_ABOVE, 4, NULL), VERDICT_INCONCLUSIVE);
     CHECK_VERDICT(verdict_of(s, CLAIM_ABOVE, 5, NULL), VERDICT_FAIL); /* hi = 4.96 */
     CHECK_VERDICT(verdict_of(s, CLAIM_BELOW, 0, NULL), VERDICT_FAIL);
@@ -287,7 +291,7 @@ static void test_verdict_of_sign(void)
     CHECK_VERDICT(verdict_of_sign(tt, CLAIM_ABOVE, 0.05, NULL), VERDICT_INCONCLUSIVE);
     /* controls */
     CHECK_VERDICT(verdict_of_sign(a5, CLAIM_ABOVE, 0.05, &a5), VERDICT_NO_POWER);
-    CHECK_VERDICT(verdict_of_sign(a5, CLAIM_ABOVE, 0.05, &mx), VERDICT_PASS);
+    CHECK_VERDICT(verdict_of_sign(a5, CLAIM_ABOVE, 0.05, &mx), VERDICT_NO_POWER); /* mixed: not rejected */
     CHECK_VERDICT(verdict_of_sign(a5, CLAIM_ABOVE, 0.05, &b5), VERDICT_PASS);
     CHECK_VERDICT(verdict_of_sign(b5, CLAIM_BELOW, 0.05, &b5), VERDICT_NO_POWER);
     CHECK_VERDICT(verdict_of_sign(b5, CLAIM_BELOW, 0.05, &a5), VERDICT_PASS);
@@ -538,6 +542,118 @@ static void test_lr_grid_errors(void)
 
 /* ---- median ------------------------------------------------------------------------------ */
 
+/* ---- one-sided p-values, shares, Holm, claim verdicts ------------------------------- */
+
+static void test_p_values(void)
+{
+    const double x[5] = {1, 2, 3, 4, 5};
+    interval s = t_interval(x, 5, 0.95);
+    /* the 95% interval's ends are where the one-sided p is 2.5% */
+    CHECK_CLOSE(t_p_above(s, s.lo), 0.025, 1e-12, "p above at the lower end of the 95%% interval");
+    CHECK_CLOSE(t_p_below(s, s.hi), 0.025, 1e-12, "p below at the upper end");
+    CHECK_CLOSE(t_p_above(s, 3), 0.5, 1e-12, "p at the mean is 1/2");
+    CHECK_CLOSE(t_p_above(s, 0) + t_p_below(s, 0), 1, 1e-12, "the two sides add to 1");
+    const double same[3] = {2, 2, 2};
+    interval c = t_interval(same, 3, 0.95);
+    CHECK(t_p_above(c, 1) == 0 && t_p_above(c, 2) == 1 && t_p_below(c, 3) == 0, "se = 0: 0 or 1");
+    CHECK(isnan(t_p_above(t_interval(x, 1, 0.95), 0)), "one value: no p");
+}
+
+static void test_share_test(void)
+{
+    share_test a = share_test_of(10, 10, 0.5, 0.9);
+    CHECK_CLOSE(a.p_above, 1.0 / 1024, 1e-15, "10 of 10 above 1/2: p = 2^-10");
+    CHECK_CLOSE(a.p_below, 1, 1e-15, "p below 1");
+    CHECK_CLOSE(a.lo, pow(0.05, 0.1), 1e-12, "Clopper-Pearson lower end (alpha/2)^(1/n)");
+    CHECK(a.hi == 1 && a.prop == 1, "upper end 1");
+    share_test z = share_test_of(0, 10, 0.5, 0.9);
+    CHECK(z.lo == 0 && fabs(z.hi - (1 - pow(0.05, 0.1))) < 1e-12 && z.p_above == 1, "0 of 10: mirror image");
+    share_test h = share_test_of(3, 4, 0.5, 0.9);
+    CHECK_CLOSE(h.p_above, 5.0 / 16, 1e-15, "P(X >= 3), X ~ Bin(4, 1/2) = 5/16");
+    CHECK_CLOSE(h.p_below, 15.0 / 16, 1e-15, "P(X <= 3) = 15/16");
+    share_test q = share_test_of(9, 10, 0.9, 0.9);
+    CHECK_CLOSE(q.p_below, 1 - pow(0.9, 10), 1e-12, "P(X <= 9), X ~ Bin(10, 0.9) = 1 - 0.9^10");
+    CHECK(isnan(share_test_of(0, 0, 0.5, 0.9).prop), "no items: no share");
+    EXPECT_USER_ERROR(share_test_of(3, 2, 0.5, 0.9), "counts");
+    EXPECT_USER_ERROR(share_test_of(1.5, 2, 0.5, 0.9), "counts");
+    EXPECT_USER_ERROR(share_test_of(1, 2, 1, 0.9), "threshold");
+}
+
+static void test_holm(void)
+{
+    const double p[4] = {0.01, 0.04, 0.03, 0.005};
+    double adj[4];
+    holm_adjust(p, 4, adj);
+    /* sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1 = 0.02, 0.03, 0.06, 0.04 -> made non-decreasing */
+    CHECK(fabs(adj[0] - 0.03) < 1e-15 && fabs(adj[1] - 0.06) < 1e-15 && fabs(adj[2] - 0.06) < 1e-15 &&
+              fabs(adj[3] - 0.02) < 1e-15,
+          "Holm: %g %g %g %g", adj[0], adj[1], adj[2], adj[3]);
+    const double q[3] = {0.5, NAN, 0.9};
+    double b[3];
+    holm_adjust(q, 3, b);
+    CHECK(isnan(b[1]) && b[0] == 1 && b[2] == 1, "NaN takes no rank; capped at 1 (%g %g)", b[0], b[2]);
+    double one;
+    holm_adjust(&p[0], 1, &one);
+    CHECK(one == p[0], "a family of one is not adjusted");
+}
+
+static verdict judge_values(const double *x, const double *c, int n, rule_kind kind, claim_side side, double thr,
+                            char *why)
+{
+    const double a = 0.05;
+    reading r = reading_over_seeds(kind, side, thr, x, NULL, NULL, n, a);
+    reading rc = c ? reading_over_seeds(kind, side, thr, c, NULL, NULL, n, a) : r;
+    double d[8];
+    for (int i = 0; i < n; i++) d[i] = c ? x[i] - c[i] : 0;
+    reading rd = reading_over_seeds(kind == RULE_SIGN ? RULE_SIGN : RULE_INTERVAL, side, 0, d, NULL, NULL, n, a);
+    return claim_verdict(&r, r.p_claim, r.p_other, c ? &rc : NULL, c ? &rd : NULL, a, why, 200);
+}
+
+static void test_claim_verdict(void)
+{
+    char why[200];
+    const double up[5] = {1.1, 2.3, 2.9, 4.2, 5.0}, low[5] = {-1.2, -0.7, -1.4, -0.9, -1.1};
+    const double straddle[5] = {-0.4, 0.6, -0.2, 0.5, 0.1};
+    CHECK_VERDICT(judge_values(up, low, 5, RULE_INTERVAL, CLAIM_ABOVE, 0, why), VERDICT_PASS);
+    /* an INCONCLUSIVE control vouches for nothing */
+    CHECK_VERDICT(judge_values(up, straddle, 5, RULE_INTERVAL, CLAIM_ABOVE, 0, why), VERDICT_NO_POWER);
+    CHECK(strstr(why, "INCONCLUSIVE") != NULL, "the reason names the control's verdict: %s", why);
+    /* a control that passes too: NO POWER */
+    CHECK_VERDICT(judge_values(up, up, 5, RULE_INTERVAL, CLAIM_ABOVE, 0, why), VERDICT_NO_POWER);
+    /* identical values on every seed: a zero-width interval is no interval */
+    const double same[5] = {0.7, 0.7, 0.7, 0.7, 0.7};
+    CHECK_VERDICT(judge_values(same, low, 5, RULE_INTERVAL, CLAIM_ABOVE, 0.5, why), VERDICT_INVALID);
+    CHECK(strstr(why, "zero-width") != NULL, "said why: %s", why);
+    /* ... but an exact rule takes it as it is, and refuses values that differ */
+    CHECK_VERDICT(judge_values(same, NULL, 5, RULE_EXACT, CLAIM_ABOVE, 0.5, why), VERDICT_PASS);
+    CHECK_VERDICT(judge_values(up, NULL, 5, RULE_EXACT, CLAIM_ABOVE, 0.5, why), VERDICT_INVALID);
+    /* a diverged control run (-inf: the worst outcome for it) does not make the claim INVALID:
+     * the sign test orders it like any value */
+    const double low_div[5] = {-1.2, -INFINITY, -1.4, -0.9, -1.1};
+    CHECK_VERDICT(judge_values(up, low_div, 5, RULE_INTERVAL, CLAIM_ABOVE, 0, why), VERDICT_PASS);
+    reading rd = reading_over_seeds(RULE_INTERVAL, CLAIM_ABOVE, 0, low_div, NULL, NULL, 5, 0.05);
+    CHECK(rd.test == RULE_SIGN && rd.n_inf == 1 && rd.n_missing == 0, "+-inf: the sign test, counted as diverged");
+    /* NaN (a missing number) stays INVALID */
+    const double up_nan[5] = {1.1, 2.3, NAN, 4.2, 5.0};
+    CHECK_VERDICT(judge_values(up_nan, low, 5, RULE_INTERVAL, CLAIM_ABOVE, 0, why), VERDICT_INVALID);
+    /* claim and control both decided, but their paired difference is not: NO POWER */
+    const double cl[5] = {-0.2, -0.1, -0.3, -0.15, -0.25}, cx[5] = {0.3, 0.1, 0.6, 0.05, 0.2};
+    reading r = reading_over_seeds(RULE_INTERVAL, CLAIM_ABOVE, 0, cx, NULL, NULL, 5, 0.05);
+    reading rc = reading_over_seeds(RULE_INTERVAL, CLAIM_ABOVE, 0, cl, NULL, NULL, 5, 0.05);
+    const double dflat[5] = {0.1, -0.1, 0.2, -0.2, 0.05};
+    reading rd2 = reading_over_seeds(RULE_INTERVAL, CLAIM_ABOVE, 0, dflat, NULL, NULL, 5, 0.05);
+    CHECK_VERDICT(claim_verdict(&r, 0.01, 0.99, &rc, &rd2, 0.05, why, sizeof why), VERDICT_NO_POWER);
+    /* Holm: a p that passes alone fails once adjusted */
+    CHECK_VERDICT(claim_verdict(&r, 0.06, 0.99, &rc, NULL, 0.05, why, sizeof why), VERDICT_INCONCLUSIVE);
+    /* shares from pooled counts: 5 seeds of 9 of 10 against 0.5 */
+    const double cnt[5] = {9, 9, 8, 10, 9}, tot[5] = {10, 10, 10, 10, 10}, sh[5] = {0.9, 0.9, 0.8, 1, 0.9};
+    reading rs = reading_over_seeds(RULE_SHARE, CLAIM_ABOVE, 0.5, sh, cnt, tot, 5, 0.05);
+    CHECK(rs.k == 45 && rs.total == 50 && rs.lo > 0.5 && rs.hi < 1 && rs.p_claim < 1e-6, "pooled share 45/50 [%g, %g]",
+          rs.lo, rs.hi);
+    reading rn = reading_over_seeds(RULE_SHARE, CLAIM_ABOVE, 0.5, sh, NULL, NULL, 5, 0.05);
+    CHECK(rn.n_missing > 0, "a share without counts is missing");
+}
+
 static void test_median(void)
 {
     double odd[3] = {3, 1, 2}, even[4] = {4, 1, 3, 2};
@@ -570,5 +686,9 @@ int main(void)
     test_lr_grid_ties_and_plan();
     test_lr_grid_errors();
     test_median();
+    test_p_values();
+    test_share_test();
+    test_holm();
+    test_claim_verdict();
     return check_summary();
 }

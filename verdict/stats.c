@@ -115,6 +115,63 @@ sign_test sign_test_of(const double *x, int n, double threshold, double level)
     return s;
 }
 
+/* ---- one-sided p-values ----------------------------------------------------------- */
+
+double t_p_above(interval iv, double threshold)
+{
+    if (iv.n < 2 || iv.n_dropped > 0 || !isfinite(threshold) || !isfinite(iv.mean)) return NAN;
+    if (iv.se == 0) return iv.mean > threshold ? 0.0 : 1.0;
+    return gsl_cdf_tdist_Q((iv.mean - threshold) / iv.se, iv.n - 1);
+}
+
+double t_p_below(interval iv, double threshold)
+{
+    if (iv.n < 2 || iv.n_dropped > 0 || !isfinite(threshold) || !isfinite(iv.mean)) return NAN;
+    if (iv.se == 0) return iv.mean < threshold ? 0.0 : 1.0;
+    return gsl_cdf_tdist_P((iv.mean - threshold) / iv.se, iv.n - 1);
+}
+
+share_test share_test_of(double k, double n, double p0, double level)
+{
+    check_level("share_test_of", level);
+    if (!(k >= 0 && n >= k && k == floor(k) && n == floor(n) && n < 4e9))
+        die_user("share_test_of: counts must be integers 0 <= k <= n (got %g of %g)", k, n);
+    if (!(p0 > 0 && p0 < 1)) die_user("share_test_of: the threshold share must be in (0, 1), got %g", p0);
+    share_test t = {.k = k, .n = n, .level = level, .prop = NAN, .lo = NAN, .hi = NAN, .p_above = 1, .p_below = 1};
+    if (n == 0) return t;
+    unsigned ku = (unsigned)k, nu = (unsigned)n;
+    t.prop = k / n;
+    t.p_above = ku == 0 ? 1.0 : gsl_cdf_binomial_Q(ku - 1, p0, nu);
+    t.p_below = gsl_cdf_binomial_P(ku, p0, nu);
+    double a = 1 - level;
+    t.lo = ku == 0 ? 0.0 : gsl_cdf_beta_Pinv(a / 2, k, n - k + 1);
+    t.hi = ku == nu ? 1.0 : gsl_cdf_beta_Pinv(1 - a / 2, k + 1, n - k);
+    return t;
+}
+
+void holm_adjust(const double *p, int m, double *adj)
+{
+    int *order = xmalloc((size_t)(m > 0 ? m : 1) * sizeof *order);
+    for (int i = 0; i < m; i++) order[i] = i;
+    for (int i = 1; i < m; i++) /* insertion sort by p, NaN last (m is a family: a handful) */
+        for (int j = i; j > 0; j--) {
+            double a = p[order[j - 1]], b = p[order[j]];
+            if (!(isnan(a) || a > b) || isnan(b)) break;
+            int t = order[j - 1];
+            order[j - 1] = order[j];
+            order[j] = t;
+        }
+    double running = 0;
+    for (int r = 0; r < m; r++) {
+        double q = p[order[r]];
+        if (isnan(q)) { adj[order[r]] = NAN; continue; }
+        q *= m - r;
+        running = fmax(running, q < 1 ? q : 1);
+        adj[order[r]] = running;
+    }
+    free(order);
+}
+
 /* ---- verdicts ------------------------------------------------------------------- */
 
 static void check_side(claim_side side)
@@ -144,8 +201,8 @@ verdict verdict_of(interval stat, claim_side side, double threshold, const inter
     if (interval_invalid(&stat, threshold) || (control && interval_invalid(control, threshold)))
         return VERDICT_INVALID;
     verdict v = interval_rule(&stat, side, threshold);
-    if (v == VERDICT_PASS && control && interval_rule(control, side, threshold) == VERDICT_PASS)
-        return VERDICT_NO_POWER;
+    if (v == VERDICT_PASS && control && interval_rule(control, side, threshold) != VERDICT_FAIL)
+        return VERDICT_NO_POWER; /* a PASS is vouched for only by a control the rule decidedly rejects */
     return v;
 }
 
@@ -168,7 +225,7 @@ verdict verdict_of_sign(sign_test s, claim_side side, double alpha, const sign_t
     if (!(alpha > 0 && alpha < 0.5)) die_user("verdict_of_sign: alpha must be in (0, 0.5), got %g", alpha);
     if (sign_invalid(&s) || (control && sign_invalid(control))) return VERDICT_INVALID;
     verdict v = sign_rule(&s, side, alpha);
-    if (v == VERDICT_PASS && control && sign_rule(control, side, alpha) == VERDICT_PASS) return VERDICT_NO_POWER;
+    if (v == VERDICT_PASS && control && sign_rule(control, side, alpha) != VERDICT_FAIL) return VERDICT_NO_POWER;
     return v;
 }
 

@@ -80,9 +80,9 @@ typedef enum { CLAIM_ABOVE, CLAIM_BELOW } claim_side;
  *  INCONCLUSIVE  otherwise: lo ≤ threshold ≤ hi (an endpoint equal to the
  *                threshold is inconclusive).
  *  NO POWER      replaces PASS when a control is given and the control
- *                interval, under the same side and threshold, would PASS too
- *                (the rule cannot tell the claim from its negative control).
- *                A control that would FAIL or be INCONCLUSIVE leaves the PASS.
+ *                interval, under the same side and threshold, is not a
+ *                decided FAIL (it would PASS too, or it is INCONCLUSIVE): a
+ *                PASS is vouched for only by a control the rule rejects.
  * control: NULL for none. User error: control->level != stat.level. */
 verdict verdict_of(interval stat, claim_side side, double threshold, const interval *control);
 
@@ -96,11 +96,37 @@ verdict verdict_of(interval stat, claim_side side, double threshold, const inter
  *  FAIL          p_other ≤ alpha;
  *  INCONCLUSIVE  otherwise (includes m = 0 and every m < log2(1/alpha)).
  *  NO POWER      replaces PASS when the control, with the same side and
- *                alpha, would PASS too.
+ *                alpha, is not a decided FAIL.
  * PASS and FAIL exclude each other because p_above + p_below ≥ 1 and alpha < 1/2.
  * control: NULL for none; it must be computed against the same threshold.
  * User error: alpha not in (0, 0.5). */
 verdict verdict_of_sign(sign_test s, claim_side side, double alpha, const sign_test *control);
+
+/* ---- one-sided p-values, shares, families ------------------------------------------------
+ * t_p_above / t_p_below: the one-sided p of Student's t test that the mean lies
+ * above / below the threshold, from t_interval's mean and se (n − 1 degrees of
+ * freedom): PASS of an interval rule at level 1 − 2α ⟺ p ≤ α on the claim's side.
+ * se = 0 (all values equal): 0 when the mean lies strictly on that side, else 1.
+ * NAN when the interval is not usable (n < 2, dropped values, threshold not finite). */
+double t_p_above(interval iv, double threshold);
+double t_p_below(interval iv, double threshold);
+
+/* A share of items (curves, blocks, tensors) pooled over seeds: k of n satisfy the
+ * condition. Exact binomial test of H0 "the share is p0": p_above = P(X ≥ k),
+ * p_below = P(X ≤ k), X ~ Bin(n, p0); prop = k/n with its Clopper–Pearson
+ * interval [lo, hi] at `level` (two-sided). n = 0: p 1, prop/lo/hi NAN.
+ * User error: k, n not integers with 0 ≤ k ≤ n, p0 not in (0, 1), level not in (0, 1). */
+typedef struct {
+    double k, n, prop, lo, hi, level;
+    double p_above, p_below;
+} share_test;
+share_test share_test_of(double k, double n, double p0, double level);
+
+/* Holm's step-down adjustment of the m p-values of one family: adj[i] is the
+ * smallest family-wise level at which p[i]'s hypothesis is rejected
+ * (sorted ascending, p_(r) × (m − r), made non-decreasing, capped at 1). NaN stays NaN
+ * and takes no rank. */
+void holm_adjust(const double *p, int m, double *adj);
 
 /* "PASS", "FAIL", "INCONCLUSIVE", "NO POWER", "INVALID". */
 const char *verdict_name(verdict v);
@@ -118,24 +144,194 @@ void stats_putf(outfile *f, double value, const char *fmt, ...) __attribute__((f
 /* The value of `name` in a stats.csv; 0 if the file or the name is missing. */
 int stats_get(const char *path, const char *name, double *value);
 
-typedef enum { RULE_INTERVAL, RULE_SIGN } rule_kind;
+/* ---- the claim table (claims.c) ------------------------------------------------------------
+ * Every claim is a rule fixed before the runs: a statistic per seed, a test
+ * over seeds against a threshold, a negative control the rule must reject,
+ * and the open choices the verdict depends on, each with the alternative
+ * readings that `make sensitivity` runs. */
+typedef enum {
+    RULE_INTERVAL, /* Student-t test of the mean over seeds (interval at 1 − 2α); with a diverged
+                      run (±inf) among the values, the exact sign test instead */
+    RULE_SIGN,     /* exact sign test over seeds */
+    RULE_SHARE,    /* a share of items (curves, blocks, tensors): exact binomial test of the counts
+                      pooled over seeds ("<stat>.count", "<stat>.total"), Clopper–Pearson interval */
+    RULE_EXACT     /* a deterministic number (seeds do not enter): the same on every seed, compared
+                      with the threshold as it is */
+} rule_kind;
+
+/* One alternative reading of an open choice the paper leaves: another run of
+ * the experiment (flags) or another statistic of the same run (stat). */
+typedef struct {
+    const char *choice;  /* the open choice: "horizon", "lr grid", "checkpoint lr", "statistic", ... */
+    const char *name;    /* id, unique within the experiment; a flags alternative's runs live in
+                            <sensitivity runs>/<experiment>/<name>/seed<s>/ */
+    const char *flags;   /* added to the experiment's flags (NULL: the main run, another statistic) */
+    const char *stat;    /* the statistic under this reading (NULL: the claim's own) */
+    const char *control; /* its control (NULL: the claim's own control) */
+    const char *why;     /* why this is a reasonable reading of the paper */
+    int own_rule;        /* 1: the statistic needs its own rule (kind, side, threshold below) */
+    rule_kind kind;
+    claim_side side;
+    double threshold;
+} alternative;
+#define ALT_MAX 6
+
 typedef struct {
     const char *id;            /* "fig3.adam_beats_gd" */
     const char *experiment;    /* the program whose per-seed run folder holds the statistic */
     const char *paper;         /* the paper's words, quoted */
-    const char *place;         /* where: "Sec. 2.2, Fig. 3(b)" */
+    const char *place;         /* where: "Sec. 2.1, Fig. 3(b)" */
     const char *claim;         /* the claim as tested, one line */
     const char *stat;          /* stats.csv name of the statistic */
     const char *stat_what;     /* what the statistic is, with its unit */
     claim_side side;           /* the claim holds when the statistic is above / below threshold */
     double threshold;
-    rule_kind kind;            /* RULE_INTERVAL: Student-t 95% interval of the mean over seeds;
-                                  RULE_SIGN: exact sign test over seeds at alpha 0.05 */
-    const char *control;       /* stats.csv name of the negative control's statistic */
+    rule_kind kind;
+    const char *control;       /* stats.csv name of the negative control's statistic (NULL: none) */
     const char *control_what;  /* the control, and why the rule must reject it */
-    const char *depends;       /* the setup choices the verdict depends on */
+    const char *depends;       /* the setup the verdict rests on */
+    const char *family;        /* readings of one paper claim share a family: Holm's correction over
+                                  it (NULL: the claim is its own family) */
+    alternative alt[ALT_MAX];  /* the open choices, declared before any run ({0} ends the list) */
+    const char *after_data;    /* the rule was set or changed after seeing data: what and why (NULL: no) */
+    const char *paper_setting; /* where the paper's own setting differs from the rule's (NULL: it does not) */
+    const char *paper_scale;   /* how the verdict differed at paper scale (NULL: not seen to) */
+    const char *paper_value;   /* the paper's own number, printed beside the measured mean (NULL: none) */
 } claim_rule;
-/* Every claim, in the order of the README's table. */
+/* Every claim, in the order of the results table. */
 int claim_rules(const claim_rule **out);
+/* Number of alternatives of r (up to ALT_MAX). */
+int claim_alt_count(const claim_rule *r);
+/* The alternative named `name` of r, or NULL. */
+const alternative *claim_alt(const claim_rule *r, const char *name);
+
+/* ---- one seed's run, read strictly (runs.c) -------------------------------------------------
+ * stats.csv: header "name,value", every line newline-terminated, no name
+ * twice, values as stats_put writes them; run.txt: complete (command, commit,
+ * wall time). flags: the command normalised for comparison over seeds (program
+ * name, every flag but --out and --quiet, --seed/--data-seed values as SEED).
+ * ok = 0 with the first reason in why when anything is missing or malformed,
+ * or when --seed/--data-seed is not the folder's seed. */
+typedef struct {
+    char *name;
+    double value;
+} stat_row;
+typedef struct {
+    int ok;
+    char why[256];
+    long seed;
+    char commit[96];
+    char scale[16];            /* --scale's value, "" if the command has none */
+    char *flags;
+    int nstats;
+    stat_row *stats;
+} seed_run;
+void seed_run_read(seed_run *r, const char *dir, long seed);
+void seed_run_free(seed_run *r);
+/* Index of `name` in r's stats (its value into *value), or -1. */
+int seed_run_get(const seed_run *r, const char *name, double *value);
+int stats_index(const seed_run *r, const char *name);
+
+/* ---- judging (judge.c) ----------------------------------------------------------------------
+ * A reading: one statistic over the seeds under one rule kind. */
+typedef struct {
+    rule_kind test;            /* the test used (an interval rule with ±inf values: RULE_SIGN) */
+    int n;                     /* seeds with a value (finite or ±inf) */
+    int n_missing;             /* seeds without a usable value (missing, NaN, or a run not ok) */
+    int n_inf;                 /* seeds with ±inf: a diverged run, counted as the worst outcome */
+    int constant;              /* every value the same */
+    double mean, lo, hi;       /* shown: the mean (sign test: the median) and the interval at 1 − 2α;
+                                  shares: the pooled share and its Clopper–Pearson interval */
+    double k, total;           /* shares: the pooled counts */
+    double p_claim, p_other;   /* one-sided p on the claim's side and on the other side, unadjusted */
+} reading;
+/* x[0..n-1]: the per-seed values (NAN: missing); count/total the per-seed
+ * counts of a share (NULL otherwise). */
+reading reading_over_seeds(rule_kind kind, claim_side side, double threshold, const double *x, const double *count,
+                   const double *total, int n, double alpha);
+/* PASS, FAIL or INCONCLUSIVE of a reading on its own (a control's), at alpha, unadjusted. */
+verdict reading_verdict(const reading *r, double alpha);
+
+/* The verdict of a claim from its reading, Holm-adjusted p-values (claim's
+ * side, other side), its control's reading and the paired difference's (NULL:
+ * none), in this order:
+ *   INVALID       a seed missing or not usable (n_missing > 0), fewer than 2
+ *                 seeds; an exact rule whose value differs between seeds; an
+ *                 interval rule with identical values on every seed (a zero-width
+ *                 interval says the seeds do not enter: the claim needs an exact
+ *                 rule); the control or the paired difference not usable;
+ *   FAIL          p_other_adj <= alpha;
+ *   PASS          p_claim_adj <= alpha, the control a decided FAIL at alpha and
+ *                 the paired difference (claim minus control) decided on the
+ *                 claim's side at alpha;
+ *   NO POWER      p_claim_adj <= alpha but the control is not a decided FAIL or
+ *                 the paired difference is not decided;
+ *   INCONCLUSIVE  otherwise.
+ * why: the reason of an INVALID or NO POWER, else "". */
+verdict claim_verdict(const reading *claim, double p_claim_adj, double p_other_adj, const reading *control,
+                      const reading *paired, double alpha, char *why, size_t why_size);
+
+/* ---- a study: every claim judged over one set of seeds (study.c) -----------------------------
+ * The runs of one experiment over the seeds (alt NULL: the main runs in
+ * <runs>/<experiment>/seed<s>/; else an alternative's, in
+ * <sensitivity>/<experiment>/<alt>/seed<s>/), with their provenance: a seed's run
+ * is usable only if it was read whole (seed_run ok) and has the flags and the
+ * commit of the other seeds' (the most common ones; ties: the first seed's), the
+ * study's scale, and for an alternative the main runs' flags plus its own and
+ * the main runs' commit. */
+typedef struct {
+    const char *experiment, *alt;
+    int n;                     /* seeds */
+    seed_run run[LIST_MAX];
+    int present;               /* some seed's folder exists */
+    char commit[96];           /* the runs' commit (most common) */
+    char *flags;               /* the runs' normalised flags (most common) */
+} seed_runs;
+
+typedef struct {
+    int evaluated;             /* 0: an alternative whose runs were not made */
+    rule_kind kind;            /* the rule applied: the claim's, or the alternative's own */
+    claim_side side;
+    double threshold;
+    double x[LIST_MAX], c[LIST_MAX]; /* per seed: the statistic and the control (NAN: missing) */
+    double diverged[LIST_MAX]; /* per seed: "<experiment>.diverged", the runs that diverged (NAN: not reported) */
+    reading stat, control, paired;
+    int has_control, has_paired;
+    double p_claim_adj, p_other_adj;
+    verdict v, control_v;
+    char why[320];
+} judged_setting;
+
+typedef struct {
+    const claim_rule *r;
+    judged_setting main;
+    judged_setting alt[ALT_MAX];
+    int n_alt;                 /* alternatives declared */
+    int n_run;                 /* of them evaluated, with a valid verdict (and a valid main verdict) */
+    int n_same;                /* of them with the main verdict */
+} judged_claim;
+
+typedef struct {
+    const char *runs;          /* main runs */
+    const char *sensitivity;   /* alternatives' runs (NULL: only the alternatives of another statistic) */
+    const char *scale;
+    double alpha;
+    int_list seeds;
+    int n;                     /* claims judged */
+    judged_claim *claim;
+    int nsets;
+    seed_runs *set;
+} study;
+/* Judges rules[0..nrules-1] but those whose experiment is in skip[0..nskip-1]. */
+void study_run(study *s, const claim_rule *rules, int nrules, const char *const *skip, int nskip);
+void study_free(study *s);
+/* 1 if some experiment's main runs were found at all. */
+int study_present(const study *s);
+/* "ROBUST" (every alternative with a valid verdict gives the main verdict),
+ * "FRAGILE" (some does not) or "-" (none such). */
+const char *robustness(const judged_claim *j);
+/* <out>/verdicts.csv, sensitivity.csv, verdicts.md and summary.md of a study
+ * (report.c); skipped: the experiments left out, named in verdicts.md. */
+void study_write(const char *out, const study *s, const char *skipped);
 
 #endif
