@@ -8,6 +8,7 @@
 #   make bench      benchmarks (ratios against same-run baselines)
 #   make verdicts   every claim of the paper judged over seeds (docs/verdicts.md)
 #   make sensitivity  the same, and every claim under its declared alternatives
+#   make results    docs/results.md and the README headline from the last verdicts
 #   make claims     print every results/*/claims.txt
 #   make deps       install missing Debian packages (needs root, or prints the sudo line)
 #   SCALE=paper     paper-scale counts (results-paper/, figures-paper/)

@@ -20,7 +20,7 @@ $(VRUNS)/$(1)/seed$(2)/run.txt: $(BUILD)/bin/$(1)
 	OPENBLAS_NUM_THREADS=1 $$< $$(subst SEED,$(2),$$(if $$(filter undefined,$$(origin VCMD_$(1))),$(VCMD_DEFAULT),$$(VCMD_$(1)))) --out $$(@D) --quiet
 endef
 
-.PHONY: verdicts verdicts-only readme-results
+.PHONY: verdicts verdicts-only results
 # Without a -j of the caller's, the runs spread over every core.
 verdicts: deps
 	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc)) verdicts-only
@@ -38,6 +38,7 @@ verdicts-only: $$(VERDICT_RUNS) $(BUILD)/bin/verdicts $$(VERDICT_FIGURES)
 	@cat $(VOUT)/summary.md
 endef
 
-# The README's results table, from the default block of verdicts.
-readme-results: $(RES)/verdicts/summary.md
-	@./scripts/readme_results.sh $< README.md
+# The README's headline and docs/results.md, from the default block of verdicts
+# (the last make verdicts or make sensitivity).
+results:
+	@./scripts/readme_results.sh $(RES)/verdicts README.md docs/results.md

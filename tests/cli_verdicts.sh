@@ -125,9 +125,14 @@ expect_user_error "one seed" "$V" --runs "$TMPD/pass" --seeds 1 --out "$TMPD/o3"
 expect_user_error "bad alpha" "$V" --runs "$TMPD/pass" --alpha 0.7 --out "$TMPD/o3"
 expect_no_files "no output on bad input" "$TMPD/o3"
 
-# the README splice: the table lands between the markers, the rest untouched
+# make results: the README's headline between the markers, the rest untouched; the doc holds the whole evidence
 printf 'a\n<!-- verdicts:begin -->\nold\n<!-- verdicts:end -->\nb\n' >"$TMPD/README.md"
-./scripts/readme_results.sh "$TMPD/o2/summary.md" "$TMPD/README.md" >/dev/null
-[ "$(head -1 "$TMPD/README.md")" = a ] && ! grep -q '^old$' "$TMPD/README.md" && grep -q "mini_on_par" "$TMPD/README.md" \
+./scripts/readme_results.sh "$TMPD/o2" "$TMPD/README.md" "$TMPD/results.md" >/dev/null
+[ "$(head -1 "$TMPD/README.md")" = a ] && ! grep -q '^old$' "$TMPD/README.md" && grep -q "PASS" "$TMPD/README.md" \
+  && ! grep -q '^| claim' "$TMPD/README.md" && grep -q "(docs/results.md)" "$TMPD/README.md" \
   && [ "$(tail -1 "$TMPD/README.md")" = b ] && cli_ok || cli_fail "readme_results splice"
+grep -q "train_compare.mini_on_par — PASS" "$TMPD/results.md" && head -1 "$TMPD/results.md" | grep -q "generated" \
+  && cli_ok || cli_fail "results.md holds the evidence under a generated note"
+./scripts/readme_results.sh "$TMPD/nonexistent" "$TMPD/README.md" "$TMPD/r2.md" >/dev/null 2>&1
+[ $? -eq 2 ] && [ ! -e "$TMPD/r2.md" ] && cli_ok || cli_fail "no verdicts folder: exit 2, nothing written"
 cli_summary
