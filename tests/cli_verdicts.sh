@@ -103,6 +103,13 @@ done
 verdict_is "alternatives agree" PASS "$TMPD/pass" $FIVE --sensitivity "$TMPD/sens"
 [ "$(field "$CLAIM" robustness)" = ROBUST ] && [ "$(field "$CLAIM" alternatives_run)" = 2 ] && cli_ok \
   || cli_fail "ROBUST under 2 of 2: got $(field "$CLAIM" robustness) $(field "$CLAIM" alternatives_run)"
+# compare_verdicts: a robust PASS that another block of seeds calls FAIL is a flip (exit 1)
+cp -r "$TMPD/vout" "$TMPD/robust"
+"$V" --runs "$TMPD/fail" --seeds $FIVE --out "$TMPD/failed" --quiet >/dev/null 2>&1
+./scripts/compare_verdicts.sh "$TMPD/robust/verdicts.csv" "$TMPD/failed/verdicts.csv" >"$TMPD/cmp" 2>&1
+[ $? -eq 1 ] && grep -q "mini_on_par\` | PASS | ROBUST | FAIL \*\*flip" "$TMPD/cmp" && cli_ok || cli_fail "compare_verdicts: $(tail -1 "$TMPD/cmp")"
+./scripts/compare_verdicts.sh "$TMPD/robust/verdicts.csv" "$TMPD/robust/verdicts.csv" >/dev/null 2>&1 && cli_ok \
+  || cli_fail "compare_verdicts: a study against itself has no flip"
 for i in 1 2 3 4 5; do seedrun "$TMPD/sens/train_compare/steps600/seed$i" $i 0.06$i 0.2$i "--steps 600"; done
 verdict_is "an alternative that fails" PASS "$TMPD/pass" $FIVE --sensitivity "$TMPD/sens"
 [ "$(field "$CLAIM" robustness)" = FRAGILE ] && cli_ok || cli_fail "FRAGILE: got $(field "$CLAIM" robustness)"

@@ -124,13 +124,15 @@ static void write_table(FILE *fp, const study *s)
     for (int i = 0; i < s->n; i++) {
         const judged_claim *j = &s->claim[i];
         const claim_rule *r = j->r;
-        char a[160], b[160], notes[16], alt[48];
+        char a[400], b[160], notes[16], alt[48];
         fmt_reading(a, sizeof a, &j->main.stat, r->side, r->threshold);
         if (j->main.has_control) fmt_reading(b, sizeof b, &j->main.control, r->side, r->threshold);
         fmt_notes(notes, sizeof notes, j);
         if (j->n_alt == 0) snprintf(alt, sizeof alt, "none declared");
         else if (j->n_run == 0) snprintf(alt, sizeof alt, "not run");
         else snprintf(alt, sizeof alt, "%d of %d: %s", j->n_same, j->n_run, robustness(j));
+        if (r->paper_value) /* the magnitude the paper states, beside the one measured */
+            snprintf(a + strlen(a), sizeof a - strlen(a), "; the paper: %s", r->paper_value);
         fprintf(fp, "| `%s`: %s | %s | %s (%s %g) | %s%s%s | **%s** | %s | %s |\n", r->id, r->claim, r->place, a,
                 side_word(r->side), r->threshold, j->main.has_control ? b : "none", j->main.has_control ? ": " : "",
                 j->main.has_control ? verdict_name(j->main.control_v) : "", verdict_name(j->main.v), alt, notes);
