@@ -132,6 +132,15 @@ expect_user_error "one seed" "$V" --runs "$TMPD/pass" --seeds 1 --out "$TMPD/o3"
 expect_user_error "bad alpha" "$V" --runs "$TMPD/pass" --alpha 0.7 --out "$TMPD/o3"
 expect_no_files "no output on bad input" "$TMPD/o3"
 
+# make sensitivity's plan: one run per alternative with flags and seed, the main run's flags plus its own
+MAKEFLAGS= make --no-print-directory -n sensitivity-only SEEDS=2 SRUNS="$TMPD/sr" VRUNS="$TMPD/vr" VOUT="$TMPD/vo" \
+  >"$TMPD/splan" 2>&1
+grep -q "build/bin/train_compare .*--seed 2 --data-seed 2 .*--steps 600 --out $TMPD/sr/train_compare/steps600/seed2 --quiet" \
+  "$TMPD/splan" && cli_ok || cli_fail "make sensitivity plans train_compare steps600 seed 2: $(grep -m1 steps600 "$TMPD/splan")"
+[ "$(grep -c -- "--out $TMPD/sr/" "$TMPD/splan")" -eq $(( 2 * $("$V" --plan | wc -l) )) ] && cli_ok \
+  || cli_fail "make sensitivity plans one run per alternative and seed"
+grep -q -- "--sensitivity $TMPD/sr" "$TMPD/splan" && cli_ok || cli_fail "the judge reads the alternatives' runs"
+
 # make results: the README's headline between the markers, the rest untouched; the doc holds the whole evidence
 printf 'a\n<!-- verdicts:begin -->\nold\n<!-- verdicts:end -->\nb\n' >"$TMPD/README.md"
 ./scripts/readme_results.sh "$TMPD/o2" "$TMPD/README.md" "$TMPD/results.md" >/dev/null
