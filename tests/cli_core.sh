@@ -15,4 +15,11 @@ check "a normal run" "$P" --n 200 --m 50 --out "$TMPD/run" --quiet
 [ "$(head -1 "$TMPD/run/eigs.csv")" = "index,eigenvalue" ] && cli_ok || cli_fail "csv header row"
 [ -z "$(find "$TMPD/run" -name '*.tmp.*')" ] && cli_ok || cli_fail "no temporaries left"
 grep -q "^seed: 1$" "$TMPD/run/run.txt" && cli_ok || cli_fail "run.txt records the seed"
+# every program starts its run (run_start: BLAS pinned to one thread, the memory guard) before
+# parsing its options: a main without it computes with BLAS threads and loses its determinism
+for f in experiments/*.c tools/*.c bench/*.c; do
+  grep -q "cli_parse(" "$f" || continue
+  rs=$(grep -n "run_start(argc, argv);" "$f" | head -1 | cut -d: -f1); cp=$(grep -n "cli_parse(argc, argv," "$f" | head -1 | cut -d: -f1)
+  [ -n "$rs" ] && [ -n "$cp" ] && [ "$rs" -lt "$cp" ] && cli_ok || cli_fail "$f: no run_start before cli_parse"
+done
 cli_summary
