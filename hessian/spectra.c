@@ -334,15 +334,14 @@ void mean_se(const double *x, int n, double *mean, double *se)
     *se = n > 1 ? sqrt(ss / (n - 1) / n) : NAN;
 }
 
-void hutchinson(const spectra_op *A, int probes, uint64_t seed, double *samples, double *trace, double *se)
+void hutchinson_samples(const spectra_op *A, int probes, uint64_t seed, double *samples, int first, int step)
 {
     if (probes < 1) DIE("Hutchinson with %d probes", probes);
     int panel = A->panel, nrun = A->nops * probes;
-    double *all = samples ? samples : xmalloc((size_t)nrun * sizeof(double));
     const double **X = xmalloc((size_t)panel * sizeof(double *));
     double **Y = xmalloc((size_t)panel * sizeof(double *));
     int *ops = xmalloc((size_t)panel * sizeof(int));
-    for (int r0 = 0; r0 < nrun; r0 += panel) {
+    for (int r0 = first * panel; r0 < nrun; r0 += step * panel) {
         int k = nrun - r0 < panel ? nrun - r0 : panel;
         for (int j = 0; j < k; j++) {
             int b = (r0 + j) / probes, i = (r0 + j) % probes;
@@ -355,14 +354,20 @@ void hutchinson(const spectra_op *A, int probes, uint64_t seed, double *samples,
         }
         A->apply(A, k, ops, X, Y);
         for (int j = 0; j < k; j++) {
-            all[r0 + j] = cblas_ddot((int)A->dim[ops[j]], X[j], 1, Y[j], 1);
+            samples[r0 + j] = cblas_ddot((int)A->dim[ops[j]], X[j], 1, Y[j], 1);
             free((double *)X[j]);
             free(Y[j]);
         }
     }
+    free(X), free(Y), free(ops);
+}
+
+void hutchinson(const spectra_op *A, int probes, uint64_t seed, double *samples, double *trace, double *se)
+{
+    double *all = samples ? samples : xmalloc((size_t)A->nops * probes * sizeof(double));
+    hutchinson_samples(A, probes, seed, all, 0, 1);
     for (int b = 0; b < A->nops; b++) mean_se(all + (size_t)b * probes, probes, &trace[b], &se[b]);
     if (!samples) free(all);
-    free(X), free(Y), free(ops);
 }
 
 /* ---- SLQ ---------------------------------------------------------------------------------------- */

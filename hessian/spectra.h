@@ -150,6 +150,9 @@ void mean_se(const double *x, int n, double *mean, double *se);
  * samples (nops × probes, NULL: not kept), trace and se (nops) out. Unbiased:
  * E[zᵀAz] = tr A; exact for diagonal A (z_i² = 1). */
 void hutchinson(const spectra_op *A, int probes, uint64_t seed, double *samples, double *trace, double *se);
+/* Only the samples (nops × probes) of the panels first, first + step, ... (panel
+ * c holds samples c·A->panel ..; the others untouched). */
+void hutchinson_samples(const spectra_op *A, int probes, uint64_t seed, double *samples, int first, int step);
 
 /* ---- SLQ ---------------------------------------------------------------------------------------- */
 
@@ -236,5 +239,16 @@ void extremes_run_batches(extremes_data *e, const spectra_op *A, int mmax, doubl
                           double *vectors, const size_t *vec_off, int first, int step);
 void extremes_run(extremes_data *e, const spectra_op *A, int mmax, double tol, const slq_opts *o, double *vectors,
                   const size_t *vec_off);
+
+/* ---- over the ranks of an MPI job (spectra_dist.c; core/dist.h) ------------------------------
+ * Rank r of N computes the batches (panels for Hutchinson) r, r + N, ...; ranks
+ * 1..N−1 send their rows to rank 0, which copies them in. Every run is computed
+ * by exactly one rank in the batch one process makes, so rank 0's results are
+ * bitwise one process's (for a model whose hvp of a direction does not depend
+ * on the thread count). Every rank must call; only rank 0 holds the results. */
+void slq_run_dist(slq_data *d, const spectra_op *A, const slq_opts *o);
+void extremes_run_dist(extremes_data *e, const spectra_op *A, int mmax, double tol, const slq_opts *o, double *vectors,
+                       const size_t *vec_off);
+void hutchinson_dist(const spectra_op *A, int probes, uint64_t seed, double *samples, double *trace, double *se);
 
 #endif
