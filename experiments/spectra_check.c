@@ -244,12 +244,14 @@ static void check_tt(check *c, tt_ckpt_setup s)
     s.train.nfracs = 0;
     for (int i = 0; i < c->fracs.n; i++)
         if (c->fracs.v[i] > 0) s.train.fracs[s.train.nfracs++] = c->fracs.v[i];
+    int train = s.train.nfracs > 0;
+    if (!train) s.train.nfracs = 1;   /* the setup needs one; not trained */
     tt_ckpt k;
     tt_ckpt_start(&s, &k);
     double *p0 = xmalloc(k.m->P * sizeof(double));
     memcpy(p0, k.m->params, k.m->P * sizeof(double));
     char *train_dir = path_join(c->out, "train");
-    if (s.train.nfracs > 0) tt_ckpt_train(&s, train_dir, &k);
+    if (train) tt_ckpt_train(&s, train_dir, &k);
     for (int i = 0; i < c->fracs.n; i++) {
         char point[32];
         snprintf(point, sizeof point, "%g", c->fracs.v[i]);

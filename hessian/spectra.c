@@ -322,6 +322,18 @@ void rademacher(double *z, size_t n, uint64_t seed)
     }
 }
 
+void gaussian_probe(double *z, size_t n, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i += 2) {
+        /* Box–Muller from two uniforms in (0, 1] of 53 bits */
+        double u1 = ((splitmix64(&s) >> 11) + 1) * 0x1p-53, u2 = (splitmix64(&s) >> 11) * 0x1p-53;
+        double r = sqrt(-2 * log(u1));
+        z[i] = r * cos(2 * M_PI * u2);
+        if (i + 1 < n) z[i + 1] = r * sin(2 * M_PI * u2);
+    }
+}
+
 /* ---- Hutchinson ------------------------------------------------------------------------------- */
 
 void mean_se(const double *x, int n, double *mean, double *se)
@@ -562,7 +574,7 @@ void extremes_run_batches(extremes_data *e, const spectra_op *A, int mmax, doubl
         for (int j = 0; j < k; j++) {
             int b = r0 + j;
             double *z = xmalloc(A->dim[b] * sizeof(double));
-            rademacher(z, A->dim[b], probe_seed(o->seed, (uint64_t)b, UINT64_MAX));
+            gaussian_probe(z, A->dim[b], probe_seed(o->seed, (uint64_t)b, UINT64_MAX));
             L[j] = lanczos_new(A->dim[b], mmax, z, nev, tol);
             free(z);
             op[j] = b;

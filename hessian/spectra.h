@@ -140,6 +140,13 @@ uint64_t splitmix64(uint64_t *state);
 uint64_t probe_seed(uint64_t seed, uint64_t op, uint64_t probe);
 /* z (length n) ±1 from the splitmix64 stream of `seed`, 64 entries per draw. */
 void rademacher(double *z, size_t n, uint64_t seed);
+/* z (length n) N(0, 1) from the splitmix64 stream of `seed` (Box–Muller). A
+ * Rademacher vector is exactly orthogonal to (1, ..., 1) with probability
+ * C(n, n/2)/2^n (27% at n = 8, 7% at n = 128) — the null vector of a block's
+ * shift invariances (a softmax bias, a row reading a LayerNorm output with
+ * gain 1 and bias 0) — and Lanczos from it then never sees that eigenvalue; a
+ * Gaussian start vector is orthogonal to no fixed vector (with probability 1). */
+void gaussian_probe(double *z, size_t n, uint64_t seed);
 
 /* ---- Hutchinson ------------------------------------------------------------------------------- */
 
@@ -220,8 +227,8 @@ void smoothed_density(double *rho, const double *grid, int ngrid, const double *
 
 /* ---- Lanczos extremes per operator ---------------------------------------------------------- */
 
-/* For every operator b: Lanczos from the Rademacher z of probe_seed(seed, b,
- * UINT64_MAX) (independent of the SLQ probes) for at most `mmax` steps
+/* For every operator b: Lanczos from the Gaussian z of probe_seed(seed, b,
+ * UINT64_MAX) (independent of the SLQ probes; Gaussian: see gaussian_probe) for at most `mmax` steps
  * (≤ dim_b), stopping when the nev largest and nev smallest Ritz pairs have
  * residual ≤ tol · max|θ|. Out per operator: the nev smallest and nev largest
  * Ritz values (ascending, 2·nev; fewer when dim_b < 2·nev: NAN-padded) and

@@ -275,6 +275,63 @@ static void test_probes(void)
           "probe seeds distinct");
 }
 
+/* A Rademacher probe with zero sum is orthogonal to (1, ..., 1): SLQ from it puts no weight on the
+ * eigenvalue of that eigenvector (the null vector of a shift invariance; exact: 1/n), and Lanczos
+ * finds it only from round-off, if at all; from a Gaussian start it has its weight. */
+static void test_probe_orthogonal(void)
+{
+    int n = 8;
+    double A[64];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) A[i * n + j] = (i == j) * (1 + 0.5 * i) - (1 + 0.5 * i + 1 + 0.5 * j) / (2.0 * n);
+    /* A = D - (d 1ᵀ + 1 dᵀ)/2n is not singular along 1 by itself: project it out, B = P A P, P = I - 11ᵀ/n */
+    double B[64], Pm[64], T[64];
+    for (int i = 0; i < n * n; i++) Pm[i] = (i / n == i % n) - 1.0 / n;
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, Pm, n, A, n, 0, T, n);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, T, n, Pm, n, 0, B, n);
+    for (int i = 0; i < n; i++) B[i * n + i] += 2;   /* eigenvalue 2 on 1, the rest above 2.x */
+    double w[8];
+    sym_eigvals(n, B, w);
+    /* find a probe seed whose Rademacher vector sums to zero */
+    uint64_t seed = 0;
+    double z[8];
+    for (;; seed++) {
+        rademacher(z, (size_t)n, seed);
+        double sum = 0;
+        for (int i = 0; i < n; i++) sum += z[i];
+        if (sum == 0) break;
+    }
+    lanczos *L = run_one(n, B, n, 0, 0, seed);
+    double th[8], res[8], tw[8], on2 = 0;
+    gauss_quadrature(L->steps, L->alpha, L->beta, th, tw);
+    for (int k = 0; k < L->steps; k++)
+        if (fabs(th[k] - 2) < 1e-6) on2 += tw[k];
+    CHECK(on2 < 1e-20 && fabs(w[0] - 2) < 1e-12, "zero-sum Rademacher start: weight %.3g on the eigenvalue 2 (exact 1/8)",
+          on2);
+    lanczos_free(L);
+    size_t dim = 8;
+    const double *Bp = B;
+    spectra_op *op = spectra_op_dense(1, &Bp, &dim);
+    gaussian_probe(z, (size_t)n, seed);
+    L = lanczos_new((size_t)n, n, z, 0, 0);
+    int which = 0;
+    lanczos_run(op, 1, &L, &which);
+    lanczos_ritz(L, th, res, NULL);
+    CHECK(fabs(th[0] - w[0]) < 1e-12, "Gaussian start: smallest Ritz value %.17g = %.17g", th[0], w[0]);
+    gauss_quadrature(L->steps, L->alpha, L->beta, th, tw);
+    CHECK(fabs(th[0] - 2) < 1e-12 && tw[0] > 1e-6, "Gaussian start: weight %.3g on the eigenvalue 2", tw[0]);
+    lanczos_free(L);
+    spectra_op_free(op);
+    /* the Gaussian probes: mean 0, variance 1 */
+    int N = 100000;
+    double *g = xmalloc((size_t)N * sizeof(double)), m = 0, v = 0;
+    gaussian_probe(g, (size_t)N, 12345);
+    for (int i = 0; i < N; i++) m += g[i] / N;
+    for (int i = 0; i < N; i++) v += (g[i] - m) * (g[i] - m) / (N - 1);
+    CHECK(fabs(m) < 4 / sqrt(N) && fabs(v - 1) < 4 * sqrt(2.0 / N), "Gaussian probes: mean %.4g, variance %.4g", m, v);
+    free(g);
+}
+
 static void test_wasserstein_density(void)
 {
     double x[3] = {0, 1, 2}, wx[3] = {0.25, 0.5, 0.25}, y[3], wy[1] = {1}, zero = 0;
@@ -446,6 +503,7 @@ int main(void)
     test_slq_moments();
     test_hutchinson_unbiased();
     test_probes();
+    test_probe_orthogonal();
     test_wasserstein_density();
     test_models();
     return check_summary();
