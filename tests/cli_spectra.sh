@@ -14,12 +14,12 @@ TT=(--V 5 --C 8 --heads 2 --M 12 --T 4 --steps 20 --batch 8 --hess-batch 6 --pan
 MLP=(--model mlp --mlp-data synthetic --steps 20 --mlp-eval-n 40 --panel 16 --quiet)
 
 check "spectra --help" "$S" --help
-"$S" --help | grep -q -- "--probes" && cli_ok || cli_fail "--help lists --probes"
+"$S" --help | grep -q -- "--nv" && cli_ok || cli_fail "--help lists --nv"
 check "spectra_check --help" "$C" --help
 expect_user_error "unknown flag" "$S" --bogus
 expect_user_error "unknown method" "$S" --method lanczos --out "$TMPD/bad"
-expect_user_error "probes 0" "$S" --probes 0 --out "$TMPD/bad"
-expect_user_error "steps 0" "$S" --steps 0 --out "$TMPD/bad"
+expect_user_error "nv 0" "$S" --nv 0 --out "$TMPD/bad"
+expect_user_error "m 0" "$S" --m 0 --out "$TMPD/bad"
 expect_user_error "bad grid" "$S" --grid cubic --out "$TMPD/bad"
 expect_user_error "ritz vectors without nev" "$S" --ritz-vectors --out "$TMPD/bad"
 expect_user_error "exact with nev" "$S" --method exact --nev 1 --out "$TMPD/bad"
@@ -54,7 +54,7 @@ for model in tt mlp; do
   # TOL of the block's exact |lambda|max); Hutchinson's trace (200 probes of its own) is not
   # exact: within 5 of its standard errors of the exact trace in every block
   if "$S" "${A[@]}" --method exact --out "$ex" &&
-     "$S" "${A[@]}" --steps 200 --probes 3 --nev 1 --ritz-vectors --trace-probes 200 --out "$sl"; then
+     "$S" "${A[@]}" --m 200 --nv 3 --nev 1 --ritz-vectors --trace-probes 200 --out "$sl"; then
     for c in lambda_max lambda_min; do
       near "$ex" "$sl" $c $c 1e-10 && cli_ok || cli_fail "$model: SLQ $c at m >= n vs exact"
       near "$ex" "$sl" $c lanczos_${c#lambda_} 1e-8 && cli_ok || cli_fail "$model: Lanczos ${c#lambda_} vs exact"

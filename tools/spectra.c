@@ -308,8 +308,8 @@ int main(int argc, char **argv)
     const cli_opt opts[] = {
         {"method", OPT_STRING, &r.method, "slq (stochastic Lanczos quadrature) or exact (the streamed exact block spectra: the reference)"},
         {"partition", OPT_STRING, &r.part_name, "alg3, alg3-value-whole, alg2 (= tensors), rows, cols, whole, or a partition file"},
-        {"probes", OPT_INT, &r.probes, "SLQ: Rademacher probes n_v per block"},
-        {"steps", OPT_INT, &r.steps, "SLQ: Lanczos steps m per probe (at most the block size)"},
+        {"nv", OPT_INT, &r.probes, "SLQ: Rademacher probes n_v per block"},
+        {"m", OPT_INT, &r.steps, "SLQ: Lanczos steps m per probe (at most the block size)"},
         {"probe-seed", OPT_LONG, &r.probe_seed, "probe i of block b: the Rademacher vector of splitmix64(seed, b, i)"},
         {"trace-probes", OPT_INT, &r.trace_probes, "Hutchinson trace from this many probes of its own (0: from the SLQ probes)"},
         {"nev", OPT_INT, &r.nev, "Lanczos extremes: the nev smallest and largest eigenvalues per block by a residual test (0: none)"},
@@ -340,8 +340,8 @@ int main(int argc, char **argv)
     if (!r.exact && strcmp(r.method, "slq")) die_user("--method must be slq or exact (got '%s')", r.method);
     r.log_grid = !strcmp(r.grid_name, "log");
     if (!r.log_grid && strcmp(r.grid_name, "linear")) die_user("--grid must be log or linear (got '%s')", r.grid_name);
-    if (r.probes < 1 || r.probes > 100000) die_user("--probes must be in 1..100000 (got %d)", r.probes);
-    if (r.steps < 1 || r.steps > 10000) die_user("--steps must be in 1..10000 (got %d)", r.steps);
+    if (r.probes < 1 || r.probes > 100000) die_user("--nv must be in 1..100000 (got %d)", r.probes);
+    if (r.steps < 1 || r.steps > 10000) die_user("--m must be in 1..10000 (got %d)", r.steps);
     if (r.trace_probes < 0 || r.trace_probes > 1000000) die_user("--trace-probes must be in 0..1000000 (got %d)", r.trace_probes);
     if (r.nev < 0 || r.nev > 1000) die_user("--nev must be in 0..1000 (got %d)", r.nev);
     if (r.lanczos_steps < 1 || r.lanczos_steps > 100000) die_user("--lanczos-steps must be in 1..100000 (got %d)", r.lanczos_steps);
