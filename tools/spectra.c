@@ -163,7 +163,7 @@ static void write_outputs(run *r)
     }
 
     outfile *f = csv_open_in(r->out, "blocks.csv",
-                             "block,name,tensor,type,start,n,stride,method,probes,steps,nodes,lambda_min,lambda_max,"
+                             "block,name,tensor,type,type_index,start,n,stride,method,probes,steps,nodes,lambda_min,lambda_max,"
                              "abs_lambda_min,abs_lambda_max,kappa,neg_mass,zero_mass,trace,trace_se,log10_abs_lambda_max,"
                              "lanczos_steps,lanczos_converged,lanczos_min,lanczos_max,lanczos_resid_min,lanczos_resid_max");
     for (int b = 0; b < nb; b++) {
@@ -176,9 +176,9 @@ static void write_outputs(run *r)
             rmin = r->ext.resid[(size_t)b * 2 * nev], rmax = r->ext.resid[(size_t)b * 2 * nev + 2 * nev - 1];
             ls = r->ext.steps[b], lc = r->ext.converged[b];
         }
-        csv_row(f, "%d,%s,%s,%s,%zu,%zu,%zu,%s,%d,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d,"
+        csv_row(f, "%d,%s,%s,%s,%d,%zu,%zu,%zu,%s,%d,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d,"
                    "%.17g,%.17g,%.17g,%.17g",
-                b, bl->name, tensor_name(m, bl), r->type_names[r->type[b]], bl->start, bl->n, bl->stride,
+                b, bl->name, tensor_name(m, bl), r->type_names[r->type[b]], r->type[b], bl->start, bl->n, bl->stride,
                 r->exact ? "exact" : "slq", r->exact ? 0 : r->probes, r->exact ? (int)bl->n : r->steps, r->count[b], s->lmin,
                 s->lmax, s->absmin, s->absmax, s->kappa, s->neg_mass, s->zero_mass, r->trace[b], r->trace_se[b], h[b], ls,
                 lc, lmin, lmax, rmin, rmax);
@@ -280,7 +280,7 @@ static void write_outputs(run *r)
     csv_row(f, "spread_iqr_log10_abs_lambda_max,%.17g", all.iqr);
     csv_row(f, "spread_eta2_by_type,%.17g", all.eta2);
     csv_row(f, "grid,%s", r->log_grid ? "log10(|lambda|/lambda_ref)" : "lambda/lambda_ref");
-    csv_row(f, "sigma,%.17g", sigma);
+    csv_row(f, "sigma,%.6g", sigma);
     csv_close(f);
     free(st), free(h), free(x);
 }
