@@ -62,7 +62,7 @@ typedef struct {
     int_list ms, nvs;
     double_list fracs;
     long probe_seed;
-    double lanczos_tol;
+    double lanczos_tol, pick_lmax, pick_w1;
     /* state */
     int nparts, ncells, def_cell;
     char part_names[MAXP][32];
@@ -356,6 +356,8 @@ int main(int argc, char **argv)
     c.lanczos_tol = 1e-6;
     c.whole_max = 6000;
     c.probe_seed = 1;
+    c.pick_lmax = 1e-6;
+    c.pick_w1 = 0.05;
     parse_int_list("--m", "5,10,20,40", &c.ms);
     parse_int_list("--nv", "1,2,4,8", &c.nvs);
     parse_double_list("--checkpoints", "0,0.01,1", &c.fracs);
@@ -370,6 +372,8 @@ int main(int argc, char **argv)
         {"probe-seed", OPT_LONG, &c.probe_seed, "probe i of block b: Rademacher from splitmix64(seed, b, i)"},
         {"lanczos-steps", OPT_INT, &c.lanczos_steps, "Lanczos extremes: most steps per block"},
         {"lanczos-tol", OPT_DOUBLE, &c.lanczos_tol, "Lanczos extremes: residual bound relative to max |Ritz value|"},
+        {"pick-lmax", OPT_DOUBLE, &c.pick_lmax, "the pick: worst lambda max error (over every block) at most this"},
+        {"pick-w1", OPT_DOUBLE, &c.pick_w1, "the pick: median W1 / |lambda|max (in every partition) at most this"},
         {"whole-max", OPT_INT, &c.whole_max, "the whole model as one block only up to this P (its H_bb is P x P)"},
         CKPT_CLI_RUN_OPTS(&c.cli),
         {"mlp-data", OPT_STRING, &c.mlp_data, "MLP: fashion-mnist or synthetic"},
@@ -506,6 +510,33 @@ int main(int argc, char **argv)
                "median %.0f, most %.0f (%zu blocks)\n",
                c.lanczos_tol, c.lanczos_steps, qn(c.lz_err->v, c.lz_err->n, 0.5), qn(c.lz_err->v, c.lz_err->n, 1),
                qn(c.lz_steps->v, c.lz_steps->n, 0.5), qn(c.lz_steps->v, c.lz_steps->n, 1), c.lz_err->n);
+    /* the pick: the cheapest (m, n_v) (fewest m·n_v; ties: fewer probes) whose worst λmax error over
+     * every block and whose median W1 in every partition are within the bounds */
+    int pick = -1;
+    for (int im = 0; im < c.ms.n; im++)
+        for (int iv = 0; iv < c.nvs.n; iv++) {
+            int cell = im * c.nvs.n + iv, ok = 1;
+            for (int pi = 0; pi < c.nparts && ok; pi++) {
+                vec *l = pooled(&c, pi, cell, M_LMAX), *w = pooled(&c, pi, cell, M_W1);
+                if (l->n == 0) continue;
+                ok = qn(l->v, l->n, 1) <= c.pick_lmax && qn(w->v, w->n, 0.5) <= c.pick_w1;
+            }
+            if (!ok) continue;
+            long cost = (long)c.ms.v[im] * c.nvs.v[iv];
+            if (pick < 0) pick = cell;
+            else {
+                long pc = (long)c.ms.v[pick / c.nvs.n] * c.nvs.v[pick % c.nvs.n];
+                if (cost < pc || (cost == pc && c.nvs.v[iv] < c.nvs.v[pick % c.nvs.n])) pick = cell;
+            }
+        }
+    if (pick >= 0)
+        printf("\npick: the cheapest (m, n_v) with the worst lambda max error <= %g and the median W1 <= %g in every "
+               "partition: m = %d, n_v = %d (%d Hessian-vector products per block)\n",
+               c.pick_lmax, c.pick_w1, c.ms.v[pick / c.nvs.n], c.nvs.v[pick % c.nvs.n],
+               c.ms.v[pick / c.nvs.n] * c.nvs.v[pick % c.nvs.n]);
+    else
+        printf("\npick: no (m, n_v) of the grid has the worst lambda max error <= %g and the median W1 <= %g\n", c.pick_lmax,
+               c.pick_w1);
     printf("Hessian-vector products: %ld stochastic (%.1f s), exact streamed: %ld columns (%.1f s)\n", c.directions,
            c.slq_seconds, c.exact_directions, c.exact_seconds);
     run_note("stochastic seconds: %.3f", c.slq_seconds);
