@@ -356,8 +356,8 @@ int main(int argc, char **argv)
     c.lanczos_tol = 1e-6;
     c.whole_max = 6000;
     c.probe_seed = 1;
-    c.pick_lmax = 1e-6;
-    c.pick_w1 = 0.05;
+    c.pick_lmax = 1e-5;
+    c.pick_w1 = 0.04;
     parse_int_list("--m", "5,10,20,40", &c.ms);
     parse_int_list("--nv", "1,2,4,8", &c.nvs);
     parse_double_list("--checkpoints", "0,0.01,1", &c.fracs);

@@ -165,7 +165,7 @@ static void write_outputs(run *r)
     outfile *f = csv_open_in(r->out, "blocks.csv",
                              "block,name,tensor,type,type_index,start,n,stride,method,probes,steps,nodes,lambda_min,lambda_max,"
                              "abs_lambda_min,abs_lambda_max,kappa,neg_mass,zero_mass,trace,trace_se,log10_abs_lambda_max,"
-                             "lanczos_steps,lanczos_converged,lanczos_min,lanczos_max,lanczos_resid_min,lanczos_resid_max");
+                             "lambda_max_change_half_m,lanczos_steps,lanczos_converged,lanczos_min,lanczos_max,lanczos_resid_min,lanczos_resid_max");
     for (int b = 0; b < nb; b++) {
         const block *bl = &r->p->b[b];
         const measure_stats *s = &st[b];
@@ -176,11 +176,20 @@ static void write_outputs(run *r)
             rmin = r->ext.resid[(size_t)b * 2 * nev], rmax = r->ext.resid[(size_t)b * 2 * nev + 2 * nev - 1];
             ls = r->ext.steps[b], lc = r->ext.converged[b];
         }
-        csv_row(f, "%d,%s,%s,%s,%d,%zu,%zu,%zu,%s,%d,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d,"
+        /* a posteriori: how much λmax moved from m/2 to m steps (the same tridiagonals), relative */
+        double half = NAN;
+        if (!r->exact && r->steps >= 2) {
+            double *hn = xmalloc((size_t)W * sizeof(double)), *hw = xmalloc((size_t)W * sizeof(double));
+            int hc = slq_measure(&r->slq, b, r->probes, r->steps / 2, hn, hw);
+            measure_stats hs = measure_stats_of(hn, hw, hc, 0);
+            half = s->absmax > 0 ? fabs(s->lmax - hs.lmax) / s->absmax : 0;
+            free(hn), free(hw);
+        }
+        csv_row(f, "%d,%s,%s,%s,%d,%zu,%zu,%zu,%s,%d,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.6g,%d,%d,"
                    "%.17g,%.17g,%.17g,%.17g",
                 b, bl->name, tensor_name(m, bl), r->type_names[r->type[b]], r->type[b], bl->start, bl->n, bl->stride,
                 r->exact ? "exact" : "slq", r->exact ? 0 : r->probes, r->exact ? (int)bl->n : r->steps, r->count[b], s->lmin,
-                s->lmax, s->absmin, s->absmax, s->kappa, s->neg_mass, s->zero_mass, r->trace[b], r->trace_se[b], h[b], ls,
+                s->lmax, s->absmin, s->absmax, s->kappa, s->neg_mass, s->zero_mass, r->trace[b], r->trace_se[b], h[b], half, ls,
                 lc, lmin, lmax, rmin, rmax);
     }
     csv_close(f);
