@@ -16,8 +16,9 @@
  *
  * Outputs (--out): blocks.csv (per block: where, type, n, the estimated
  * λmin, λmax, |λ|min, |λ|max, κ = |λ|max/|λ|min over the quadrature nodes, the
- * mass on λ < 0 and at 0, the trace and its standard error, log10 |λ|max, the
- * Lanczos extremes with residuals), types.csv (per block type: blocks, mean and
+ * mass on λ < 0 and at 0, the trace and its standard error, log10 |λ|max, how
+ * far λmax moved from m/2 to m steps (an a posteriori check of its
+ * convergence), the Lanczos extremes with residuals), types.csv (per block type: blocks, mean and
  * sd of log10 |λ|max), density.npy (blocks × grid: each block's smoothed
  * density), grid.npy, density_types.csv (per type, the density of the pooled
  * measure, eigenvalue-count weighted, area 1 over |λ| > zero), nodes.npy and
