@@ -18,7 +18,8 @@ FIGURES += $(FIG)/spectra.png
 spectra: $(FIG)/spectra.png
 
 $(RES)/spectra_check/run.txt: $(BUILD)/bin/spectra_check
-	set -o pipefail; $< --out $(@D) --m 5,10,20,40,80 --nv 1,2,4,8 --quiet | tee $(@D)-headline.tmp && mv $(@D)-headline.tmp $(@D)/headline.txt
+	set -o pipefail; $< --out $(@D) --m 5,10,20,40,80 --nv 1,2,4,8 --quiet | tee $(@D)-headline.tmp || \
+	  { rm -f $(@D)-headline.tmp; exit 1; }; mv $(@D)-headline.tmp $(@D)/headline.txt
 $(FIG)/spectra_check.png: $(RES)/spectra_check/run.txt plots/spectra_check.gp
 	$(call render,plots/spectra_check.gp,res='$(RES)/spectra_check')
 spectra-check: $(FIG)/spectra_check.png
