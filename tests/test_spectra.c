@@ -7,6 +7,7 @@
  * distances, the smoothed density's mass, the determinism of the probes, and
  * the block-restricted HVP equal to the exact block's product on both models. */
 #include "check.h"
+#include "harness/harness.h"
 #include "hessian/hessian.h"
 #include "hessian/spectra.h"
 #include "mlp/mlp.h"
@@ -493,6 +494,29 @@ static void test_models(void)
     }
 }
 
+/* harness: a per-type sample keeps the first, the last and evenly spaced blocks between. */
+static void test_sample_types(void)
+{
+    partition *p = partition_new();
+    int type[13];
+    for (int k = 0; k < 13; k++) {
+        partition_add(p, (size_t)k * 2, 2, 1, 0, "b");
+        type[k] = k < 10 ? 0 : 1;
+    }
+    int *kept;
+    partition *s = partition_sample_types(p, type, 4, &kept);
+    int want[7] = {0, 3, 6, 9, 10, 11, 12}, ok = s->nblocks == 7;
+    for (int i = 0; ok && i < 7; i++) ok = kept[i] == want[i] && s->b[i].start == p->b[want[i]].start;
+    CHECK(ok, "sample of 4 per type: %d blocks, kept %d %d %d %d ...", s->nblocks, kept[0], kept[1], kept[2], kept[3]);
+    free(kept);
+    partition_free(s);
+    s = partition_sample_types(p, type, 0, &kept);
+    CHECK(s->nblocks == 13 && kept[12] == 12, "max 0 keeps every block (%d)", s->nblocks);
+    free(kept);
+    partition_free(s);
+    partition_free(p);
+}
+
 int main(void)
 {
     core_quiet = 1;
@@ -506,5 +530,6 @@ int main(void)
     test_probe_orthogonal();
     test_wasserstein_density();
     test_models();
+    test_sample_types();
     return check_summary();
 }
