@@ -32,6 +32,7 @@ set ylabel "SLQ"
 set autoscale xy
 unset xrange
 set key bottom right
-plot "< paste -d, ".exact."/blocks.csv ".slq."/blocks.csv" using 22:(column(22 + 28)) every ::1 with points pt 7 ps 0.7 lc rgb "#1f77b4" title "block", \
+ncols = int(system(sprintf("head -1 %s/blocks.csv | tr ',' '\\n' | wc -l", exact)))
+plot "< paste -d, ".exact."/blocks.csv ".slq."/blocks.csv" using 22:(column(22 + ncols)) every ::1 with points pt 7 ps 0.7 lc rgb "#1f77b4" title "block", \
      x with lines lc rgb "#808080" dt 2 title "equal"
 unset multiplot
