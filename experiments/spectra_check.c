@@ -337,6 +337,103 @@ static void write_tables(check *c)
     }
 }
 
+/* The headline at the default (m, n_v): per model and partition, stdout and headline.csv. */
+static void print_headline(check *c)
+{
+    const char *mnames[2] = {"tt", "mlp"};
+    outfile *hf = csv_open_in(c->out, "headline.csv",
+                              "model,partition,m,nv,blocks,lmax_median,lmax_worst,w1_median,w1_worst,lmin_median,lmin_worst,"
+                              "trace_median,trace_worst,neg_mass_median,neg_mass_worst");
+    printf("SLQ at m = %d, n_v = %d against the exact block spectra (checkpoints", c->def_m, c->def_nv);
+    for (int i = 0; i < c->fracs.n; i++) printf(" %g", c->fracs.v[i]);
+    printf("); errors relative to the block's |lambda|max (trace: to sum |lambda|)\n");
+    printf("%-5s %-6s %6s  %11s %11s  %11s %11s  %11s %11s  %11s  %11s\n", "model", "blocks", "count", "lmax median",
+           "lmax worst", "W1 median", "W1 worst", "lmin median", "lmin worst", "trace med.", "neg worst");
+    enum { NH = 5 };
+    const int hm[NH] = {M_LMAX, M_W1, M_LMIN, M_TRACE, M_NEG};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < c->nparts; b++) {
+            vec *v = &c->head[((size_t)a * MAXP + b) * NMETRIC];
+            size_t n = v[M_LMAX].n;
+            if (n == 0) continue;
+            double q[NH][2];
+            for (int k = 0; k < NH; k++) {
+                vec *x = &v[hm[k]];
+                for (size_t i = 0; i < x->n; i++) x->v[i] = fabs(x->v[i]);
+                q[k][0] = qn(x->v, x->n, 0.5), q[k][1] = qn(x->v, x->n, 1);
+            }
+            printf("%-5s %-6s %6zu  %11.2e %11.2e  %11.2e %11.2e  %11.2e %11.2e  %11.2e  %11.2e\n", mnames[a], c->part_names[b],
+                   n, q[0][0], q[0][1], q[1][0], q[1][1], q[2][0], q[2][1], q[3][0], q[4][1]);
+            csv_row(hf, "%s,%s,%d,%d,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", mnames[a], c->part_names[b], c->def_m,
+                    c->def_nv, n, q[0][0], q[0][1], q[1][0], q[1][1], q[2][0], q[2][1], q[3][0], q[3][1], q[4][0], q[4][1]);
+        }
+    csv_close(hf);
+}
+
+/* The errors by block kind at the default (m, n_v), stdout and misleads.csv; the Lanczos extremes. */
+static void print_misleads(check *c)
+{
+    outfile *mf = csv_open_in(c->out, "misleads.csv",
+                              "kind,blocks,kappa_log10_median,kappa_log10_worst,neg_mass_median,neg_mass_worst,"
+                              "neg_mass_1e-3_median,neg_mass_1e-3_worst,lmin_median,lmin_worst,w1_median,w1_worst");
+    printf("\nwhere SLQ misleads (same m, n_v; all models, checkpoints, partitions):\n");
+    printf("%-66s %6s  %14s %14s  %11s %11s  %11s  %11s %11s  %9s\n", "block kind", "count", "log10 k err med",
+           "log10 k err max", "neg median", "neg worst", "neg<-1e-3 w", "lmin median", "lmin worst", "W1 median");
+    const int km[5] = {M_KAPPA, M_NEG, M_LMIN, M_W1, M_NEG3};
+    for (int kk = 0; kk < NKIND; kk++) {
+        vec *v = &c->kinds[(size_t)kk * NMETRIC];
+        size_t n = v[M_LMAX].n;
+        if (n == 0) continue;
+        double q[5][2];
+        for (int k = 0; k < 5; k++) {
+            vec *x = &v[km[k]];
+            for (size_t i = 0; i < x->n; i++) x->v[i] = fabs(x->v[i]);
+            q[k][0] = qn(x->v, x->n, 0.5), q[k][1] = qn(x->v, x->n, 1);
+        }
+        printf("%-66s %6zu  %14.2f %14.2f  %11.2e %11.2e  %11.2e  %11.2e %11.2e  %9.2e\n", KIND[kk], n, q[0][0], q[0][1],
+               q[1][0], q[1][1], q[4][1], q[2][0], q[2][1], q[3][0]);
+        csv_row(mf, "%s,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", KIND[kk], n, q[0][0], q[0][1], q[1][0], q[1][1],
+                q[4][0], q[4][1], q[2][0], q[2][1], q[3][0], q[3][1]);
+    }
+    csv_close(mf);
+    if (c->lz_err->n > 0)
+        printf("\nLanczos extremes (residual test %.0e, at most %d steps): lambda max error median %.2e, worst %.2e; steps "
+               "median %.0f, most %.0f (%zu blocks)\n",
+               c->lanczos_tol, c->lanczos_steps, qn(c->lz_err->v, c->lz_err->n, 0.5), qn(c->lz_err->v, c->lz_err->n, 1),
+               qn(c->lz_steps->v, c->lz_steps->n, 0.5), qn(c->lz_steps->v, c->lz_steps->n, 1), c->lz_err->n);
+}
+
+/* The pick: the cheapest (m, n_v) (fewest m·n_v; ties: fewer probes) whose worst λmax
+ * error over every block and whose median W1 in every partition are within the bounds. */
+static void print_pick(check *c)
+{
+    int pick = -1;
+    for (int im = 0; im < c->ms.n; im++)
+        for (int iv = 0; iv < c->nvs.n; iv++) {
+            int cell = im * c->nvs.n + iv, ok = 1;
+            for (int pi = 0; pi < c->nparts && ok; pi++) {
+                vec *l = pooled(c, pi, cell, M_LMAX), *w = pooled(c, pi, cell, M_W1);
+                if (l->n == 0) continue;
+                ok = qn(l->v, l->n, 1) <= c->pick_lmax && qn(w->v, w->n, 0.5) <= c->pick_w1;
+            }
+            if (!ok) continue;
+            long cost = (long)c->ms.v[im] * c->nvs.v[iv];
+            if (pick < 0) pick = cell;
+            else {
+                long pc = (long)c->ms.v[pick / c->nvs.n] * c->nvs.v[pick % c->nvs.n];
+                if (cost < pc || (cost == pc && c->nvs.v[iv] < c->nvs.v[pick % c->nvs.n])) pick = cell;
+            }
+        }
+    if (pick >= 0)
+        printf("\npick: the cheapest (m, n_v) with the worst lambda max error <= %g and the median W1 <= %g in every "
+               "partition: m = %d, n_v = %d (%d Hessian-vector products per block)\n",
+               c->pick_lmax, c->pick_w1, c->ms.v[pick / c->nvs.n], c->nvs.v[pick % c->nvs.n],
+               c->ms.v[pick / c->nvs.n] * c->nvs.v[pick % c->nvs.n]);
+    else
+        printf("\npick: no (m, n_v) of the grid has the worst lambda max error <= %g and the median W1 <= %g\n", c->pick_lmax,
+               c->pick_w1);
+}
+
 int main(int argc, char **argv)
 {
     check c = {0};
@@ -454,89 +551,9 @@ int main(int argc, char **argv)
     csv_close(c.errors);
     write_tables(&c);
 
-    const char *mnames[2] = {"tt", "mlp"};
-    outfile *hf = csv_open_in(c.out, "headline.csv",
-                              "model,partition,m,nv,blocks,lmax_median,lmax_worst,w1_median,w1_worst,lmin_median,lmin_worst,"
-                              "trace_median,trace_worst,neg_mass_median,neg_mass_worst");
-    printf("SLQ at m = %d, n_v = %d against the exact block spectra (checkpoints", c.def_m, c.def_nv);
-    for (int i = 0; i < c.fracs.n; i++) printf(" %g", c.fracs.v[i]);
-    printf("); errors relative to the block's |lambda|max (trace: to sum |lambda|)\n");
-    printf("%-5s %-6s %6s  %11s %11s  %11s %11s  %11s %11s  %11s  %11s\n", "model", "blocks", "count", "lmax median",
-           "lmax worst", "W1 median", "W1 worst", "lmin median", "lmin worst", "trace med.", "neg worst");
-    enum { NH = 5 };
-    const int hm[NH] = {M_LMAX, M_W1, M_LMIN, M_TRACE, M_NEG};
-    for (int a = 0; a < 2; a++)
-        for (int b = 0; b < c.nparts; b++) {
-            vec *v = &c.head[((size_t)a * MAXP + b) * NMETRIC];
-            size_t n = v[M_LMAX].n;
-            if (n == 0) continue;
-            double q[NH][2];
-            for (int k = 0; k < NH; k++) {
-                vec *x = &v[hm[k]];
-                for (size_t i = 0; i < x->n; i++) x->v[i] = fabs(x->v[i]);
-                q[k][0] = qn(x->v, x->n, 0.5), q[k][1] = qn(x->v, x->n, 1);
-            }
-            printf("%-5s %-6s %6zu  %11.2e %11.2e  %11.2e %11.2e  %11.2e %11.2e  %11.2e  %11.2e\n", mnames[a], c.part_names[b],
-                   n, q[0][0], q[0][1], q[1][0], q[1][1], q[2][0], q[2][1], q[3][0], q[4][1]);
-            csv_row(hf, "%s,%s,%d,%d,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", mnames[a], c.part_names[b], c.def_m,
-                    c.def_nv, n, q[0][0], q[0][1], q[1][0], q[1][1], q[2][0], q[2][1], q[3][0], q[3][1], q[4][0], q[4][1]);
-        }
-    csv_close(hf);
-    outfile *mf = csv_open_in(c.out, "misleads.csv",
-                              "kind,blocks,kappa_log10_median,kappa_log10_worst,neg_mass_median,neg_mass_worst,"
-                              "neg_mass_1e-3_median,neg_mass_1e-3_worst,lmin_median,lmin_worst,w1_median,w1_worst");
-    printf("\nwhere SLQ misleads (same m, n_v; all models, checkpoints, partitions):\n");
-    printf("%-66s %6s  %14s %14s  %11s %11s  %11s  %11s %11s  %9s\n", "block kind", "count", "log10 k err med",
-           "log10 k err max", "neg median", "neg worst", "neg<-1e-3 w", "lmin median", "lmin worst", "W1 median");
-    const int km[5] = {M_KAPPA, M_NEG, M_LMIN, M_W1, M_NEG3};
-    for (int kk = 0; kk < NKIND; kk++) {
-        vec *v = &c.kinds[(size_t)kk * NMETRIC];
-        size_t n = v[M_LMAX].n;
-        if (n == 0) continue;
-        double q[5][2];
-        for (int k = 0; k < 5; k++) {
-            vec *x = &v[km[k]];
-            for (size_t i = 0; i < x->n; i++) x->v[i] = fabs(x->v[i]);
-            q[k][0] = qn(x->v, x->n, 0.5), q[k][1] = qn(x->v, x->n, 1);
-        }
-        printf("%-66s %6zu  %14.2f %14.2f  %11.2e %11.2e  %11.2e  %11.2e %11.2e  %9.2e\n", KIND[kk], n, q[0][0], q[0][1],
-               q[1][0], q[1][1], q[4][1], q[2][0], q[2][1], q[3][0]);
-        csv_row(mf, "%s,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", KIND[kk], n, q[0][0], q[0][1], q[1][0], q[1][1],
-                q[4][0], q[4][1], q[2][0], q[2][1], q[3][0], q[3][1]);
-    }
-    csv_close(mf);
-    if (c.lz_err->n > 0)
-        printf("\nLanczos extremes (residual test %.0e, at most %d steps): lambda max error median %.2e, worst %.2e; steps "
-               "median %.0f, most %.0f (%zu blocks)\n",
-               c.lanczos_tol, c.lanczos_steps, qn(c.lz_err->v, c.lz_err->n, 0.5), qn(c.lz_err->v, c.lz_err->n, 1),
-               qn(c.lz_steps->v, c.lz_steps->n, 0.5), qn(c.lz_steps->v, c.lz_steps->n, 1), c.lz_err->n);
-    /* the pick: the cheapest (m, n_v) (fewest m·n_v; ties: fewer probes) whose worst λmax error over
-     * every block and whose median W1 in every partition are within the bounds */
-    int pick = -1;
-    for (int im = 0; im < c.ms.n; im++)
-        for (int iv = 0; iv < c.nvs.n; iv++) {
-            int cell = im * c.nvs.n + iv, ok = 1;
-            for (int pi = 0; pi < c.nparts && ok; pi++) {
-                vec *l = pooled(&c, pi, cell, M_LMAX), *w = pooled(&c, pi, cell, M_W1);
-                if (l->n == 0) continue;
-                ok = qn(l->v, l->n, 1) <= c.pick_lmax && qn(w->v, w->n, 0.5) <= c.pick_w1;
-            }
-            if (!ok) continue;
-            long cost = (long)c.ms.v[im] * c.nvs.v[iv];
-            if (pick < 0) pick = cell;
-            else {
-                long pc = (long)c.ms.v[pick / c.nvs.n] * c.nvs.v[pick % c.nvs.n];
-                if (cost < pc || (cost == pc && c.nvs.v[iv] < c.nvs.v[pick % c.nvs.n])) pick = cell;
-            }
-        }
-    if (pick >= 0)
-        printf("\npick: the cheapest (m, n_v) with the worst lambda max error <= %g and the median W1 <= %g in every "
-               "partition: m = %d, n_v = %d (%d Hessian-vector products per block)\n",
-               c.pick_lmax, c.pick_w1, c.ms.v[pick / c.nvs.n], c.nvs.v[pick % c.nvs.n],
-               c.ms.v[pick / c.nvs.n] * c.nvs.v[pick % c.nvs.n]);
-    else
-        printf("\npick: no (m, n_v) of the grid has the worst lambda max error <= %g and the median W1 <= %g\n", c.pick_lmax,
-               c.pick_w1);
+    print_headline(&c);
+    print_misleads(&c);
+    print_pick(&c);
     printf("Hessian-vector products: %ld stochastic (%.1f s), exact streamed: %ld columns (%.1f s)\n", c.directions,
            c.slq_seconds, c.exact_directions, c.exact_seconds);
     run_note("stochastic seconds: %.3f", c.slq_seconds);
