@@ -143,26 +143,37 @@ static const char *tensor_name(const model *m, const block *b)
     return b->tensor >= 0 && b->tensor < m->ntensors ? m->tensors[b->tensor].name : "-";
 }
 
-static void write_outputs(run *r)
+/* What the outputs share: each block's measure summary, λref (the largest |λ|
+ * over the blocks), the zero threshold, log10 |λ|max (NAN for blocks with no
+ * curvature beyond round-off: left out of the spread) and how many have it. */
+typedef struct {
+    measure_stats *st;
+    double ref, zero, *h;
+    int kept;
+} block_stats;
+
+static block_stats block_stats_of(const run *r)
+{
+    int nb = r->p->nblocks, W = r->width;
+    block_stats bs = {xmalloc((size_t)nb * sizeof(measure_stats)), 0, 0, xmalloc((size_t)nb * sizeof(double)), 0};
+    for (int b = 0; b < nb; b++)
+        bs.ref = fmax(bs.ref, measure_stats_of(r->nodes + (size_t)b * W, r->weights + (size_t)b * W, r->count[b], 0).absmax);
+    bs.zero = r->zero_rel * bs.ref;
+    for (int b = 0; b < nb; b++) {
+        bs.st[b] = measure_stats_of(r->nodes + (size_t)b * W, r->weights + (size_t)b * W, r->count[b], bs.zero);
+        bs.h[b] = bs.st[b].absmax > bs.zero ? log10(bs.st[b].absmax) : NAN;
+        bs.kept += !isnan(bs.h[b]);
+    }
+    return bs;
+}
+
+/* blocks.csv: one row per block. */
+static void write_blocks(const run *r, const block_stats *bs)
 {
     const model *m = r->k.m;
     int nb = r->p->nblocks, W = r->width, nev = r->nev;
-    measure_stats *st = xmalloc((size_t)nb * sizeof *st);
-    double ref = 0;   /* λref: the largest |λ| over the blocks */
-    for (int b = 0; b < nb; b++) {
-        st[b] = measure_stats_of(r->nodes + (size_t)b * W, r->weights + (size_t)b * W, r->count[b], 0);
-        ref = fmax(ref, st[b].absmax);
-    }
-    double zero = r->zero_rel * ref;
-    double *h = xmalloc((size_t)nb * sizeof(double));
-    int kept = 0;
-    for (int b = 0; b < nb; b++) {
-        st[b] = measure_stats_of(r->nodes + (size_t)b * W, r->weights + (size_t)b * W, r->count[b], zero);
-        /* blocks with no curvature beyond round-off are left out of the spread (NAN) */
-        h[b] = st[b].absmax > zero ? log10(st[b].absmax) : NAN;
-        kept += !isnan(h[b]);
-    }
-
+    const measure_stats *st = bs->st;
+    const double *h = bs->h;
     outfile *f = csv_open_in(r->out, "blocks.csv",
                              "block,name,tensor,type,type_index,start,n,stride,method,probes,steps,nodes,lambda_min,lambda_max,"
                              "abs_lambda_min,abs_lambda_max,kappa,neg_mass,zero_mass,trace,trace_se,log10_abs_lambda_max,"
@@ -195,6 +206,14 @@ static void write_outputs(run *r)
     }
     csv_close(f);
 
+}
+
+/* types.csv: per block type, the mean and sd of log10 |λ|max. */
+static void write_types(const run *r, const block_stats *bs)
+{
+    int nb = r->p->nblocks;
+    const double *h = bs->h;
+    outfile *f;
     /* per type: the spread of log10 |λ|max */
     f = csv_open_in(r->out, "types.csv", "type,name,blocks,kept,mean_log10_abs_lambda_max,sd_log10_abs_lambda_max");
     double *x = xmalloc((size_t)nb * sizeof(double));
@@ -209,7 +228,18 @@ static void write_outputs(run *r)
         csv_row(f, "%d,%s,%d,%d,%.17g,%.17g", t, r->type_names[t], all, n, ss.mean, ss.sd);
     }
     csv_close(f);
+    free(x);
 
+}
+
+/* grid.npy, density.npy (per block) and density_types.csv (per type, the pooled measure, eigenvalue-count
+ * weighted, area 1 over |λ| > zero); returns σ. */
+static double write_densities(const run *r, const block_stats *bs)
+{
+    int nb = r->p->nblocks, W = r->width;
+    const measure_stats *st = bs->st;
+    double ref = bs->ref;
+    outfile *f;
     /* densities: per block, and per type the pooled measure (eigenvalue-count weighted), area 1 above zero */
     int G = r->grid_points;
     double *grid = xmalloc((size_t)G * sizeof(double)), *rho = xcalloc((size_t)nb * G, sizeof(double));
@@ -245,6 +275,14 @@ static void write_outputs(run *r)
     csv_close(f);
     free(header), free(tr), free(tm), free(grid), free(rho), free(scaled);
 
+    return sigma;
+}
+
+/* nodes.npy, weights.npy, the tridiagonals, lanczos.csv and the Ritz vectors. */
+static void write_raw(const run *r)
+{
+    int nb = r->p->nblocks, W = r->width, nev = r->nev;
+    outfile *f;
     size_t shape[2] = {(size_t)nb, (size_t)W};
     npy_write_in(r->out, "nodes.npy", r->nodes, 2, shape);
     npy_write_in(r->out, "weights.npy", r->weights, 2, shape);
@@ -268,7 +306,15 @@ static void write_outputs(run *r)
         if (r->ritz) npy_write_in(r->out, "ritz_vectors.npy", r->ritz, 1, (size_t[]){r->ritz_off[nb]});
     }
 
-    spread_stats all = spread_of(h, r->type, nb);
+}
+
+/* summary.csv */
+static void write_summary(const run *r, const block_stats *bs, double sigma)
+{
+    const model *m = r->k.m;
+    int nb = r->p->nblocks;
+    outfile *f;
+    spread_stats all = spread_of(bs->h, r->type, nb);
     f = csv_open_in(r->out, "summary.csv", "name,value");
     csv_row(f, "model,%s", m->kind);
     csv_row(f, "P,%zu", m->P);
@@ -283,16 +329,26 @@ static void write_outputs(run *r)
     csv_row(f, "total_steps,%ld", r->k.total);
     csv_row(f, "loss_checkpoint,%.17g", r->k.loss);
     csv_row(f, "hvp_directions,%ld", r->directions);
-    csv_row(f, "lambda_ref,%.17g", ref);
-    csv_row(f, "zero,%.17g", zero);
-    csv_row(f, "blocks_with_curvature,%d", kept);
+    csv_row(f, "lambda_ref,%.17g", bs->ref);
+    csv_row(f, "zero,%.17g", bs->zero);
+    csv_row(f, "blocks_with_curvature,%d", bs->kept);
     csv_row(f, "spread_sd_log10_abs_lambda_max,%.17g", all.sd);
     csv_row(f, "spread_iqr_log10_abs_lambda_max,%.17g", all.iqr);
     csv_row(f, "spread_eta2_by_type,%.17g", all.eta2);
     csv_row(f, "grid,%s", r->log_grid ? "log10(|lambda|/lambda_ref)" : "lambda/lambda_ref");
     csv_row(f, "sigma,%.6g", sigma);
     csv_close(f);
-    free(st), free(h), free(x);
+}
+
+static void write_outputs(const run *r)
+{
+    block_stats bs = block_stats_of(r);
+    write_blocks(r, &bs);
+    write_types(r, &bs);
+    double sigma = write_densities(r, &bs);
+    write_raw(r);
+    write_summary(r, &bs, sigma);
+    free(bs.st), free(bs.h);
 }
 
 int main(int argc, char **argv)
