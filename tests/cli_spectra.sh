@@ -73,10 +73,12 @@ for model in tt mlp; do
   fi
 done
 
-# determinism: the same seed twice, with another thread count and panel width: byte-identical;
+# determinism: the same seed twice, with another thread count and panel width: byte-identical (both models);
 # another probe seed: other probes
 "$S" "${TT[@]}" --out "$TMPD/d1" && OPENBLAS_NUM_THREADS=1 "$S" "${TT[@]}" --panel 5 --out "$TMPD/d2" &&
   out=$(outcmp "$TMPD/d1" "$TMPD/d2" 0) && cli_ok || cli_fail "one seed, two runs differ: $out"
+"$S" "${MLP[@]}" --out "$TMPD/m1" && OPENBLAS_NUM_THREADS=1 "$S" "${MLP[@]}" --panel 5 --out "$TMPD/m2" &&
+  out=$(outcmp "$TMPD/m1" "$TMPD/m2" 0) && cli_ok || cli_fail "MLP: one seed, two runs differ: $out"
 "$S" "${TT[@]}" --probe-seed 2 --out "$TMPD/d3" && ! cmp -s "$TMPD/d1/slq_alpha.npy" "$TMPD/d3/slq_alpha.npy" &&
   cli_ok || cli_fail "--probe-seed 2 gives the same probes"
 # the same blocks sampled per type: every type keeps at most 2 blocks, the first and the last
