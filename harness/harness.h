@@ -329,6 +329,46 @@ void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out);
 void mlp_ckpt_model(const mlp_ckpt_setup *s, int train, mlp_ckpt *out);
 void mlp_ckpt_free(mlp_ckpt *c);
 
+/* ---- either model at a checkpoint, on every rank of a job (model_ckpt.c) ----------------------
+ * The command line of the Hessian programs that take both models (--model tt with
+ * ckpt_cli's flags, --model mlp with --mlp-*): hessian_blocks' flags, so the same
+ * flags give the same H. model_ckpt_open builds the model at the checkpoint on
+ * every rank of core/dist.h (one process: the one rank): rank 0 trains (the
+ * Transformer's run into train_dir), the other ranks build the same model and
+ * Hessian batch and receive the parameters and v̂ from rank 0; every rank's
+ * model then runs dist_workers() threads. */
+typedef struct {
+    ckpt_cli cli;
+    const char *model_name, *mlp_data, *mlp_act;
+    int mlp_width, mlp_pool, mlp_eval_n;
+} model_cli;
+void model_cli_init(model_cli *c);   /* tt; MLP: fashion-mnist, tanh, width 8, pool 4, 1,000 images */
+#define MODEL_CLI_OPTS(c)                                                                                        \
+    {"model", OPT_STRING, &(c)->model_name, "tt (the tiny Transformer; its size from --layers, --C, --M, --T, ...) or mlp"}, \
+    CKPT_CLI_OPTS(&(c)->cli),                                                                                    \
+    {"mlp-data", OPT_STRING, &(c)->mlp_data, "--model mlp: fashion-mnist or synthetic"},                       \
+    {"mlp-width", OPT_INT, &(c)->mlp_width, "--model mlp: hidden neurons"},                                     \
+    {"mlp-pool", OPT_INT, &(c)->mlp_pool, "--model mlp: k x k average pooling of the images"},                 \
+    {"mlp-act", OPT_STRING, &(c)->mlp_act, "--model mlp: relu, tanh, gelu or linear"},                         \
+    {"mlp-eval-n", OPT_INT, &(c)->mlp_eval_n, "--model mlp: test images the Hessian is taken on"}
+typedef struct {
+    int is_tt;
+    tt_ckpt_setup setup;       /* the Transformer's (from ckpt_cli_setup) */
+    mlp_ckpt_setup ms;         /* the MLP's */
+    tt_ckpt tt;
+    mlp_ckpt mlp;
+    model *m;                  /* at the checkpoint, on the Hessian batch */
+    double *vhat;              /* (P) v̂ at the checkpoint */
+    double eps;                /* the optimizer's ε (for D = 1/(√v̂ + ε)) */
+    long step, total;
+    double loss;               /* Hessian-batch loss at the checkpoint */
+} model_ckpt;
+/* Range checks of every flag (user errors), before any output. */
+void model_cli_check(model_cli *c, model_ckpt *out);
+/* After model_cli_check (same out): the model at the checkpoint on every rank. */
+void model_ckpt_open(model_ckpt *out, const char *train_dir);
+void model_ckpt_free(model_ckpt *k);
+
 /* ==== extensions hetero and vspread (hetero_util.c) ==================================
  * Groups of parameter indices, and what the two extensions measure on them.
  *
@@ -434,5 +474,22 @@ softmax_pq softmax_pq_of(const double *p /* (n, classes) */, const int *y, int n
 /* The least-squares slope of log y on log x over n points; NAN if any value is
  * not > 0 or the x are all equal. */
 double loglog_slope(const double *x, const double *y, int n);
+
+/* ---- what the spectra programs share (spectra_util.c) ------------------------------------------ */
+/* alg3, alg3-value-whole, alg2 (= tensors), rows, cols, whole (one block: the
+ * whole model), or a partition file (core/model.h). */
+partition *partition_by_name(const model *m, const char *name);
+/* block_types when p splits every tensor by one of its candidate splits, else
+ * one type per distinct tensor role ("whole" for a block without a tensor). */
+int block_types_any(int *type, char (*names)[BLOCK_TYPE_LEN], int max_types, const model *m, const partition *p);
+/* At most max_per_type blocks of each type (evenly spaced in p's order: the
+ * first, the last and those between; all when max_per_type = 0): a new
+ * partition of them (not covering), their indices in p into *kept (malloc'ed). */
+partition *partition_sample_types(const partition *p, const int *type, int max_per_type, int **kept);
+/* The exact eigenvalues of every diagonal block H_bb of p (covering 0..P−1) by
+ * the streamed analysis (hstream_run_dist over the ranks): on rank 0 a
+ * malloc'ed array, block b's ascending at off[b] (off: nblocks + 1); NULL on
+ * the other ranks. */
+double *exact_block_eigs(model *m, const partition *p, const hessian_opts *o, size_t *off);
 
 #endif
