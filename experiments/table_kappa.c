@@ -42,13 +42,21 @@
 
 /* The paper's table: its six blocks and values (adam-mini.tex, tab:kappa_transformer). */
 #define NPAPER 6
-static const char *KEY[NPAPER] = {"query_head0", "key_head0", "value_head0", "attn_proj_row0", "mlp_fc1_row0",
-                                  "mlp_proj_row0"};
-static const char *LABEL[NPAPER] = {"1st head in Query", "1st head in Key", "1st head in Value",
-                                    "1st neuron in attn.proj", "1st neuron in MLP_fc1", "1st neuron in MLP_c_proj"};
-static const char *SUFFIX[NPAPER] = {"attn.query", "attn.key", "attn.value", "attn.proj", "mlp.fc_1", "mlp.proj"};
-static const double PAPER_H[NPAPER] = {103.80, 103.46, 165.66, 39.92, 22.04, 63.85};
-static const double PAPER_DH[NPAPER] = {176.88, 213.82, 332.76, 94.56, 70.92, 236.71};
+typedef struct {
+    const char *key, *label;
+    const char *suffix;           /* the tensor in layer --layer: "h<layer>.<suffix>" */
+    double kappa_h, kappa_dh;     /* the paper's κ(H) and κ(D_Adam H) */
+} paper_row;
+static const paper_row PAPER[NPAPER] = {
+    {.key = "query_head0", .label = "1st head in Query", .suffix = "attn.query", .kappa_h = 103.80, .kappa_dh = 176.88},
+    {.key = "key_head0", .label = "1st head in Key", .suffix = "attn.key", .kappa_h = 103.46, .kappa_dh = 213.82},
+    {.key = "value_head0", .label = "1st head in Value", .suffix = "attn.value", .kappa_h = 165.66, .kappa_dh = 332.76},
+    {.key = "attn_proj_row0", .label = "1st neuron in attn.proj", .suffix = "attn.proj", .kappa_h = 39.92,
+     .kappa_dh = 94.56},
+    {.key = "mlp_fc1_row0", .label = "1st neuron in MLP_fc1", .suffix = "mlp.fc_1", .kappa_h = 22.04, .kappa_dh = 70.92},
+    {.key = "mlp_proj_row0", .label = "1st neuron in MLP_c_proj", .suffix = "mlp.proj", .kappa_h = 63.85,
+     .kappa_dh = 236.71},
+};
 
 enum { REC_FIG4, REC_ADAM, NREC };
 static const char *REC[NREC] = {"fig4", "adam"};
@@ -138,8 +146,7 @@ static void diagonal_part(int n, const double *Mb, const double *db, int draws, 
 
 static block_result analyze_block(const ckpt_view *v, const block *b)
 {
-    block_result o;
-    memset(&o, 0, sizeof o);
+    block_result o = {.nknown = 0};
     size_t P = v->m->P;
     int n = (int)b->n;
     double *N = xmalloc(2 * b->n * b->n * sizeof(double)), *NS = xmalloc(2 * b->n * b->n * sizeof(double));
@@ -196,7 +203,7 @@ enum { ON_BLOCKS, ON_CONTROL, ON_DIAGONAL };
  * the control, of diag(M_b)) and whose ratio is finite. */
 static summary summarize(const block_result *R, const int *sel, int nb, int mat, int rec, int on)
 {
-    summary s = {0, 0, NAN, NAN};
+    summary s = {.n = 0, .up = 0, .share = NAN, .med = NAN};
     double *lr = xmalloc((size_t)(nb ? nb : 1) * sizeof(double));
     for (int i = 0; i < nb; i++) {
         if (!sel[i]) continue;
@@ -240,7 +247,7 @@ static int checkpoints_of(long steps, double frac, checkpoint *c, int *primary, 
         }
     int k = 0;
     for (int i = 0; i < n; i++)
-        if (k == 0 || want[i] != c[k - 1].step) c[k++] = (checkpoint){want[i], (double)want[i] / steps};
+        if (k == 0 || want[i] != c[k - 1].step) c[k++] = (checkpoint){.step = want[i], .frac = (double)want[i] / steps};
     for (int i = 0; i < k; i++) {
         if (c[i].step == checkpoint_step(frac, steps)) *primary = i;
         if (c[i].step == 1) *first = i;
@@ -252,7 +259,7 @@ static int checkpoints_of(long steps, double frac, checkpoint *c, int *primary, 
 static block paper_block(const model *m, int layer, int k)
 {
     char name[64];
-    snprintf(name, sizeof name, "h%d.%s", layer, SUFFIX[k]);
+    snprintf(name, sizeof name, "h%d.%s", layer, PAPER[k].suffix);
     int t = model_find_tensor(m, name);
     if (t < 0) DIE("no tensor %s", name);
     partition *p = partition_new();
@@ -279,6 +286,59 @@ typedef struct {
     double train_seconds, hess_seconds, analysis_seconds;
 } run;
 
+/* The Algorithm 3 blocks, which of them are in the table's six tensors, the paper's six blocks. */
+static void select_blocks(run *r, const model *m)
+{
+    r->blocks = partition_alg3(m, 0);
+    r->nb = r->blocks->nblocks;
+    r->sel = xcalloc((size_t)r->nb, sizeof(int));
+    for (int i = 0; i < r->nb; i++)
+        for (int k = 0; k < NPAPER; k++) {
+            char name[64];
+            snprintf(name, sizeof name, "h%d.%s", r->layer, PAPER[k].suffix);
+            if (strcmp(m->tensors[r->blocks->b[i].tensor].name, name) == 0) r->sel[i] = 1;
+        }
+    for (int k = 0; k < NPAPER; k++) r->paper[k] = paper_block(m, r->layer, k);
+    r->R = xcalloc((size_t)r->nck * r->nb, sizeof(block_result));
+}
+
+/* The control's coordinates: log10 s_i ~ U[-1, 1], fixed for the run (the baselines stream). */
+static double *control_scaling(size_t P, long seed)
+{
+    double *sc = xmalloc(P * sizeof(double));
+    gsl_rng *sr = rng_new(seed_for((unsigned long)seed, SEED_BASELINES));
+    for (size_t i = 0; i < P; i++) sc[i] = pow(10, rng_uniform_in(sr, -1, 1));
+    rng_free(sr);
+    return sc;
+}
+
+/* The paper's six blocks of H and their D at --checkpoint, for numpy. */
+static void write_paper_npy(const run *r, const double *H, const double *d, size_t P)
+{
+    for (int k = 0; k < NPAPER; k++) {
+        char name[64];
+        double *Hb = block_extract(H, P, &r->paper[k]), *db = xmalloc(r->paper[k].n * sizeof(double));
+        block_gather(&r->paper[k], d, db);
+        size_t shape[2] = {r->paper[k].n, r->paper[k].n};
+        snprintf(name, sizeof name, "H_%s.npy", PAPER[k].key);
+        npy_write_in(r->out, name, Hb, 2, shape);
+        snprintf(name, sizeof name, "d_%s.npy", PAPER[k].key);
+        npy_write_in(r->out, name, db, 1, shape);
+        free(Hb), free(db);
+    }
+}
+
+/* Every block at checkpoint ci (and the paper's six at the first and the primary checkpoint). */
+static void analyze_checkpoint(run *r, const ckpt_view *v, int ci)
+{
+    for (int i = 0; i < r->nb; i++) r->R[(size_t)ci * r->nb + i] = analyze_block(v, &r->blocks->b[i]);
+    for (int k = 0; k < NPAPER; k++) {
+        if (ci == r->primary) r->paperR[0][k] = analyze_block(v, &r->paper[k]);
+        if (ci == r->first) r->paperR[1][k] = analyze_block(v, &r->paper[k]);
+    }
+}
+
+/* The training with every checkpoint, then H and G at each and every block analysed. */
 static void compute(run *r)
 {
     tt_ckpt_setup s = r->s;
@@ -290,25 +350,9 @@ static void compute(run *r)
     tt_ckpt_train(&s, train_dir, &c);
     r->train_seconds = c.train_seconds;
     model *m = c.m;
-
-    r->blocks = partition_alg3(m, 0);
-    r->nb = r->blocks->nblocks;
-    r->sel = xcalloc((size_t)r->nb, sizeof(int));
-    for (int i = 0; i < r->nb; i++)
-        for (int k = 0; k < NPAPER; k++) {
-            char name[64];
-            snprintf(name, sizeof name, "h%d.%s", r->layer, SUFFIX[k]);
-            if (strcmp(m->tensors[r->blocks->b[i].tensor].name, name) == 0) r->sel[i] = 1;
-        }
-    for (int k = 0; k < NPAPER; k++) r->paper[k] = paper_block(m, r->layer, k);
-    r->R = xcalloc((size_t)r->nck * r->nb, sizeof(block_result));
-
-    /* the control's coordinates: log10 s_i ~ U[-1, 1], fixed for the run */
+    select_blocks(r, m);
     size_t P = m->P;
-    double *sc = xmalloc(P * sizeof(double)), *d = xmalloc(P * sizeof(double));
-    gsl_rng *sr = rng_new(seed_for((unsigned long)r->cli.seed, SEED_BASELINES));
-    for (size_t i = 0; i < P; i++) sc[i] = pow(10, rng_uniform_in(sr, -1, 1));
-    rng_free(sr);
+    double *sc = control_scaling(P, r->cli.seed), *d = xmalloc(P * sizeof(double));
     gsl_rng *xr = rng_new(seed_for((unsigned long)r->cli.seed, SEED_DRAWS));
     for (int ci = 0; ci < r->nck; ci++) {
         tt_ckpt_load(&s, train_dir, r->ck[ci].step, &c);
@@ -322,24 +366,9 @@ static void compute(run *r)
         r->loss[ci] = c.loss;
         r->hess_seconds += c.hess_seconds;
         double t0 = wall_seconds();
-        ckpt_view v = {m, {H, c.H}, d, sc, r->draws, xr};
-        for (int i = 0; i < r->nb; i++) r->R[(size_t)ci * r->nb + i] = analyze_block(&v, &r->blocks->b[i]);
-        for (int k = 0; k < NPAPER; k++) {
-            if (ci == r->primary) r->paperR[0][k] = analyze_block(&v, &r->paper[k]);
-            if (ci == r->first) r->paperR[1][k] = analyze_block(&v, &r->paper[k]);
-        }
-        if (ci == r->primary)
-            for (int k = 0; k < NPAPER; k++) { /* the paper's blocks and their D, for numpy */
-                char name[64];
-                double *Hb = block_extract(H, P, &r->paper[k]), *db = xmalloc(r->paper[k].n * sizeof(double));
-                block_gather(&r->paper[k], d, db);
-                size_t shape[2] = {r->paper[k].n, r->paper[k].n};
-                snprintf(name, sizeof name, "H_%s.npy", KEY[k]);
-                npy_write_in(r->out, name, Hb, 2, shape);
-                snprintf(name, sizeof name, "d_%s.npy", KEY[k]);
-                npy_write_in(r->out, name, db, 1, shape);
-                free(Hb), free(db);
-            }
+        ckpt_view v = {.m = m, .M = {H, c.H}, .d = d, .s = sc, .draws = r->draws, .rng = xr};
+        analyze_checkpoint(r, &v, ci);
+        if (ci == r->primary) write_paper_npy(r, H, d, P);
         r->analysis_seconds += wall_seconds() - t0;
         free(H);
         if (!core_quiet) fprintf(stderr, "table_kappa: step %ld analysed\n", r->ck[ci].step);
@@ -448,15 +477,15 @@ static void write_table(const run *r)
             fmt_ratio(r3, sizeof r3, b->kappa[MAT_G], b->ratio[MAT_G][REC_FIG4]);
             fmt_ratio(r4, sizeof r4, b->kappa[MAT_G], b->ratio[MAT_G][REC_ADAM]);
             fprintf(fp, "| %s | %zu | %d + %d | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f |\n",
-                    LABEL[k], r->paper[k].n, b->nknown, b->nnum[MAT_H], kr, rr, kh, r1, r2, kg, r3, r4, PAPER_H[k],
-                    PAPER_DH[k], PAPER_DH[k] / PAPER_H[k]);
+                    PAPER[k].label, r->paper[k].n, b->nknown, b->nnum[MAT_H], kr, rr, kh, r1, r2, kg, r3, r4, PAPER[k].kappa_h,
+                    PAPER[k].kappa_dh, PAPER[k].kappa_dh / PAPER[k].kappa_h);
             csv_row(f, "%s,%ld,%s,%s,%s,%zu,%d,%d,%.10g,%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.2f,%.2f,"
                        "%.4f",
-                    CK_NAME[w], r->ck[ci].step, KEY[k], LABEL[k], r->paper[k].name, r->paper[k].n, b->nknown,
+                    CK_NAME[w], r->ck[ci].step, PAPER[k].key, PAPER[k].label, r->paper[k].name, r->paper[k].n, b->nknown,
                     b->nnum[MAT_H], b->kappa_raw, b->nneg_raw, b->kappa_raw_adam, b->kappa_raw_adam / b->kappa_raw,
                     b->kappa[MAT_H], b->ratio[MAT_H][REC_FIG4], b->ratio[MAT_H][REC_ADAM], b->kappa[MAT_G],
-                    b->ratio[MAT_G][REC_FIG4], b->ratio[MAT_G][REC_ADAM], PAPER_H[k], PAPER_DH[k],
-                    PAPER_DH[k] / PAPER_H[k]);
+                    b->ratio[MAT_G][REC_FIG4], b->ratio[MAT_G][REC_ADAM], PAPER[k].kappa_h, PAPER[k].kappa_dh,
+                    PAPER[k].kappa_dh / PAPER[k].kappa_h);
         }
     }
     fprintf(fp, "\nκ = |λ|max/|λ|min. First version: of H_b and of D^½ H_b D^½ with D = diag(1/(√v̂ + ε)), nothing "
@@ -528,17 +557,15 @@ static void write_stats_and_claims(const run *r)
     csv_close(st);
 }
 
-int main(int argc, char **argv)
+static void parse_args(run *r, int argc, char **argv)
 {
-    run r;
-    memset(&r, 0, sizeof r);
-    ckpt_cli_init(&r.cli);
-    r.out = "results/table_kappa";
+    *r = (run){.out = "results/table_kappa"};
+    ckpt_cli_init(&r->cli);
     const cli_opt opts[] = {
-        CKPT_CLI_OPTS(&r.cli),
-        {"layer", OPT_INT, &r.layer, "which Transformer block's tensors are the table's"},
-        {"draws", OPT_INT, &r.draws, "Fig. 4 recipe: draws of x per block (0: 25 quick, 100 paper)"},
-        {"out", OPT_STRING, &r.out, "output folder"},
+        CKPT_CLI_OPTS(&r->cli),
+        {"layer", OPT_INT, &r->layer, "which Transformer block's tensors are the table's"},
+        {"draws", OPT_INT, &r->draws, "Fig. 4 recipe: draws of x per block (0: 25 quick, 100 paper)"},
+        {"out", OPT_STRING, &r->out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -558,11 +585,18 @@ int main(int argc, char **argv)
               "checkpoint), table.csv and table.md, stats.csv (readings <fig4|adam>.<H|G>.<1pct|step1>, where\n"
               "1pct is --checkpoint's), claims.txt, H_<block>.npy and d_<block>.npy, train/, run.txt.",
               opts, sizeof opts / sizeof *opts);
-    r.s = ckpt_cli_setup(&r.cli);
-    if (r.layer < 0 || r.layer >= r.s.cfg.layers) die_user("--layer must be in 0..%d (got %d)", r.s.cfg.layers - 1, r.layer);
-    if (r.draws < 0 || r.draws > 10000) die_user("--draws must be in 0..10000 (got %d)", r.draws);
-    if (r.draws == 0) r.draws = scale_parse(r.cli.scale) ? 100 : 25;
-    r.nck = checkpoints_of(r.s.train.steps, r.s.train.fracs[0], r.ck, &r.primary, &r.first);
+    r->s = ckpt_cli_setup(&r->cli);
+    if (r->layer < 0 || r->layer >= r->s.cfg.layers)
+        die_user("--layer must be in 0..%d (got %d)", r->s.cfg.layers - 1, r->layer);
+    if (r->draws < 0 || r->draws > 10000) die_user("--draws must be in 0..10000 (got %d)", r->draws);
+    if (r->draws == 0) r->draws = scale_parse(r->cli.scale) ? 100 : 25;
+    r->nck = checkpoints_of(r->s.train.steps, r->s.train.fracs[0], r->ck, &r->primary, &r->first);
+}
+
+int main(int argc, char **argv)
+{
+    run r;
+    parse_args(&r, argc, argv);
     ensure_dir(r.out);
     compute(&r);
     write_blocks(&r);
