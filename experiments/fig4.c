@@ -329,14 +329,12 @@ static double rho_of(const curve_eval *e, int which, int m)
     return which == RHO_ALL ? e->rho[m] : which == RHO_SHUFFLED ? e->rho_shuffled[m] : e->rho_branch[m];
 }
 
-/* Share of the n curves that fall in reading m by one of the three rho. */
-static double share_falling(const curve_eval *ev, int n, int which, int m)
+/* How many of the n curves fall in reading m by one of the three rho (a NaN rho does not). */
+static int falling(const curve_eval *ev, int n, int which, int m)
 {
-    double *v = xmalloc((size_t)(n ? n : 1) * sizeof(double));
-    for (int i = 0; i < n; i++) v[i] = rho_of(&ev[i], which, m);
-    double share = quad_share_falling(v, n, QUAD_FALLS_RHO);
-    free(v);
-    return share;
+    int k = 0;
+    for (int i = 0; i < n; i++) k += rho_of(&ev[i], which, m) <= QUAD_FALLS_RHO;
+    return k;
 }
 
 static void write_stats(const char *out, const curve *cv, const curve_eval *ev, int n)
@@ -347,7 +345,7 @@ static void write_stats(const char *out, const curve *cv, const curve_eval *ev, 
     outfile *st = stats_open(out);
     char cn[48];
     for (int m = 0; m < NREAD; m++)
-        for (int w = 0; w < NRHO; w++) stats_putf(st, share_falling(ev, n, w, m), "%s.%s", SHARE_NAME[w], READING[m]);
+        for (int w = 0; w < NRHO; w++) stats_put_share(st, falling(ev, n, w, m), n, "%s.%s", SHARE_NAME[w], READING[m]);
     for (int m = 0; m < NREAD; m++)
         for (int i = 0; i < n; i++) {
             curve_name(cn, sizeof cn, &cv[i]);
@@ -400,7 +398,7 @@ static void write_claims(const fig4_args *a, const curve *cv, const curve_eval *
     fprintf(cl, "\n");
     for (int m = 0; m < NREAD; m++) {
         int k[NRHO];
-        for (int w = 0; w < NRHO; w++) k[w] = (int)lround(n * share_falling(ev, n, w, m));
+        for (int w = 0; w < NRHO; w++) k[w] = falling(ev, n, w, m);
         fprintf(cl, "E1 %-9s %s: %d of %d curves fall over all R (%s in this seed); shuffled tau: %d of %d; "
                     "R<=R* only: %d of %d\n",
                 READING[m], m == A_MEDIAN ? "(primary)   " : "(robustness)", k[RHO_ALL], n,

@@ -157,8 +157,6 @@ static agreement agree_of(const model *m, const tensor_check *tc, pick_rule rule
     return a;
 }
 
-static double frac(int k, int n) { return n > 0 ? (double)k / n : NAN; }
-
 typedef struct {
     const char *key;             /* "tt" or "mlp" */
     const char *what;            /* "1-layer Transformer" */
@@ -324,13 +322,9 @@ static void run_mlp(run *r, const mlp_ckpt_setup *ms, const char *dir, model_res
 
 static void put_agreement(outfile *f, const char *prefix, const agreement *a)
 {
-    char name[128];
-    snprintf(name, sizeof name, "%s.alg3_agree", prefix);
-    stats_put(f, name, frac(a->alg3_split, a->split_tensors));
-    snprintf(name, sizeof name, "%s.alg3_agree_all", prefix);
-    stats_put(f, name, frac(a->alg3_all, a->nz));
-    snprintf(name, sizeof name, "%s.alg2_agree", prefix);
-    stats_put(f, name, frac(a->alg2, a->nz));
+    stats_put_share(f, a->alg3_split, a->split_tensors, "%s.alg3_agree", prefix);
+    stats_put_share(f, a->alg3_all, a->nz, "%s.alg3_agree_all", prefix);
+    stats_put_share(f, a->alg2, a->nz, "%s.alg2_agree", prefix);
 }
 
 static void write_stats(const run *r, const model_result *res, int nres)

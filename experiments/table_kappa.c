@@ -518,13 +518,13 @@ static void write_stats_and_claims(const run *r)
                 summary e = summarize(R, all, r->nb, mat, rec, ON_BLOCKS);
                 summary g = summarize(R, r->sel, r->nb, mat, rec, ON_DIAGONAL);
                 const char *tag = CK_NAME[w];
-                stats_putf(st, a.share, "table_kappa.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_putf(st, c.share, "table_kappa.control.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_put_share(st, a.up, a.n, "table_kappa.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_put_share(st, c.up, c.n, "table_kappa.control.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
                 stats_putf(st, a.med, "table_kappa.median_log10_ratio.%s.%s.%s", REC[rec], MAT[mat], tag);
                 stats_putf(st, c.med, "table_kappa.control.median_log10_ratio.%s.%s.%s", REC[rec], MAT[mat], tag);
                 stats_putf(st, a.n, "table_kappa.n_measurable.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_putf(st, e.share, "table_kappa.all.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_putf(st, g.share, "table_kappa.ref.diagonal.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_put_share(st, e.up, e.n, "table_kappa.all.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
+                stats_put_share(st, g.up, g.n, "table_kappa.ref.diagonal.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
                 fprintf(fp, "%s reading %s.%s.%s: kappa(D M_b) > kappa(M_b) on %d of %d measurable blocks (share "
                             "%.3f, needs > 0.5 on average over seeds), median log10 ratio %+.3f; control (rescaled "
                             "coordinates, must not): %d of %d (%.3f); all Algorithm 3 blocks: %d of %d (%.3f); the blocks' diagonal "

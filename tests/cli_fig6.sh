@@ -126,6 +126,9 @@ for st in table_kappa.share_up.fig4.H.1pct table_kappa.control.share_up.fig4.H.1
   grep -q "^$st," "$R/stats.csv" && cli_ok || cli_fail "stats.csv has $st"
 done
 [ "$(grep -cE '^(primary|other) reading ' "$R/claims.txt")" -eq 8 ] && cli_ok || cli_fail "table_kappa: 8 reading lines"
+expect_pooled_shares "table_kappa: shares with count and total" "$R/stats.csv" 'share_up'
+awk -F, '$1 == "table_kappa.share_up.fig4.H.1pct.total" {t = $2} $1 == "table_kappa.n_measurable.fig4.H.1pct" {n = $2}
+         END {exit !(t != "" && t == n)}' "$R/stats.csv" && cli_ok || cli_fail "table_kappa: total = measurable blocks"
 [ "$(grep -c '^first version at step ' "$R/claims.txt")" -eq 2 ] && cli_ok || cli_fail "table_kappa: the first version's lines"
 expect_user_error "table_kappa: draws" "$K" --draws -1 --out "$TMPD/d"
 expect_user_error "table_kappa: too many draws" "$K" --draws 20000 --out "$TMPD/d"
@@ -147,6 +150,8 @@ for n in partition_check.tt.alg3_agree partition_check.control.tt.permuted.alg3_
   grep -qE "^$n,[0-9]" "$R/stats.csv" && cli_ok || cli_fail "partition_check stats.csv: $n"
 done
 grep -q "^h0.attn.query,query,heads,head,2,32," "$R/candidates.csv" && cli_ok || cli_fail "query by heads: 2 blocks of 32"
+expect_pooled_shares "partition_check: shares with count and total" "$R/stats.csv" '_agree(_all)?$'
+grep -q "^partition_check.tt.alg3_agree.total,8$" "$R/stats.csv" && cli_ok || cli_fail "partition_check: Algorithm 3 splits 8 tensors"
 grep -q "^h0.attn.key.bias,.*zero-hessian$" "$R/summary.csv" && cli_ok || cli_fail "key bias has no curvature"
 cmp -s "$R/H.npy" "$TMPD/f6/H.npy" && cli_ok || cli_fail "partition_check tt analyses fig6's H"
 [ "$(grep -cE '^(PASS|FAIL): ' "$R/claims.txt")" -eq 2 ] && cli_ok || cli_fail "partition_check: 2 claim lines"

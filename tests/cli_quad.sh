@@ -39,6 +39,9 @@ grep -q "^fig4.rho.a_median.b_d6_k40," "$TMPD/run/stats.csv" && cli_ok || cli_fa
 # the shares are the counts of rho <= -0.5 among the curves' rho
 awk -F, '$1 ~ /^fig4\.rho\.a_median\./ {n++; f += ($2 <= -0.5)} $1 == "fig4.share_falling.a_median" {s = $2}
          END {exit !(n == 4 && s == f / n)}' "$TMPD/run/stats.csv" && cli_ok || cli_fail "share = count of rho <= -0.5"
+# every share comes with its counts, pooled over seeds by the verdicts
+expect_pooled_shares "fig4: shares with count and total" "$TMPD/run/stats.csv" 'share_falling'
+grep -q "^fig4.share_falling.a_median.total,4$" "$TMPD/run/stats.csv" && cli_ok || cli_fail "fig4: total = 4 curves"
 # --seed: another seed, other draws; the same seed, the same numbers
 check "fig4 seed 2" "$P" --thetas 2 --points 3 --rs 5 --ds 2,7 --d 6 --kappas 3,40 --seed 2 --out "$TMPD/run_s2" --quiet
 check "fig4 seed 1 again" "$P" --thetas 2 --points 3 --rs 5 --ds 2,7 --d 6 --kappas 3,40 --seed 1 --out "$TMPD/run_s1" --quiet
