@@ -21,6 +21,10 @@ expect_user_error "exp2: --passes 11" "$BIN/exp2_blockwise_gd" --passes 11
 expect_user_error "exp2: --train-set -1" "$BIN/exp2_blockwise_gd" --train-set -1
 expect_user_error "exp2: --train-set 4097" "$BIN/exp2_blockwise_gd" --train-set 4097
 expect_user_error "train_compare: --held-out 8" "$BIN/train_compare" --held-out 8
+expect_user_error "trajectory: --shared-lr 0" "$BIN/trajectory" --shared-lr 0 --out "$TMPD/bad_lr"
+expect_user_error "trajectory: --shared-lr -1" "$BIN/trajectory" --shared-lr -1 --out "$TMPD/bad_lr"
+expect_user_error "trajectory: --shared-lr 1e9" "$BIN/trajectory" --shared-lr 1e9 --out "$TMPD/bad_lr"
+expect_no_files "trajectory: no output after a bad --shared-lr" "$TMPD/bad_lr"
 
 run() { local d=$1; shift; "$@" --out "$TMPD/$d" --quiet >/dev/null 2>"$TMPD/$d.err" && cli_ok || cli_fail "$d: $(head -c 300 "$TMPD/$d.err")"; }
 # 32 held-out sequences instead of 512: every step is evaluated at 20 steps, and that dominates
@@ -63,6 +67,19 @@ awk -F, 'NR > 1 && $8 != "INTERIOR" && $8 != "EDGE AT BOUND" && $8 != "NONE FINI
 [ "$(awk -F, 'NR > 1 && $6 == 1 {n[$1]++} END {for (m in n) if (n[m] != 1) print m}' "$TMPD/tc/grid.csv")" = "" ] \
   && cli_ok || cli_fail "train_compare grid.csv: one best per method"
 grep -q "coordinate search over 12 layers" "$TMPD/e2/claims.txt" && cli_ok || cli_fail "exp2: 12 layers (a tensor with its bias)"
+# trajectory: the claims over every snapshot (20 steps evaluated every step: 20 snapshots after step 0)
+expect_pooled_shares "trajectory: snapshot shares with count and total" "$TMPD/tr/stats.csv" '\.share$'
+for p in trajectory trajectory.control trajectory.ref.adamw_other_batches; do
+  grep -q "^$p.mini_below_half.share.total,20$" "$TMPD/tr/stats.csv" && cli_ok || cli_fail "$p: 20 snapshots"
+  for n in mini_below_half.end mini_closest.area mini_closest.end; do
+    grep -qE "^$p.$n,-?[0-9]" "$TMPD/tr/stats.csv" && cli_ok || cli_fail "$p.$n in stats.csv"
+  done
+done
+grep -q "^trajectory.shared_lr,0.001$" "$TMPD/tr/stats.csv" && cli_ok || cli_fail "trajectory: the default shared lr"
+# the snapshot share is the count of distance.csv's Adam-mini column below 0.5 (rows after step 0)
+awk -F, 'NR == FNR {if (FNR > 2) {n++; k += ($2 < 0.5)}; next} $1 == "trajectory.mini_below_half.share.count" {c = $2}
+         END {exit !(n == 20 && c == k)}' "$TMPD/tr/distance.csv" "$TMPD/tr/stats.csv" \
+  && cli_ok || cli_fail "trajectory: the below-half count is distance.csv's"
 # 20 steps evaluated every step: 21 rows + header
 [ "$(wc -l <"$TMPD/tc/eval.csv")" -eq 22 ] && cli_ok || cli_fail "train_compare eval.csv rows"
 # the tensor count of a 1-layer model without biases: wte wpe ln_1 q k v proj ln_2 fc proj ln_f lm_head
