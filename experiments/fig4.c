@@ -6,8 +6,14 @@
  * npoints points x per matrix. Writes <out>/fig4a.csv and fig4b.csv (one row
  * per (d, κ, R)), fig4a_phase.csv and fig4b_phase.csv (samples binned by the
  * τ of their matrix), stats.csv (the claim's share of falling curves in four
- * readings, its shuffled-τ control, and every curve's Spearman ρ), claims.txt,
- * run.txt.
+ * readings, its random-D control, the shuffled-τ reference, the R ≤ R* readings,
+ * and every curve's Spearman ρ), claims.txt, run.txt.
+ *
+ * The control: the same sweep with D = diag(1/|z|), z ~ N(0, I) drawn independently
+ * of H (and of x) for every sample, from the baselines stream of --seed: a diagonal
+ * scaling that knows nothing of H, the null for "D_Adam (from g = Hx) helps as τ → 1".
+ * It can pass: the rule asks only that r fall as τ → 1, which a scaling blind to H
+ * may show too.
  */
 #include "harness/harness.h"
 #include <math.h>
@@ -35,8 +41,10 @@ static const char *SUMMARY =
     "Claim (claims.txt, stats.csv): per curve, rho = Spearman correlation of the statistic of r at each R\n"
     "with the mean tau there, over ALL R; the curve 'falls as tau -> 1' when rho <= -0.5. Per seed: the share\n"
     "of curves that fall; 'most' = more than half. Four readings: kappa definition a or b x median or mean\n"
-    "of r per R (a with the median is primary). Control: the same with tau shuffled across R in each curve\n"
-    "(the baselines stream of --seed). Reference: rho over R = 0..R* (the smallest mean tau) only, the first version's rule.\n"
+    "of r per R (a with the median is primary). Control: the same with D = diag(1/|z|), z ~ N(0, I) drawn\n"
+    "independently of H for every sample (the baselines stream of --seed): a scaling that knows nothing of H.\n"
+    "Also written: the 'as tau -> 1' reading over R = 0..R* (the smallest mean tau; the first version's\n"
+    "rule) with its control, and tau shuffled across R in each curve (the first control, a reference).\n"
     "Seeds (--seed S): the theta and x draws from its draws stream (streams: harness.h seed_for).";
 
 /* The four readings of the claim "r falls as tau -> 1": kappa definition (a:
@@ -78,8 +86,10 @@ typedef struct {
 /* One curve, judged every way. */
 typedef struct {
     double rho[NREAD];          /* Spearman(mean tau, statistic of r) over every R: the claim */
-    double rho_shuffled[NREAD]; /* the same with tau shuffled across R: the negative control */
-    double rho_branch[NREAD];   /* over R = 0..R* only (the first version's rule; reference) */
+    double rho_control[NREAD];  /* the same for the random D: the negative control */
+    double rho_shuffled[NREAD]; /* the claim's with tau shuffled across R: the first control (reference) */
+    double rho_branch[NREAD];   /* over R = 0..R* only: the "as tau -> 1" reading */
+    double rho_control_branch[NREAD]; /* the random D's over R = 0..R* */
     int kstar;                  /* index of the smallest mean tau */
     double R_star, tau_min;
     double at_tau1[NREAD], at_densest[NREAD];  /* the statistic at R = 0 and at R* */
@@ -166,7 +176,8 @@ static double run_sweeps(sweep_cache *c, curve *cv, int ncurves, const fig4_args
     for (int i = 0; i < c->n; i++) {
         quad_sweep_config cfg = {.d = c->d[i], .kappa = c->kappa[i], .nthetas = a->nthetas, .npoints = a->npoints,
                                  .nr = a->nr, .seed = draws, .threads = a->threads, .prog = &prog,
-                                 .prog_base = (long)i * a->nthetas};
+                                 .prog_base = (long)i * a->nthetas, .control = 1,
+                                 .control_seed = seed_for((unsigned long)a->seed, SEED_BASELINES)};
         c->s[i] = quad_sweep_run(&cfg);
     }
     progress_end(&prog);
@@ -191,6 +202,17 @@ static double reading_of(const quad_sweep_row *r, int m)
     }
 }
 
+/* The same reading of the random-D control's r. */
+static double control_reading_of(const quad_sweep_row *r, int m)
+{
+    switch (m) {
+    case A_MEDIAN: return r->ca_median;
+    case B_MEDIAN: return r->cb_median;
+    case A_MEAN: return r->ca_mean;
+    default: return r->cb_mean;
+    }
+}
+
 /* Share of the finite samples r[(t, k, p)] >= 1 at one R index k. */
 static double share_at_least_one(const quad_sweep_result *s, const double *r, int k)
 {
@@ -212,22 +234,24 @@ static curve_eval evaluate(const curve *cv, const int *perm)
     const quad_sweep_row *rows = cv->rows;
     int nr = s->nr;
     curve_eval c = {.kstar = 0};
-    double *tau = xmalloc(nr * sizeof(double)), *v = xmalloc(nr * sizeof(double));
+    double *tau = xmalloc(nr * sizeof(double)), *v = xmalloc(nr * sizeof(double)), *vc = xmalloc(nr * sizeof(double));
     for (int k = 0; k < nr; k++) {
         tau[k] = rows[k].tau_mean;
         if (tau[k] < tau[c.kstar]) c.kstar = k;
     }
     c.R_star = rows[c.kstar].R, c.tau_min = tau[c.kstar];
     for (int m = 0; m < NREAD; m++) {
-        for (int k = 0; k < nr; k++) v[k] = reading_of(&rows[k], m);
+        for (int k = 0; k < nr; k++) v[k] = reading_of(&rows[k], m), vc[k] = control_reading_of(&rows[k], m);
         c.rho[m] = quad_trend_rho(tau, v, NULL, nr);
+        c.rho_control[m] = quad_trend_rho(tau, vc, NULL, nr);
         c.rho_shuffled[m] = quad_trend_rho(tau, v, perm, nr);
         c.rho_branch[m] = c.kstar >= 2 ? quad_trend_rho(tau, v, NULL, c.kstar + 1) : NAN;
+        c.rho_control_branch[m] = c.kstar >= 2 ? quad_trend_rho(tau, vc, NULL, c.kstar + 1) : NAN;
         c.at_tau1[m] = v[0], c.at_densest[m] = v[c.kstar];
     }
     c.share_ge1[0] = share_at_least_one(s, s->ra, c.kstar);
     c.share_ge1[1] = share_at_least_one(s, s->rb, c.kstar);
-    free(tau), free(v);
+    free(tau), free(v), free(vc);
     return c;
 }
 
@@ -252,9 +276,10 @@ static void write_curve_rows(outfile *f, const curve *cv)
     long per = (long)s->nthetas * s->npoints;
     for (int k = 0; k < s->nr; k++) {
         const quad_sweep_row *r = &cv->rows[k];
-        csv_row(f, "%d,%g,%.6f,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%ld,%ld", s->d,
-                s->kappa, r->R, r->tau_mean, r->tau_min, r->tau_max, r->ra_mean, r->ra_median, r->ra_q1, r->ra_q3,
-                r->rb_mean, r->rb_median, r->rb_q1, r->rb_q3, r->n, per - r->n);
+        csv_row(f, "%d,%g,%.6f,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%ld,%ld,%.10g,%.10g,"
+                   "%.10g,%.10g", s->d, s->kappa, r->R, r->tau_mean, r->tau_min, r->tau_max, r->ra_mean, r->ra_median,
+                r->ra_q1, r->ra_q3, r->rb_mean, r->rb_median, r->rb_q1, r->rb_q3, r->n, per - r->n, r->ca_mean,
+                r->ca_median, r->cb_mean, r->cb_median);
     }
 }
 
@@ -302,7 +327,8 @@ static void write_panel(const char *out, char panel, const curve *cv, int ncurve
     char name[32];
     snprintf(name, sizeof name, "fig4%c.csv", panel);
     outfile *f = csv_open_in(out, name, "d,kappa,R,tau_mean,tau_min,tau_max,ra_mean,ra_median,ra_q1,ra_q3,"
-                                "rb_mean,rb_median,rb_q1,rb_q3,samples,skipped");
+                                "rb_mean,rb_median,rb_q1,rb_q3,samples,skipped,control_ra_mean,control_ra_median,"
+                                "control_rb_mean,control_rb_median");
     snprintf(name, sizeof name, "fig4%c_phase.csv", panel);
     outfile *ph = csv_open_in(out, name, "row,d,kappa,tau_lo,tau_hi,tau_mid,samples,ra_mean,ra_median,rb_mean,rb_median");
     int row = 0;
@@ -321,12 +347,19 @@ static void curve_name(char *buf, size_t n, const curve *c)
     snprintf(buf, n, "%c_d%d_k%g", c->panel, c->d, c->kappa);
 }
 
-/* The three rho of every curve in one reading: over all R, tau shuffled, R <= R*. */
-enum { RHO_ALL, RHO_SHUFFLED, RHO_BRANCH, NRHO };
+/* The rho of every curve in one reading: over all R, the random-D control, tau shuffled, over
+ * R <= R*, the control's over R <= R*. */
+enum { RHO_ALL, RHO_CONTROL, RHO_SHUFFLED, RHO_BRANCH, RHO_CONTROL_BRANCH, NRHO };
 
 static double rho_of(const curve_eval *e, int which, int m)
 {
-    return which == RHO_ALL ? e->rho[m] : which == RHO_SHUFFLED ? e->rho_shuffled[m] : e->rho_branch[m];
+    switch (which) {
+    case RHO_ALL: return e->rho[m];
+    case RHO_CONTROL: return e->rho_control[m];
+    case RHO_SHUFFLED: return e->rho_shuffled[m];
+    case RHO_BRANCH: return e->rho_branch[m];
+    default: return e->rho_control_branch[m];
+    }
 }
 
 /* How many of the n curves fall in reading m by one of the three rho (a NaN rho does not). */
@@ -340,12 +373,17 @@ static int falling(const curve_eval *ev, int n, int which, int m)
 static void write_stats(const char *out, const curve *cv, const curve_eval *ev, int n)
 {
     static const char *SHARE_NAME[NRHO] = {"fig4.share_falling", "fig4.control.share_falling",
-                                           "fig4.ref.branch.share_falling"};
-    static const char *RHO_NAME[NRHO] = {"fig4.rho", "fig4.control.rho", "fig4.ref.branch.rho"};
+                                           "fig4.shuffled.share_falling", "fig4.share_falling_rstar",
+                                           "fig4.control.share_falling_rstar"};
+    static const char *RHO_NAME[NRHO] = {"fig4.rho", "fig4.control.rho", "fig4.shuffled.rho", "fig4.ref.branch.rho",
+                                         "fig4.control.rho_rstar"};
     outfile *st = stats_open(out);
     char cn[48];
-    for (int m = 0; m < NREAD; m++)
+    for (int m = 0; m < NREAD; m++) {
         for (int w = 0; w < NRHO; w++) stats_put_share(st, falling(ev, n, w, m), n, "%s.%s", SHARE_NAME[w], READING[m]);
+        /* the R <= R* share under its first name (a reference before it became a reading) */
+        stats_put_share(st, falling(ev, n, RHO_BRANCH, m), n, "fig4.ref.branch.share_falling.%s", READING[m]);
+    }
     for (int m = 0; m < NREAD; m++)
         for (int i = 0; i < n; i++) {
             curve_name(cn, sizeof cn, &cv[i]);
@@ -359,7 +397,7 @@ static void write_curve_table(FILE *cl, const curve *cv, const curve_eval *ev, i
 {
     /* one column of 8 characters per reading, in both rho blocks */
     fprintf(cl, "%-12s |%-32s |%-32s | %-8s | %s\n%-12s |", "", " rho over all R (* = falls)",
-            " rho, tau shuffled (control)", "R <= R*", "a_median r: at tau = 1 -> at the densest R; r >= 1 there (a, b)",
+            " rho, random D (control)", "R <= R*", "a_median r: at tau = 1 -> at the densest R; r >= 1 there (a, b)",
             "curve");
     const char *shortname[NREAD] = {"a_med", "b_med", "a_mean", "b_mean"};
     for (int w = 0; w < 2; w++) {
@@ -374,7 +412,8 @@ static void write_curve_table(FILE *cl, const curve *cv, const curve_eval *ev, i
         fprintf(cl, "%-12s |", cn);
         for (int m = 0; m < NREAD; m++) fprintf(cl, " %+.3f%c", c->rho[m], c->rho[m] <= QUAD_FALLS_RHO ? '*' : ' ');
         fprintf(cl, " |");
-        for (int m = 0; m < NREAD; m++) fprintf(cl, " %+.3f ", c->rho_shuffled[m]);
+        for (int m = 0; m < NREAD; m++)
+            fprintf(cl, " %+.3f%c", c->rho_control[m], c->rho_control[m] <= QUAD_FALLS_RHO ? '*' : ' ');
         fprintf(cl, " | %+.3f   | %.3g -> %.3g at tau %.3f (R* %.2f); %.0f%%, %.0f%%\n", c->rho_branch[A_MEDIAN],
                 c->at_tau1[A_MEDIAN], c->at_densest[A_MEDIAN], c->tau_min, c->R_star, 100 * c->share_ge1[0],
                 100 * c->share_ge1[1]);
@@ -390,8 +429,9 @@ static void write_claims(const fig4_args *a, const curve *cv, const curve_eval *
                 "over all %d R; the curve falls when rho <= %g. Per seed: the share of the %d curves that fall\n"
                 "(a curve in both panels counts in each); 'most' = more than half. Four readings: kappa by\n"
                 "(a) eigenvalues of D^1/2 H D^1/2 or (b) singular values of DH, statistic median or mean of r;\n"
-                "a_median is the primary claim. Control: the same share with tau shuffled across R in each curve.\n"
-                "Reference (the first version's rule): rho over R = 0..R* only. make verdicts judges over seeds.\n"
+                "a_median is the primary claim. Control: the same share with D = diag(1/|z|), z ~ N(0, I) independent\n"
+                "of H (a scaling that knows nothing of H). Also: rho over R = 0..R* only ('as tau -> 1', the first\n"
+                "version's rule) with its control; tau shuffled across R (the first control). make verdicts judges.\n"
                 "Counts: %d theta x %d x x %d R per (d, kappa), seed %ld.\n\n",
             a->nr, QUAD_FALLS_RHO, n, a->nthetas, a->npoints, a->nr, a->seed);
     write_curve_table(cl, cv, ev, n);
@@ -399,10 +439,11 @@ static void write_claims(const fig4_args *a, const curve *cv, const curve_eval *
     for (int m = 0; m < NREAD; m++) {
         int k[NRHO];
         for (int w = 0; w < NRHO; w++) k[w] = falling(ev, n, w, m);
-        fprintf(cl, "E1 %-9s %s: %d of %d curves fall over all R (%s in this seed); shuffled tau: %d of %d; "
-                    "R<=R* only: %d of %d\n",
+        fprintf(cl, "E1 %-9s %s: %d of %d curves fall over all R (%s in this seed); control (random D): %d of %d; "
+                    "R<=R* only: %d of %d (control %d of %d); shuffled tau: %d of %d\n",
                 READING[m], m == A_MEDIAN ? "(primary)   " : "(robustness)", k[RHO_ALL], n,
-                2 * k[RHO_ALL] > n ? "most" : "not most", k[RHO_SHUFFLED], n, k[RHO_BRANCH], n);
+                2 * k[RHO_ALL] > n ? "most" : "not most", k[RHO_CONTROL], n, k[RHO_BRANCH], n, k[RHO_CONTROL_BRANCH], n,
+                k[RHO_SHUFFLED], n);
     }
     outfile_commit(cf);
 }

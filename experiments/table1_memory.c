@@ -5,6 +5,12 @@
  * toolkit's own partition_alg3, and counted: P, Adam-mini's blocks, the bias
  * entries that keep plain Adam's v. Memory in float32 GB (10^9 bytes):
  * AdamW 8·P (m and v); Adam-mini 4·P + 4·(blocks + bias entries).
+ *
+ * The claim's control is the same count for the paper's own tiny Transformer (V 8,
+ * C 16, 4 heads, M 32, T 8, biases; the model the toolkit trains, built by tt_new and
+ * partitioned by the same code): a real model where the arithmetic does not reach 99.9%,
+ * because its blocks are few parameters each. One block per parameter (Adam's own v,
+ * 0% removed) is kept for reference.
  */
 #include "harness/harness.h"
 #include <stdlib.h>
@@ -142,7 +148,17 @@ static void write_table(const char *out, const memory_count *c)
     outfile_commit(md);
 }
 
-static void write_claims(const char *out, const memory_count *c, const memory_claim *j)
+/* The control: the paper's tiny Transformer (tt_defaults), counted by the same code. */
+static memory_count count_tiny(void)
+{
+    tt_config cfg = tt_defaults();
+    model *m = tt_new(&cfg);
+    memory_count c = count_memory(m);
+    model_free(m);
+    return c;
+}
+
+static void write_claims(const char *out, const memory_count *c, const memory_claim *j, const memory_count *tiny)
 {
     outfile *claims = outfile_open_in(out, "claims.txt");
     FILE *f = outfile_fp(claims);
@@ -154,14 +170,21 @@ static void write_claims(const char *out, const memory_count *c, const memory_cl
     }
     fprintf(f, "%s: at least 99.9%% of Adam's v removed in every model (smallest: %.4f%%)\n",
             j->min_removed >= 99.9 ? "PASS" : "FAIL", j->min_removed);
+    fprintf(f, "control (the paper's tiny Transformer, V 8, C 16, 4 heads, M 32, T 8, biases): P = %zu, %zu blocks + "
+               "%zu bias entries keep a v, %.4f%% removed (%s 99.9%%)\n", tiny->P, tiny->blocks, tiny->bias,
+            tiny->removed_pct, tiny->removed_pct >= 99.9 ? "reaches" : "below");
     outfile_commit(claims);
 }
 
-static void write_stats(const char *out, const memory_claim *j)
+static void write_stats(const char *out, const memory_claim *j, const memory_count *tiny)
 {
     outfile *st = stats_open(out);
     stats_put(st, "table1_memory.min_v_removed_pct", j->min_removed);
-    /* the negative control: one block per parameter is Adam's own v, nothing removed */
+    /* the control: the same share for the paper's tiny Transformer */
+    stats_put(st, "table1_memory.control.tiny_v_removed_pct", tiny->removed_pct);
+    /* reference: one block per parameter is Adam's own v, nothing removed (the first control,
+     * 0 by construction; kept under its old name too until the claim table moves) */
+    stats_put(st, "table1_memory.oneperparam.min_v_removed_pct", j->min_removed_oneperparam);
     stats_put(st, "table1_memory.control.min_v_removed_pct", j->min_removed_oneperparam);
     csv_close(st);
 }
@@ -179,9 +202,10 @@ int main(int argc, char **argv)
     memory_count counts[NARCH];
     for (int k = 0; k < NARCH; k++) counts[k] = count_arch(&ARCHS[k]);
     memory_claim j = judge(counts, NARCH);
+    memory_count tiny = count_tiny();
     write_table(out, counts);
-    write_claims(out, counts, &j);
-    write_stats(out, &j);
+    write_claims(out, counts, &j, &tiny);
+    write_stats(out, &j, &tiny);
     run_write_info(out, 0);
     char *md_path = path_join(out, "table1.md");
     echo_file(md_path);
