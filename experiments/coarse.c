@@ -20,7 +20,10 @@
  * run: s = 1). The claims' statistic for a partition p is min over x ∈ {1, 2} of
  * s(p, x·lr_p) − s(alg3, x·lr_alg3): how much more p loses than Algorithm 3 at its own best
  * learning rate and at twice it; the control is Algorithm 3 itself with another batch order
- * in p's place (docs/coarse.md).
+ * in p's place (docs/coarse.md). A diverged run is its method's worst outcome, s = 1 (the
+ * cap: all of Algorithm 3's progress lost), so no statistic is NaN or infinite because of a
+ * divergence; coarse.diverged counts the final runs (every cell and the control's) that
+ * diverged, a partition whose whole search diverged counting as diverged at 1x, 2x and 4x.
  *
  * Biases are off and weight decay is 0 because the optimizer decides weight decay and
  * Adam's per-entry v of biases by the tensor a block starts in: a block that spans several
@@ -64,6 +67,7 @@ typedef struct {
     double L0, L_ref;                              /* held-out loss at the start; Algorithm 3's at the end */
     run_cell cells[NPART][NMULT], ctrl[NCLAIM_MULT];
     double hurt[NPART], control;                   /* min over 1x and 2x of s(p) - s(alg3); the control's */
+    int diverged;                                  /* cells and control runs that diverged */
 } judged;
 
 /* ---- set up ------------------------------------------------------------------------------------ */
@@ -199,6 +203,10 @@ static judged judge(const runs *r, const ttexp_schedule *sc)
         J.ctrl[x] = cell_of(&r->jobs[r->ctrl0 + x].rec, J.cells[P_ALG3][x].lr, sc->steps, J.L_ref, J.L0);
     J.control = hurt_of(J.ctrl, J.cells[P_ALG3]);
     for (int p = 0; p < NPART; p++) J.hurt[p] = hurt_of(J.cells[p], J.cells[P_ALG3]);
+    J.diverged = 0;
+    for (int p = 0; p < NPART; p++)
+        for (int x = 0; x < NMULT; x++) J.diverged += J.cells[p][x].diverged;
+    for (int x = 0; x < NCLAIM_MULT; x++) J.diverged += J.ctrl[x].diverged;
     return J;
 }
 
@@ -270,6 +278,7 @@ static void write_stats(const char *out, const judged *J, partition *const *part
     }
     stats_put(st, "coarse.layers", layers);
     stats_put(st, "coarse.grids_at_bound", at_bound);
+    stats_put(st, "coarse.diverged", J->diverged);
     csv_close(st);
 }
 

@@ -13,6 +13,10 @@
  *
  * Statistics (stats.csv; docs/verdicts.md): held-out losses compared as shares of
  * AdamW's progress from the initialisation, e_X = (L_X − L_AdamW)/(L_0 − L_AdamW).
+ * A final run that diverged (the control run can: GD on another batch order at the lr
+ * searched on the first) counts as its method's worst outcome: its excess is +inf, and a
+ * margin it should win is −inf (ttexp_margin), never NaN; train_compare.diverged counts
+ * them. AdamW, the reference, diverging at its best lr stops the run (die_diverged).
  */
 #include "harness/ttexp.h"
 #include <math.h>
@@ -39,6 +43,7 @@ typedef struct {
     const ttexp_record *best[NMETHODS];
     int at_bound;                 /* searches that did not end interior */
     ttexp_job gd2;                /* GD at its best lr with another batch order */
+    int diverged;                 /* final runs (the best of each search, gd2) that diverged */
 } runs;
 
 /* An excess share over AdamW and its paired standard error (ttexp_excess_share). */
@@ -129,6 +134,9 @@ static void run_all(runs *r, ttexp *e, const ttexp_schedule *sc, const ttexp_arg
     r->gd2.method.batch_offset = 1;
     ttexp_record_alloc(&r->gd2.rec, sc, e->m->P, 0);
     ttexp_run_jobs(e->s, sc, &r->gd2, 1, 1, "GD, other batches");
+    if (ttexp_diverged(r->best[M_ADAMW], sc)) die_diverged("AdamW (the reference) diverged at its best learning rate");
+    r->diverged = ttexp_diverged(&r->gd2.rec, sc);
+    for (int k = 0; k < NMETHODS; k++) r->diverged += ttexp_diverged(r->best[k], sc);
 }
 
 static void runs_free(runs *r)
@@ -146,17 +154,18 @@ static excess excess_of(ttexp *e, const ttexp_record *x, const ttexp_record *ref
     return o;
 }
 
-/* Excess shares over AdamW, (L_X − L_AdamW)/(L_0 − L_AdamW) paired per position, and the claims' margins. */
+/* Excess shares over AdamW, (L_X − L_AdamW)/(L_0 − L_AdamW) paired per position (+inf for a
+ * diverged run), and the claims' margins (ttexp_margin: a diverged winner beats nothing). */
 static comparison compare(ttexp *e, const runs *r)
 {
     comparison c;
     for (int k = 0; k < NMETHODS; k++) c.ex[k] = excess_of(e, r->best[k], r->best[M_ADAMW]);
     c.gd2 = excess_of(e, &r->gd2.rec, r->best[M_ADAMW]);
     c.on_par = c.ex[M_MINI3].share, c.on_par_control = c.ex[M_MINI1].share;
-    c.adaptive_margin = c.ex[M_GD].share - fmax(0, c.ex[M_MINI3].share); /* the worse of AdamW (0) and Adam-mini */
-    c.block_margin = c.ex[M_GD].share - c.ex[M_BLOCKGD].share;
-    c.noise_margin = c.ex[M_GD].share - c.gd2.share;
-    c.alg2_vs_3 = c.ex[M_MINI2].share - c.ex[M_MINI3].share;
+    c.adaptive_margin = ttexp_margin(c.ex[M_GD].share, fmax(0, c.ex[M_MINI3].share)); /* the worse of AdamW (0) and Adam-mini */
+    c.block_margin = ttexp_margin(c.ex[M_GD].share, c.ex[M_BLOCKGD].share);
+    c.noise_margin = ttexp_margin(c.ex[M_GD].share, c.gd2.share);
+    c.alg2_vs_3 = ttexp_margin(c.ex[M_MINI2].share, c.ex[M_MINI3].share);
     return c;
 }
 
@@ -188,6 +197,7 @@ static void write_stats(const char *out, const comparison *c, const runs *r)
     stats_put(st, "train_compare.control.gd_other_batches_margin", c->noise_margin);
     stats_put(st, "train_compare.alg2_minus_alg3", c->alg2_vs_3);
     stats_put(st, "train_compare.grids_at_bound", r->at_bound);
+    stats_put(st, "train_compare.diverged", r->diverged);
     csv_close(st);
 }
 
@@ -199,7 +209,8 @@ static void write_claims(ttexp *e, const ttexp_args *a, double init_loss, const 
     fprintf(fp, "train_compare: 1-layer Transformer, P = %zu, %ld steps, seed %ld; loss on %d held-out sequences at "
                 "the end (initial %.4f, entropy floor %.4f)\n", e->m->P, a->steps, a->seed, e->s->eval_B,
             init_loss, ttexp_optimal_loss(e));
-    fprintf(fp, "learning-rate searches (%d of %d not interior):\n", r->at_bound, NMETHODS);
+    fprintf(fp, "learning-rate searches (%d of %d not interior); %d of the %d final runs diverged (counted as their "
+                "method's worst outcome):\n", r->at_bound, NMETHODS, r->diverged, NMETHODS + 1);
     for (int k = 0; k < NMETHODS; k++) ttexp_print_search(fp, &r->grids[k]);
     fprintf(fp, "held-out loss, and excess over AdamW as a share of AdamW's progress (L_X - L_AdamW)/(L_0 - L_AdamW), "
                 "+- its paired standard error:\n");

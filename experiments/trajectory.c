@@ -20,6 +20,10 @@
  * 0.5 of AdamW, and where it is closer than both Adafactor and SM3, with the mean gap
  * d_mini − min(d_adafactor, d_sm3) over the snapshots and both readings at the last one.
  * The control is GD in Adam-mini's place. The largest-distance statistics are kept.
+ * A run that diverged is at distance +inf from the time it stops (its method's worst
+ * outcome: it is close to nothing, and a gap or log ratio of a diverged X is +inf while
+ * that of a diverged comparator is −inf), so no statistic is NaN because of a divergence;
+ * trajectory.diverged counts the runs (shared and tuned) that diverged.
  *
  * The first version's setup is kept for comparison: AdamW, GD and blockwise GD at
  * their best searched learning rates (Adam-mini and AdamW with other batches at
@@ -61,10 +65,16 @@ static const double *snap(const ttexp_job *r, int i, const ttexp_schedule *sc, s
     return (long)i * sc->eval_every <= r->rec.steps_done ? r->rec.snapshots + (size_t)i * P : NULL;
 }
 
-/* ttexp_normalised_distance, NAN where a snapshot is missing (a diverged run). */
+/* ttexp_normalised_distance, +inf where a snapshot is missing (a diverged run: as far as it gets). */
 static double normalised(const double *x, const double *a, const double *w0, size_t P)
 {
-    return x && a ? ttexp_normalised_distance(x, a, w0, P) : NAN;
+    return x && a ? ttexp_normalised_distance(x, a, w0, P) : INFINITY;
+}
+
+/* log(d_X / d_others) with a diverged X's worst outcome: +inf if d_X is, whatever the others. */
+static double log_ratio(double x, double others)
+{
+    return x == INFINITY ? INFINITY : log(x / others);
 }
 
 /* The runs: the paper's setup at one shared lr, the first version's at tuned lrs. */
@@ -74,6 +84,7 @@ typedef struct {
     ttexp_search grids[3];        /* the tuned setup's searches: AdamW, blockwise GD, GD */
     int at_bound;                 /* of them, not interior */
     double *block_lr;             /* blockwise GD's per-block rates over c (alg3's blocks) */
+    int diverged;                 /* shared and tuned runs that diverged */
 } runs;
 
 /* Distances to AdamW at every snapshot i (nev), NAN where a run is missing. */
@@ -176,6 +187,14 @@ static void run_tuned(runs *r, ttexp *e, const ttexp_schedule *sc, const ttexp_a
     ttexp_run_jobs(e->s, sc, t, NU, a->threads, "tuned lr");
 }
 
+static int count_diverged(const runs *r, const ttexp_schedule *sc)
+{
+    int n = 0;
+    for (int k = 0; k < NT; k++) n += ttexp_diverged(&r->shared[k].rec, sc);
+    for (int k = 0; k < NU; k++) n += ttexp_diverged(&r->tuned[k].rec, sc);
+    return n;
+}
+
 static void runs_free(runs *r)
 {
     for (int k = 0; k < NT; k++) ttexp_record_free(&r->shared[k].rec);
@@ -200,7 +219,7 @@ static distances distances_of(const runs *r, const ttexp *e, const ttexp_schedul
         for (int k = 1; k < NT; k++) D.d[k][i] = normalised(snap(&r->shared[k], i, sc, P), wa, e->params0, P);
         for (int k = 1; k < NU; k++) {
             const double *x = snap(&r->tuned[k], i, sc, P);
-            D.rel[k][i] = x && ua ? dist(x, ua, P) / dist(ua, e->params0, P) : NAN;
+            D.rel[k][i] = x && ua ? dist(x, ua, P) / dist(ua, e->params0, P) : INFINITY;
             D.normalised[k][i] = normalised(x, ua, e->params0, P);
         }
     }
@@ -220,20 +239,26 @@ static curve_summary summarise(const double *d, int nev)
     return c;
 }
 
-/* "closer than Adafactor and SM3" at snapshot i: d_X − min(d_adafactor, d_sm3). */
+/* "closer than Adafactor and SM3" at snapshot i: d_X − min(d_adafactor, d_sm3); +inf when X
+ * diverged (whatever the others did), −inf when only both others did. */
 static double gap_at(const distances *D, int x, int i)
 {
+    if (D->d[x][i] == INFINITY) return INFINITY;
     return D->d[x][i] - fmin(D->d[T_ADAFACTOR][i], D->d[T_SM3][i]);
 }
 
 static snapshot_claims judge_snapshots(const distances *D, int x)
 {
     snapshot_claims c = {.n = D->nev - 1, .area = 0};
+    int x_diverged = 0;
     for (int i = 1; i < D->nev; i++) {
+        double g = gap_at(D, x, i);
         c.below += D->d[x][i] < CLOSE_DISTANCE;
-        c.closest += gap_at(D, x, i) < 0;
-        c.area += gap_at(D, x, i) / c.n;
+        c.closest += g < 0;
+        if (g == INFINITY) x_diverged = 1;
+        else c.area += g / c.n;
     }
+    if (x_diverged) c.area = INFINITY; /* X's worst outcome, before any −inf of a diverged comparator */
     c.below_end = D->d[x][D->nev - 1];
     c.closest_end = gap_at(D, x, D->nev - 1);
     return c;
@@ -281,7 +306,7 @@ static void put_snapshot_claims(outfile *st, const char *prefix, const snapshot_
 }
 
 static void write_stats(const char *out, const curve_summary *s, const curve_summary *u, const double *urel_end,
-                        const snapshot_claims *x, double shared_lr, int at_bound)
+                        const snapshot_claims *x, double shared_lr, const runs *r)
 {
     double others = fmin(s[T_ADAFACTOR].max, s[T_SM3].max);
     outfile *st = stats_open(out);
@@ -294,11 +319,11 @@ static void write_stats(const char *out, const curve_summary *s, const curve_sum
     /* the first version's statistics: the largest distance over the snapshots */
     stats_put(st, "trajectory.mini_max_distance", s[T_MINI].max);
     stats_put(st, "trajectory.control.gd_max_distance", s[T_GD].max);
-    stats_put(st, "trajectory.mini_log_ratio_to_memory_efficient", log(s[T_MINI].max / others));
-    stats_put(st, "trajectory.control.gd_log_ratio_to_memory_efficient", log(s[T_GD].max / others));
+    stats_put(st, "trajectory.mini_log_ratio_to_memory_efficient", log_ratio(s[T_MINI].max, others));
+    stats_put(st, "trajectory.control.gd_log_ratio_to_memory_efficient", log_ratio(s[T_GD].max, others));
     /* reported beside the claims: the same comparison at the end of training only */
     stats_put(st, "trajectory.end.mini_log_ratio_to_memory_efficient",
-              log(s[T_MINI].end / fmin(s[T_ADAFACTOR].end, s[T_SM3].end)));
+              log_ratio(s[T_MINI].end, fmin(s[T_ADAFACTOR].end, s[T_SM3].end)));
     stats_put(st, "trajectory.end.mini_distance", s[T_MINI].end);
     stats_put(st, "trajectory.adafactor_max_distance", s[T_ADAFACTOR].max);
     stats_put(st, "trajectory.sm3_max_distance", s[T_SM3].max);
@@ -308,7 +333,8 @@ static void write_stats(const char *out, const curve_summary *s, const curve_sum
     stats_put(st, "trajectory.tuned.gd_rel_end", urel_end[U_GD]);
     stats_put(st, "trajectory.tuned.mini_max_distance", u[U_MINI].max);
     stats_put(st, "trajectory.tuned.gd_max_distance", u[U_GD].max);
-    stats_put(st, "trajectory.grids_at_bound", at_bound);
+    stats_put(st, "trajectory.grids_at_bound", r->at_bound);
+    stats_put(st, "trajectory.diverged", r->diverged);
     csv_close(st);
 }
 
@@ -333,13 +359,14 @@ static void write_claims(const ttexp_args *a, const runs *r, const curve_summary
     for (int k = 1; k < NT; k++)
         fprintf(c, "  %-22s max %.4f, end %.4f (held-out loss %.4f; AdamW %.4f)\n", LABELS[k], s[k].max, s[k].end,
                 r->shared[k].rec.final_eval, r->shared[T_ADAMW].rec.final_eval);
-    fprintf(c, "over every snapshot after step 0 (the claims' readings; GD in Adam-mini's place is the control):\n");
+    fprintf(c, "over every snapshot after step 0 (the claims' readings; GD in Adam-mini's place is the control; %d "
+               "runs diverged, at distance +inf from then on):\n", r->diverged);
     print_snapshot_claims(c, "Adam-mini", &x[T_MINI]);
     print_snapshot_claims(c, "GD (control)", &x[T_GD]);
     print_snapshot_claims(c, "AdamW (other batches)", &x[T_ADAMW2]);
     fprintf(c, "the first version's readings (largest distance over the snapshots):\n");
     ttexp_print_claim(c, "trajectory.mini_close", s[T_MINI].max, s[T_GD].max);
-    ttexp_print_claim(c, "trajectory.mini_closest", log(s[T_MINI].max / others), log(s[T_GD].max / others));
+    ttexp_print_claim(c, "trajectory.mini_closest", log_ratio(s[T_MINI].max, others), log_ratio(s[T_GD].max, others));
     fprintf(c, "the first version's setup (each at its best lr; %d of 3 searches not interior):\n", r->at_bound);
     for (int i = 0; i < 3; i++) ttexp_print_search(c, &r->grids[i]);
     for (int k = 1; k < NU; k++)
@@ -373,7 +400,8 @@ int main(int argc, char **argv)
 
     write_distances(a.out, &D, &sc);
     write_curves(a.out, &r, &sc);
-    write_stats(a.out, s, u, urel_end, x, shared_lr, r.at_bound);
+    r.diverged = count_diverged(&r, &sc);
+    write_stats(a.out, s, u, urel_end, x, shared_lr, &r);
     write_claims(&a, &r, s, u, urel_end, x, shared_lr);
     ttexp_write_reference(&e, a.out);
     run_write_info(a.out, (unsigned long)a.seed);

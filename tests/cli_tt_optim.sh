@@ -61,6 +61,20 @@ for p in train_compare ablation_vstat trajectory exp2_blockwise_gd leave_out; do
   for i in $ids; do grep -q "^$i: " "$TMPD/$d/claims.txt" && cli_ok || cli_fail "$p: claims.txt lacks $i"; done
   grep -q "grids_at_bound," "$TMPD/$d/stats.csv" && cli_ok || cli_fail "$p: grids_at_bound in stats.csv"
 done
+# a diverged run inside a study: at a shared lr of 10, GD (the trajectory claims' control) diverges within 20
+# steps while the adaptive methods do not; the program exits 0, every control statistic is its method's worst
+# outcome (+inf distances and gaps, shares 0), never NaN, and the divergence is counted
+R=$TMPD/trdiv
+run trdiv "$BIN/trajectory" --steps 20 --lrs 2 --held-out 32 --shared-lr 10
+grep -q "^trajectory.diverged,[1-9]" "$R/stats.csv" && cli_ok || cli_fail "trajectory: the diverged GD run is counted"
+for n in mini_below_half.end mini_closest.area mini_closest.end gd_max_distance gd_log_ratio_to_memory_efficient; do
+  grep -q "^trajectory.control.$n,inf$" "$R/stats.csv" && cli_ok || cli_fail "trajectory: control $n is +inf ($(grep "^trajectory.control.$n," "$R/stats.csv"))"
+done
+grep -q "^trajectory.control.mini_below_half.share,0$" "$R/stats.csv" && grep -q "^trajectory.control.mini_closest.share,0$" "$R/stats.csv" \
+  && cli_ok || cli_fail "trajectory: a diverged control is never within reach"
+! grep -q ",nan$" "$R/stats.csv" && cli_ok || cli_fail "trajectory: no NaN after a divergence: $(grep ',nan$' "$R/stats.csv" | head -2)"
+grep -qE "^trajectory.mini_closest.area,-?[0-9]" "$R/stats.csv" && cli_ok || cli_fail "trajectory: the claim's statistics stay finite"
+for d in tc tr; do grep -q "diverged,0$" "$TMPD/$d/stats.csv" && cli_ok || cli_fail "$d: no diverged final run"; done
 # grid.csv: every status is a final one, and each method has exactly one best point
 awk -F, 'NR > 1 && $8 != "INTERIOR" && $8 != "EDGE AT BOUND" && $8 != "NONE FINITE" {bad = 1} END {exit bad}' \
   "$TMPD/tc/grid.csv" && cli_ok || cli_fail "train_compare grid.csv: unfinished status"
