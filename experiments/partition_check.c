@@ -369,8 +369,8 @@ static void model_claims(FILE *fp, const run *r, const model_result *m)
             o->nz == 0 ? "INVALID (no tensor with curvature)" : o->alg3_all == o->nz ? "PASS" : "FAIL", 100 * r->share, m->what, o->alg3_all, o->nz, o->alg3_split,
             o->split_tensors, op->alg3_all, op->nz, op->alg3_split, op->split_tensors,
             m->old_disagree[0] ? "; disagree (finest vs Algorithm 3): " : "", m->old_disagree);
-    fprintf(fp, "context: %s, P = %zu; H at step %ld of %ld (%s)\n", m->what, m->P, m->step, m->total,
-            strcmp(m->key, "tt") == 0 ? "AdamW, as fig6" : "Adam, cosine");
+    fprintf(fp, "context: %s, P = %zu; H at step %ld of %ld (%s, peak lr %g: --lr)\n", m->what, m->P, m->step, m->total,
+            strcmp(m->key, "tt") == 0 ? "AdamW, as fig6" : "Adam, cosine", r->cli.lr);
 }
 
 static void write_claims(const run *r, const model_result *res, int nres)

@@ -147,6 +147,12 @@ cmp -s "$R/blocks.csv" "$TMPD/tk2/blocks.csv" && cmp -s "$R/stats.csv" "$TMPD/tk
 check "table_kappa sweep plot renders" gnuplot -e "dirs='$R $TMPD/tk2'; label='test'; out='$TMPD/sweep.png'" plots/table_kappa_sweep.gp
 [ -s "$TMPD/sweep.png" ] && cli_ok || cli_fail "sweep PNG written"
 
+# --lr is the AdamW lr of the training to the checkpoint (a sensitivity choice: the paper does not give it)
+check "table_kappa --lr 0.01" "$K" "${TINY[@]}" --draws 5 --lr 0.01 --out "$TMPD/tklr"
+grep -q "AdamW lr 0.01 cosine" "$TMPD/tklr/claims.txt" && cli_ok || cli_fail "table_kappa: --lr is the training's"
+! cmp -s "$R/train/step000020_params.npy" "$TMPD/tklr/train/step000020_params.npy" && cli_ok || cli_fail "table_kappa: --lr changes the training"
+check "partition_check --lr 0.01" "$C" "${TINY[@]}" --reps 3 --lr 0.01 --out "$TMPD/pclr"
+grep -q "(AdamW, as fig6, peak lr 0.01: --lr)" "$TMPD/pclr/claims.txt" && cli_ok || cli_fail "partition_check: claims.txt names --lr"
 # partition_check on both models
 R=$TMPD/pc
 check "partition_check tt" "$C" "${TINY[@]}" --reps 3 --out "$R"
@@ -168,6 +174,7 @@ grep -q "^partition_check.control.tt.columns_agree.total,8$" "$R/stats.csv" && g
 grep -q "split by input columns instead: $k of 8" "$R/claims.txt" && cli_ok || cli_fail "partition_check: claims.txt names the columns control"
 grep -q "^h0.attn.key.bias,.*zero-hessian$" "$R/summary.csv" && cli_ok || cli_fail "key bias has no curvature"
 cmp -s "$R/H.npy" "$TMPD/f6/H.npy" && cli_ok || cli_fail "partition_check tt analyses fig6's H"
+! cmp -s "$R/H.npy" "$TMPD/pclr/H.npy" && cli_ok || cli_fail "partition_check: another --lr, another H"
 [ "$(grep -cE '^(PASS|FAIL): ' "$R/claims.txt")" -eq 2 ] && cli_ok || cli_fail "partition_check: 2 claim lines"
 R=$TMPD/pcm
 check "partition_check mlp" "$C" --model mlp --mlp-data synthetic --mlp-pool 2 --mlp-width 4 --mlp-eval-n 50 --steps 20 --reps 3 --quiet --out "$R"

@@ -53,6 +53,7 @@ grep -q "^fig4.rho.a_median.b_d6_k40," "$TMPD/run/stats.csv" && cli_ok || cli_fa
 # the shares are the counts of rho <= -0.5 among the curves' rho
 awk -F, '$1 ~ /^fig4\.rho\.a_median\./ {n++; f += ($2 <= -0.5)} $1 == "fig4.share_falling.a_median" {s = $2}
          END {exit !(n == 4 && s == f / n)}' "$TMPD/run/stats.csv" && cli_ok || cli_fail "share = count of rho <= -0.5"
+grep -q "^Counts: 2 theta x 3 x x 5 R per (d, kappa), seed 1.$" "$TMPD/run/claims.txt" && cli_ok || cli_fail "fig4: --thetas, --points, --rs"
 # every share comes with its counts, pooled over seeds by the verdicts
 expect_pooled_shares "fig4: shares with count and total" "$TMPD/run/stats.csv" 'share_falling'
 grep -q "^fig4.share_falling.a_median.total,4$" "$TMPD/run/stats.csv" && cli_ok || cli_fail "fig4: total = 4 curves"

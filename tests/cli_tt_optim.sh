@@ -75,6 +75,10 @@ grep -q "^trajectory.control.mini_below_half.share,0$" "$R/stats.csv" && grep -q
 ! grep -q ",nan$" "$R/stats.csv" && cli_ok || cli_fail "trajectory: no NaN after a divergence: $(grep ',nan$' "$R/stats.csv" | head -2)"
 grep -qE "^trajectory.mini_closest.area,-?[0-9]" "$R/stats.csv" && cli_ok || cli_fail "trajectory: the claim's statistics stay finite"
 for d in tc tr; do grep -q "diverged,0$" "$TMPD/$d/stats.csv" && cli_ok || cli_fail "$d: no diverged final run"; done
+# the sensitivity flags: --lrs sets the first grid's points, --steps the horizon
+run tc3 "$BIN/train_compare" --steps 24 --lrs 3 --held-out 32
+[ "$(awk -F, 'NR > 1 && $1 == "adamw" && $7 == 0' "$TMPD/tc3/grid.csv" | wc -l)" -eq 3 ] && cli_ok || cli_fail "train_compare --lrs 3: 3 planned points"
+grep -q "24 steps" "$TMPD/tc3/claims.txt" && [ "$(wc -l <"$TMPD/tc3/train.csv")" -eq 25 ] && cli_ok || cli_fail "train_compare --steps 24"
 # grid.csv: every status is a final one, and each method has exactly one best point
 awk -F, 'NR > 1 && $8 != "INTERIOR" && $8 != "EDGE AT BOUND" && $8 != "NONE FINITE" {bad = 1} END {exit bad}' \
   "$TMPD/tc/grid.csv" && cli_ok || cli_fail "train_compare grid.csv: unfinished status"
