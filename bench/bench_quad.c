@@ -87,7 +87,8 @@ int main(int argc, char **argv)
     int nthetas = 40, npoints = 100, nr = 51, threads = 2;
     double t_a = 0, t_b = 0, t_shared = 0, dense_est = 0;
     for (int i = 0; i < 10; i++) {
-        quad_sweep_config c = {pd[i], pk[i], nthetas, npoints, nr, 1, threads, NULL, 0};
+        quad_sweep_config c = {.d = pd[i], .kappa = pk[i], .nthetas = nthetas, .npoints = npoints, .nr = nr, .seed = 1,
+                               .threads = threads};
         double t0 = wall_seconds();
         quad_sweep_result *s = quad_sweep_run(&c);
         double t = wall_seconds() - t0;

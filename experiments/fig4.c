@@ -6,8 +6,14 @@
  * npoints points x per matrix. Writes <out>/fig4a.csv and fig4b.csv (one row
  * per (d, κ, R)), fig4a_phase.csv and fig4b_phase.csv (samples binned by the
  * τ of their matrix), stats.csv (the claim's share of falling curves in four
- * readings, its shuffled-τ control, and every curve's Spearman ρ), claims.txt,
- * run.txt.
+ * readings, its random-D control, the shuffled-τ reference, the R ≤ R* readings,
+ * and every curve's Spearman ρ), claims.txt, run.txt.
+ *
+ * The control: the same sweep with D = diag(1/|z|), z ~ N(0, I) drawn independently
+ * of H (and of x) for every sample, from the baselines stream of --seed: a diagonal
+ * scaling that knows nothing of H, the null for "D_Adam (from g = Hx) helps as τ → 1".
+ * It can pass: the rule asks only that r fall as τ → 1, which a scaling blind to H
+ * may show too.
  */
 #include "harness/harness.h"
 #include <math.h>
@@ -35,35 +41,11 @@ static const char *SUMMARY =
     "Claim (claims.txt, stats.csv): per curve, rho = Spearman correlation of the statistic of r at each R\n"
     "with the mean tau there, over ALL R; the curve 'falls as tau -> 1' when rho <= -0.5. Per seed: the share\n"
     "of curves that fall; 'most' = more than half. Four readings: kappa definition a or b x median or mean\n"
-    "of r per R (a with the median is primary). Control: the same with tau shuffled across R in each curve\n"
-    "(the baselines stream of --seed). Reference: rho over R = 0..R* (the smallest mean tau) only, the first version's rule.\n"
+    "of r per R (a with the median is primary). Control: the same with D = diag(1/|z|), z ~ N(0, I) drawn\n"
+    "independently of H for every sample (the baselines stream of --seed): a scaling that knows nothing of H.\n"
+    "Also written: the 'as tau -> 1' reading over R = 0..R* (the smallest mean tau; the first version's\n"
+    "rule) with its control, and tau shuffled across R in each curve (the first control, a reference).\n"
     "Seeds (--seed S): the theta and x draws from its draws stream (streams: harness.h seed_for).";
-
-typedef struct {
-    int d;
-    double kappa;
-    quad_sweep_result *s;
-} sweep_entry;
-
-/* One sweep per distinct (d, κ); panels share the (50, 500) one. */
-typedef struct {
-    int n;
-    sweep_entry e[2 * LIST_MAX];
-} sweep_cache;
-
-static quad_sweep_result *cache_find(sweep_cache *c, int d, double kappa)
-{
-    for (int i = 0; i < c->n; i++)
-        if (c->e[i].d == d && c->e[i].kappa == kappa) return c->e[i].s;
-    return NULL;
-}
-
-static void cache_add(sweep_cache *c, int d, double kappa)
-{
-    for (int i = 0; i < c->n; i++)
-        if (c->e[i].d == d && c->e[i].kappa == kappa) return;
-    c->e[c->n++] = (sweep_entry){d, kappa, NULL};
-}
 
 /* The four readings of the claim "r falls as tau -> 1": kappa definition (a:
  * eigenvalues of D^1/2 H D^1/2, b: singular values of DH) x the statistic of r
@@ -71,6 +53,144 @@ static void cache_add(sweep_cache *c, int d, double kappa)
  * primary, the other three are robustness checks. */
 enum { A_MEDIAN, B_MEDIAN, A_MEAN, B_MEAN, NREAD };
 static const char *READING[NREAD] = {"a_median", "b_median", "a_mean", "b_mean"};
+
+#define KAPPA_MAX 1e12 /* largest kappa(H) --kappa and --kappas accept (see parse_args) */
+
+typedef struct {
+    const char *scale, *out, *panels;
+    int nthetas, npoints, nr, threads, d_b;
+    double kappa_a;
+    long seed;
+    int_list ds;
+    double_list kappas;
+} fig4_args;
+
+/* One curve of a panel: its (d, kappa), the sweep it reads (shared by the panels for the
+ * same (d, kappa)) and the sweep's summary per R. */
+typedef struct {
+    char panel;
+    int d;
+    double kappa;
+    const quad_sweep_result *s;
+    quad_sweep_row *rows;       /* (s->nr) */
+} curve;
+
+/* One sweep per distinct (d, kappa); panels share the (50, 500) one. */
+typedef struct {
+    int n;
+    int d[2 * LIST_MAX];
+    double kappa[2 * LIST_MAX];
+    quad_sweep_result *s[2 * LIST_MAX];
+} sweep_cache;
+
+/* One curve, judged every way. */
+typedef struct {
+    double rho[NREAD];          /* Spearman(mean tau, statistic of r) over every R: the claim */
+    double rho_control[NREAD];  /* the same for the random D: the negative control */
+    double rho_shuffled[NREAD]; /* the claim's with tau shuffled across R: the first control (reference) */
+    double rho_branch[NREAD];   /* over R = 0..R* only: the "as tau -> 1" reading */
+    double rho_control_branch[NREAD]; /* the random D's over R = 0..R* */
+    int kstar;                  /* index of the smallest mean tau */
+    double R_star, tau_min;
+    double at_tau1[NREAD], at_densest[NREAD];  /* the statistic at R = 0 and at R* */
+    double share_ge1[2];        /* share of samples with r >= 1 at R*, definitions a and b */
+} curve_eval;
+
+/* ---- set up --------------------------------------------------------------------------- */
+
+static void parse_args(fig4_args *a, int argc, char **argv)
+{
+    *a = (fig4_args){.scale = "quick", .out = "results/fig4", .panels = "ab", .nr = 51, .threads = 2, .d_b = 50,
+                     .kappa_a = 500, .seed = 1, .ds = {.n = 6, .v = {2, 5, 10, 20, 50, 100}},
+                     .kappas = {.n = 5, .v = {10, 100, 500, 1000, 5000}}};
+    const cli_opt opts[] = {
+        {"scale", OPT_STRING, &a->scale, "quick or paper: sets --thetas and --points"},
+        {"thetas", OPT_INT, &a->nthetas, "angle draws per (d, kappa) (0 = from --scale: 8 quick, 40 paper)"},
+        {"points", OPT_INT, &a->npoints, "points x per matrix (0 = from --scale: 20 quick, 100 paper)"},
+        {"rs", OPT_INT, &a->nr, "number of R values k/(rs-1), k = 0..rs-1"},
+        {"panels", OPT_STRING, &a->panels, "which panels: a, b or ab"},
+        {"ds", OPT_INT_LIST, &a->ds, "panel a: dimensions d"},
+        {"kappa", OPT_DOUBLE, &a->kappa_a, "panel a: kappa(H), in [1, 1e12]"},
+        {"d", OPT_INT, &a->d_b, "panel b: dimension d"},
+        {"kappas", OPT_DOUBLE_LIST, &a->kappas, "panel b: condition numbers kappa(H), each in [1, 1e12]"},
+        {"threads", OPT_INT, &a->threads, "worker threads (results do not depend on it)"},
+        {"seed", OPT_LONG, &a->seed, "the run's seed: theta and x draws (draws stream), the control's shuffles (baselines stream)"},
+        {"out", OPT_STRING, &a->out, "output folder"},
+    };
+    run_start(argc, argv);
+    cli_parse(argc, argv, SUMMARY, opts, sizeof opts / sizeof *opts);
+    int paper = 0;
+    if (strcmp(a->scale, "paper") == 0) paper = 1;
+    else if (strcmp(a->scale, "quick") != 0) die_user("--scale must be quick or paper (got '%s')", a->scale);
+    if (a->nthetas < 0) die_user("--thetas must be >= 1 (got %d)", a->nthetas);
+    if (a->npoints < 0) die_user("--points must be >= 1 (got %d)", a->npoints);
+    if (a->nthetas == 0) a->nthetas = paper ? 40 : 8;
+    if (a->npoints == 0) a->npoints = paper ? 100 : 20;
+    if (a->nr < 2) die_user("--rs must be >= 2 (got %d)", a->nr);
+    if (a->threads < 1 || a->threads > 256) die_user("--threads must be in 1..256 (got %d)", a->threads);
+    if (a->seed < 0) die_user("--seed must be >= 0 (got %ld)", a->seed);
+    /* kappa(H) in [1, 1e12]: above ~1/eps = 4.5e15 the small eigenvalue is lost
+     * in round-off (r means nothing), above ~1e154 r itself is NaN. */
+    if (!(a->kappa_a >= 1 && a->kappa_a <= KAPPA_MAX)) die_user("--kappa must be in [1, 1e12] (got %g)", a->kappa_a);
+    for (int i = 0; i < a->kappas.n; i++)
+        if (!(a->kappas.v[i] >= 1 && a->kappas.v[i] <= KAPPA_MAX))
+            die_user("--kappas must be in [1, 1e12] (got %g)", a->kappas.v[i]);
+    if (!a->panels[0] || strspn(a->panels, "ab") != strlen(a->panels))
+        die_user("--panels must be a, b or ab (got '%s')", a->panels);
+}
+
+/* The curves of the panels asked for, panel a first; each (d, kappa) checked. */
+static int curves_of(curve *cv, const fig4_args *a)
+{
+    int n = 0;
+    for (int i = 0; strchr(a->panels, 'a') && i < a->ds.n; i++)
+        cv[n++] = (curve){.panel = 'a', .d = a->ds.v[i], .kappa = a->kappa_a};
+    for (int i = 0; strchr(a->panels, 'b') && i < a->kappas.n; i++)
+        cv[n++] = (curve){.panel = 'b', .d = a->d_b, .kappa = a->kappas.v[i]};
+    for (int i = 0; i < n; i++) quad_check_sweep(cv[i].d, cv[i].kappa, a->nthetas, a->npoints, a->nr);
+    return n;
+}
+
+/* ---- run ------------------------------------------------------------------------------- */
+
+static int cache_index(const sweep_cache *c, int d, double kappa)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->d[i] == d && c->kappa[i] == kappa) return i;
+    return -1;
+}
+
+/* One sweep per distinct (d, kappa) of the curves, in the curves' order; each curve
+ * points at its sweep and gets its summary per R. Returns the sweeps' wall time. */
+static double run_sweeps(sweep_cache *c, curve *cv, int ncurves, const fig4_args *a)
+{
+    for (int i = 0; i < ncurves; i++)
+        if (cache_index(c, cv[i].d, cv[i].kappa) < 0) {
+            c->d[c->n] = cv[i].d, c->kappa[c->n] = cv[i].kappa;
+            c->n++;
+        }
+    progress prog;
+    progress_start(&prog, "fig4", (long)c->n * a->nthetas);
+    double t0 = wall_seconds();
+    unsigned long draws = seed_for((unsigned long)a->seed, SEED_DRAWS);
+    for (int i = 0; i < c->n; i++) {
+        quad_sweep_config cfg = {.d = c->d[i], .kappa = c->kappa[i], .nthetas = a->nthetas, .npoints = a->npoints,
+                                 .nr = a->nr, .seed = draws, .threads = a->threads, .prog = &prog,
+                                 .prog_base = (long)i * a->nthetas, .control = 1,
+                                 .control_seed = seed_for((unsigned long)a->seed, SEED_BASELINES)};
+        c->s[i] = quad_sweep_run(&cfg);
+    }
+    progress_end(&prog);
+    double secs = wall_seconds() - t0;
+    for (int i = 0; i < ncurves; i++) {
+        cv[i].s = c->s[cache_index(c, cv[i].d, cv[i].kappa)];
+        cv[i].rows = xmalloc(cv[i].s->nr * sizeof *cv[i].rows);
+        quad_sweep_summary(cv[i].rows, cv[i].s);
+    }
+    return secs;
+}
+
+/* ---- judge ----------------------------------------------------------------------------- */
 
 static double reading_of(const quad_sweep_row *r, int m)
 {
@@ -82,19 +202,16 @@ static double reading_of(const quad_sweep_row *r, int m)
     }
 }
 
-/* One curve of a panel, judged every way. */
-typedef struct {
-    char panel;
-    int d;
-    double kappa;
-    double rho[NREAD];          /* Spearman(mean tau, statistic of r) over every R: the claim */
-    double rho_shuffled[NREAD]; /* the same with tau shuffled across R: the negative control */
-    double rho_branch[NREAD];   /* over R = 0..R* only (the first version's rule; reference) */
-    int kstar;                  /* index of the smallest mean tau */
-    double R_star, tau_min;
-    double at_tau1[NREAD], at_densest[NREAD];  /* the statistic at R = 0 and at R* */
-    double share_ge1[2];        /* share of samples with r >= 1 at R*, definitions a and b */
-} curve_eval;
+/* The same reading of the random-D control's r. */
+static double control_reading_of(const quad_sweep_row *r, int m)
+{
+    switch (m) {
+    case A_MEDIAN: return r->ca_median;
+    case B_MEDIAN: return r->cb_median;
+    case A_MEAN: return r->ca_mean;
+    default: return r->cb_mean;
+    }
+}
 
 /* Share of the finite samples r[(t, k, p)] >= 1 at one R index k. */
 static double share_at_least_one(const quad_sweep_result *s, const double *r, int k)
@@ -111,132 +228,176 @@ static double share_at_least_one(const quad_sweep_result *s, const double *r, in
 /* tau is not monotone in R: it falls from 1 (R = 0) to its minimum at R* and
  * rises a little again, while r keeps changing. The claim is judged over every
  * R (the paper's R in {k/50}); R = 0..R* alone is kept for reference. */
-static curve_eval evaluate(char panel, const quad_sweep_result *s, const quad_sweep_row *rows, const int *perm)
+static curve_eval evaluate(const curve *cv, const int *perm)
 {
+    const quad_sweep_result *s = cv->s;
+    const quad_sweep_row *rows = cv->rows;
     int nr = s->nr;
-    curve_eval c = {.panel = panel, .d = s->d, .kappa = s->kappa};
-    double *tau = xmalloc(nr * sizeof(double)), *v = xmalloc(nr * sizeof(double));
+    curve_eval c = {.kstar = 0};
+    double *tau = xmalloc(nr * sizeof(double)), *v = xmalloc(nr * sizeof(double)), *vc = xmalloc(nr * sizeof(double));
     for (int k = 0; k < nr; k++) {
         tau[k] = rows[k].tau_mean;
         if (tau[k] < tau[c.kstar]) c.kstar = k;
     }
     c.R_star = rows[c.kstar].R, c.tau_min = tau[c.kstar];
     for (int m = 0; m < NREAD; m++) {
-        for (int k = 0; k < nr; k++) v[k] = reading_of(&rows[k], m);
+        for (int k = 0; k < nr; k++) v[k] = reading_of(&rows[k], m), vc[k] = control_reading_of(&rows[k], m);
         c.rho[m] = quad_trend_rho(tau, v, NULL, nr);
+        c.rho_control[m] = quad_trend_rho(tau, vc, NULL, nr);
         c.rho_shuffled[m] = quad_trend_rho(tau, v, perm, nr);
         c.rho_branch[m] = c.kstar >= 2 ? quad_trend_rho(tau, v, NULL, c.kstar + 1) : NAN;
+        c.rho_control_branch[m] = c.kstar >= 2 ? quad_trend_rho(tau, vc, NULL, c.kstar + 1) : NAN;
         c.at_tau1[m] = v[0], c.at_densest[m] = v[c.kstar];
     }
     c.share_ge1[0] = share_at_least_one(s, s->ra, c.kstar);
     c.share_ge1[1] = share_at_least_one(s, s->rb, c.kstar);
-    free(tau), free(v);
+    free(tau), free(v), free(vc);
     return c;
 }
 
-/* One panel's CSVs; each curve's evaluation appended to ev. */
-static void write_panel(const char *out, char panel, sweep_cache *cache, const int *ds, const double *kappas,
-                        int ncurves, gsl_rng *shuffle, curve_eval *ev, int *nev)
+/* Every curve judged, in order; the control's permutation of each curve's R drawn
+ * from `shuffle` in the same order. */
+static void judge(curve_eval *ev, const curve *cv, int ncurves, gsl_rng *shuffle)
+{
+    for (int i = 0; i < ncurves; i++) {
+        int *perm = xmalloc(cv[i].s->nr * sizeof(int));
+        random_permutation(perm, shuffle, cv[i].s->nr);
+        ev[i] = evaluate(&cv[i], perm);
+        free(perm);
+    }
+}
+
+/* ---- write ----------------------------------------------------------------------------- */
+
+/* One curve's rows of fig4<panel>.csv: the summary of r at every R. */
+static void write_curve_rows(outfile *f, const curve *cv)
+{
+    const quad_sweep_result *s = cv->s;
+    long per = (long)s->nthetas * s->npoints;
+    for (int k = 0; k < s->nr; k++) {
+        const quad_sweep_row *r = &cv->rows[k];
+        csv_row(f, "%d,%g,%.6f,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%ld,%ld,%.10g,%.10g,"
+                   "%.10g,%.10g", s->d, s->kappa, r->R, r->tau_mean, r->tau_min, r->tau_max, r->ra_mean, r->ra_median,
+                r->ra_q1, r->ra_q3, r->rb_mean, r->rb_median, r->rb_q1, r->rb_q3, r->n, per - r->n, r->ca_mean,
+                r->ca_median, r->cb_mean, r->cb_median);
+    }
+}
+
+/* Phase-diagram bin b of log10 tau: PHASE_BINS bins over [PHASE_LOG_LO, 0], the first open below. */
+static void phase_bin(int b, double *lo, double *hi)
+{
+    *lo = pow(10, PHASE_LOG_LO * (1 - (double)b / PHASE_BINS));
+    *hi = pow(10, PHASE_LOG_LO * (1 - (double)(b + 1) / PHASE_BINS));
+    if (b == 0) *lo = 0;
+}
+
+/* One curve's rows of fig4<panel>_phase.csv: every sample binned by the tau of its own matrix. */
+static void write_curve_phase(outfile *ph, int row, const quad_sweep_result *s)
+{
+    size_t cap = (size_t)s->nthetas * s->nr * s->npoints;
+    double *ba = xmalloc(cap * sizeof(double)), *bb = xmalloc(cap * sizeof(double));
+    for (int b = 0; b < PHASE_BINS; b++) {
+        double lo, hi;
+        phase_bin(b, &lo, &hi);
+        size_t n = 0;
+        double suma = 0, sumb = 0;
+        for (int t = 0; t < s->nthetas; t++)
+            for (int k = 0; k < s->nr; k++) {
+                double tau = s->tau[(size_t)t * s->nr + k];
+                if (!(tau >= lo && (tau < hi || (b == PHASE_BINS - 1 && tau <= hi)))) continue;
+                for (int p = 0; p < s->npoints; p++) {
+                    size_t i = ((size_t)t * s->nr + k) * s->npoints + p;
+                    if (!isfinite(s->ra[i])) continue;
+                    ba[n] = s->ra[i], bb[n] = s->rb[i];
+                    suma += ba[n], sumb += bb[n];
+                    n++;
+                }
+            }
+        if (n)
+            csv_row(ph, "%d,%d,%g,%.6g,%.6g,%.6g,%zu,%.10g,%.10g,%.10g,%.10g", row, s->d, s->kappa, lo, hi,
+                    sqrt(fmax(lo, pow(10, PHASE_LOG_LO)) * hi), n, suma / n, quantile(ba, n, 0.5), sumb / n,
+                    quantile(bb, n, 0.5));
+    }
+    free(ba), free(bb);
+}
+
+/* fig4<panel>.csv and fig4<panel>_phase.csv over the panel's curves (row: the curve's index in its panel). */
+static void write_panel(const char *out, char panel, const curve *cv, int ncurves)
 {
     char name[32];
     snprintf(name, sizeof name, "fig4%c.csv", panel);
     outfile *f = csv_open_in(out, name, "d,kappa,R,tau_mean,tau_min,tau_max,ra_mean,ra_median,ra_q1,ra_q3,"
-                                "rb_mean,rb_median,rb_q1,rb_q3,samples,skipped");
+                                "rb_mean,rb_median,rb_q1,rb_q3,samples,skipped,control_ra_mean,control_ra_median,"
+                                "control_rb_mean,control_rb_median");
     snprintf(name, sizeof name, "fig4%c_phase.csv", panel);
     outfile *ph = csv_open_in(out, name, "row,d,kappa,tau_lo,tau_hi,tau_mid,samples,ra_mean,ra_median,rb_mean,rb_median");
-    for (int c = 0; c < ncurves; c++) {
-        quad_sweep_result *s = cache_find(cache, ds[c], kappas[c]);
-        quad_sweep_row *rows = xmalloc(s->nr * sizeof *rows);
-        quad_sweep_summary(rows, s);
-        long per = (long)s->nthetas * s->npoints;
-        for (int k = 0; k < s->nr; k++) {
-            quad_sweep_row *r = &rows[k];
-            csv_row(f, "%d,%g,%.6f,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%ld,%ld", s->d,
-                    s->kappa, r->R, r->tau_mean, r->tau_min, r->tau_max, r->ra_mean, r->ra_median, r->ra_q1, r->ra_q3,
-                    r->rb_mean, r->rb_median, r->rb_q1, r->rb_q3, r->n, per - r->n);
-        }
-        /* phase diagram: every sample binned by the τ of its own matrix */
-        size_t cap = (size_t)s->nthetas * s->nr * s->npoints;
-        double *ba = xmalloc(cap * sizeof(double)), *bb = xmalloc(cap * sizeof(double));
-        for (int b = 0; b < PHASE_BINS; b++) {
-            double lo = pow(10, PHASE_LOG_LO * (1 - (double)b / PHASE_BINS));
-            double hi = pow(10, PHASE_LOG_LO * (1 - (double)(b + 1) / PHASE_BINS));
-            if (b == 0) lo = 0;
-            size_t n = 0;
-            double suma = 0, sumb = 0;
-            for (int t = 0; t < s->nthetas; t++)
-                for (int k = 0; k < s->nr; k++) {
-                    double tau = s->tau[(size_t)t * s->nr + k];
-                    if (!(tau >= lo && (tau < hi || (b == PHASE_BINS - 1 && tau <= hi)))) continue;
-                    for (int p = 0; p < s->npoints; p++) {
-                        size_t i = ((size_t)t * s->nr + k) * s->npoints + p;
-                        if (!isfinite(s->ra[i])) continue;
-                        ba[n] = s->ra[i], bb[n] = s->rb[i];
-                        suma += ba[n], sumb += bb[n];
-                        n++;
-                    }
-                }
-            if (n)
-                csv_row(ph, "%d,%d,%g,%.6g,%.6g,%.6g,%zu,%.10g,%.10g,%.10g,%.10g", c, s->d, s->kappa, lo, hi,
-                        sqrt(fmax(lo, pow(10, PHASE_LOG_LO)) * hi), n, suma / n, quantile(ba, n, 0.5), sumb / n,
-                        quantile(bb, n, 0.5));
-        }
-        free(ba), free(bb);
-        int *perm = xmalloc(s->nr * sizeof(int));
-        random_permutation(perm, shuffle, s->nr);
-        ev[(*nev)++] = evaluate(panel, s, rows, perm);
-        free(perm);
-        free(rows);
+    int row = 0;
+    for (int i = 0; i < ncurves; i++) {
+        if (cv[i].panel != panel) continue;
+        write_curve_rows(f, &cv[i]);
+        write_curve_phase(ph, row++, cv[i].s);
     }
     csv_close(f);
     csv_close(ph);
 }
 
 /* "a_d50_k500": a curve's name in stats.csv. */
-static void curve_name(char *buf, size_t n, const curve_eval *c)
+static void curve_name(char *buf, size_t n, const curve *c)
 {
     snprintf(buf, n, "%c_d%d_k%g", c->panel, c->d, c->kappa);
 }
 
-static void write_stats(const char *out, const curve_eval *ev, int n)
+/* The rho of every curve in one reading: over all R, the random-D control, tau shuffled, over
+ * R <= R*, the control's over R <= R*. */
+enum { RHO_ALL, RHO_CONTROL, RHO_SHUFFLED, RHO_BRANCH, RHO_CONTROL_BRANCH, NRHO };
+
+static double rho_of(const curve_eval *e, int which, int m)
 {
+    switch (which) {
+    case RHO_ALL: return e->rho[m];
+    case RHO_CONTROL: return e->rho_control[m];
+    case RHO_SHUFFLED: return e->rho_shuffled[m];
+    case RHO_BRANCH: return e->rho_branch[m];
+    default: return e->rho_control_branch[m];
+    }
+}
+
+/* How many of the n curves fall in reading m by one of the three rho (a NaN rho does not). */
+static int falling(const curve_eval *ev, int n, int which, int m)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) k += rho_of(&ev[i], which, m) <= QUAD_FALLS_RHO;
+    return k;
+}
+
+static void write_stats(const char *out, const curve *cv, const curve_eval *ev, int n)
+{
+    static const char *SHARE_NAME[NRHO] = {"fig4.share_falling", "fig4.control.share_falling",
+                                           "fig4.shuffled.share_falling", "fig4.share_falling_rstar",
+                                           "fig4.control.share_falling_rstar"};
+    static const char *RHO_NAME[NRHO] = {"fig4.rho", "fig4.control.rho", "fig4.shuffled.rho", "fig4.ref.branch.rho",
+                                         "fig4.control.rho_rstar"};
     outfile *st = stats_open(out);
-    double *rho = xmalloc((size_t)n * sizeof(double)), *sh = xmalloc((size_t)n * sizeof(double));
-    double *br = xmalloc((size_t)n * sizeof(double));
     char cn[48];
     for (int m = 0; m < NREAD; m++) {
-        for (int i = 0; i < n; i++) rho[i] = ev[i].rho[m], sh[i] = ev[i].rho_shuffled[m], br[i] = ev[i].rho_branch[m];
-        stats_putf(st, quad_share_falling(rho, n, QUAD_FALLS_RHO), "fig4.share_falling.%s", READING[m]);
-        stats_putf(st, quad_share_falling(sh, n, QUAD_FALLS_RHO), "fig4.control.share_falling.%s", READING[m]);
-        stats_putf(st, quad_share_falling(br, n, QUAD_FALLS_RHO), "fig4.ref.branch.share_falling.%s", READING[m]);
+        for (int w = 0; w < NRHO; w++) stats_put_share(st, falling(ev, n, w, m), n, "%s.%s", SHARE_NAME[w], READING[m]);
+        /* the R <= R* share under its first name (a reference before it became a reading) */
+        stats_put_share(st, falling(ev, n, RHO_BRANCH, m), n, "fig4.ref.branch.share_falling.%s", READING[m]);
     }
     for (int m = 0; m < NREAD; m++)
         for (int i = 0; i < n; i++) {
-            curve_name(cn, sizeof cn, &ev[i]);
-            stats_putf(st, ev[i].rho[m], "fig4.rho.%s.%s", READING[m], cn);
-            stats_putf(st, ev[i].rho_shuffled[m], "fig4.control.rho.%s.%s", READING[m], cn);
-            stats_putf(st, ev[i].rho_branch[m], "fig4.ref.branch.rho.%s.%s", READING[m], cn);
+            curve_name(cn, sizeof cn, &cv[i]);
+            for (int w = 0; w < NRHO; w++) stats_putf(st, rho_of(&ev[i], w, m), "%s.%s.%s", RHO_NAME[w], READING[m], cn);
         }
     csv_close(st);
-    free(rho), free(sh), free(br);
 }
 
-static void write_claims(const char *out, const curve_eval *ev, int n, int nthetas, int npoints, int nr, long seed)
+/* claims.txt's table: one row per curve, its rho in every reading. */
+static void write_curve_table(FILE *cl, const curve *cv, const curve_eval *ev, int n)
 {
-    outfile *cf = outfile_open_in(out, "claims.txt");
-    FILE *cl = outfile_fp(cf);
-    fprintf(cl, "E1 (paper Fig. 4): for most d and kappa, r = kappa(D_Adam H)/kappa(H) falls as tau -> 1.\n"
-                "Per curve, rho = Spearman correlation of the statistic of r at each R with the mean tau there,\n"
-                "over all %d R; the curve falls when rho <= %g. Per seed: the share of the %d curves that fall\n"
-                "(a curve in both panels counts in each); 'most' = more than half. Four readings: kappa by\n"
-                "(a) eigenvalues of D^1/2 H D^1/2 or (b) singular values of DH, statistic median or mean of r;\n"
-                "a_median is the primary claim. Control: the same share with tau shuffled across R in each curve.\n"
-                "Reference (the first version's rule): rho over R = 0..R* only. make verdicts judges over seeds.\n"
-                "Counts: %d theta x %d x x %d R per (d, kappa), seed %ld.\n\n",
-            nr, QUAD_FALLS_RHO, n, nthetas, npoints, nr, seed);
     /* one column of 8 characters per reading, in both rho blocks */
     fprintf(cl, "%-12s |%-32s |%-32s | %-8s | %s\n%-12s |", "", " rho over all R (* = falls)",
-            " rho, tau shuffled (control)", "R <= R*", "a_median r: at tau = 1 -> at the densest R; r >= 1 there (a, b)",
+            " rho, random D (control)", "R <= R*", "a_median r: at tau = 1 -> at the densest R; r >= 1 there (a, b)",
             "curve");
     const char *shortname[NREAD] = {"a_med", "b_med", "a_mean", "b_mean"};
     for (int w = 0; w < 2; w++) {
@@ -247,118 +408,73 @@ static void write_claims(const char *out, const curve_eval *ev, int n, int nthet
     for (int i = 0; i < n; i++) {
         const curve_eval *c = &ev[i];
         char cn[48];
-        curve_name(cn, sizeof cn, c);
+        curve_name(cn, sizeof cn, &cv[i]);
         fprintf(cl, "%-12s |", cn);
         for (int m = 0; m < NREAD; m++) fprintf(cl, " %+.3f%c", c->rho[m], c->rho[m] <= QUAD_FALLS_RHO ? '*' : ' ');
         fprintf(cl, " |");
-        for (int m = 0; m < NREAD; m++) fprintf(cl, " %+.3f ", c->rho_shuffled[m]);
+        for (int m = 0; m < NREAD; m++)
+            fprintf(cl, " %+.3f%c", c->rho_control[m], c->rho_control[m] <= QUAD_FALLS_RHO ? '*' : ' ');
         fprintf(cl, " | %+.3f   | %.3g -> %.3g at tau %.3f (R* %.2f); %.0f%%, %.0f%%\n", c->rho_branch[A_MEDIAN],
                 c->at_tau1[A_MEDIAN], c->at_densest[A_MEDIAN], c->tau_min, c->R_star, 100 * c->share_ge1[0],
                 100 * c->share_ge1[1]);
     }
-    double *v = xmalloc((size_t)n * sizeof(double));
+}
+
+static void write_claims(const fig4_args *a, const curve *cv, const curve_eval *ev, int n)
+{
+    outfile *cf = outfile_open_in(a->out, "claims.txt");
+    FILE *cl = outfile_fp(cf);
+    fprintf(cl, "E1 (paper Fig. 4): for most d and kappa, r = kappa(D_Adam H)/kappa(H) falls as tau -> 1.\n"
+                "Per curve, rho = Spearman correlation of the statistic of r at each R with the mean tau there,\n"
+                "over all %d R; the curve falls when rho <= %g. Per seed: the share of the %d curves that fall\n"
+                "(a curve in both panels counts in each); 'most' = more than half. Four readings: kappa by\n"
+                "(a) eigenvalues of D^1/2 H D^1/2 or (b) singular values of DH, statistic median or mean of r;\n"
+                "a_median is the primary claim. Control: the same share with D = diag(1/|z|), z ~ N(0, I) independent\n"
+                "of H (a scaling that knows nothing of H). Also: rho over R = 0..R* only ('as tau -> 1', the first\n"
+                "version's rule) with its control; tau shuffled across R (the first control). make verdicts judges.\n"
+                "Counts: %d theta x %d x x %d R per (d, kappa), seed %ld.\n\n",
+            a->nr, QUAD_FALLS_RHO, n, a->nthetas, a->npoints, a->nr, a->seed);
+    write_curve_table(cl, cv, ev, n);
     fprintf(cl, "\n");
     for (int m = 0; m < NREAD; m++) {
-        int k[3];
-        for (int w = 0; w < 3; w++) {
-            for (int i = 0; i < n; i++) v[i] = w == 0 ? ev[i].rho[m] : w == 1 ? ev[i].rho_shuffled[m] : ev[i].rho_branch[m];
-            k[w] = (int)lround(n * quad_share_falling(v, n, QUAD_FALLS_RHO));
-        }
-        fprintf(cl, "E1 %-9s %s: %d of %d curves fall over all R (%s in this seed); shuffled tau: %d of %d; "
-                    "R<=R* only: %d of %d\n",
-                READING[m], m == A_MEDIAN ? "(primary)   " : "(robustness)", k[0], n, 2 * k[0] > n ? "most" : "not most",
-                k[1], n, k[2], n);
+        int k[NRHO];
+        for (int w = 0; w < NRHO; w++) k[w] = falling(ev, n, w, m);
+        fprintf(cl, "E1 %-9s %s: %d of %d curves fall over all R (%s in this seed); control (random D): %d of %d; "
+                    "R<=R* only: %d of %d (control %d of %d); shuffled tau: %d of %d\n",
+                READING[m], m == A_MEDIAN ? "(primary)   " : "(robustness)", k[RHO_ALL], n,
+                2 * k[RHO_ALL] > n ? "most" : "not most", k[RHO_CONTROL], n, k[RHO_BRANCH], n, k[RHO_CONTROL_BRANCH], n,
+                k[RHO_SHUFFLED], n);
     }
-    free(v);
     outfile_commit(cf);
 }
 
-#define KAPPA_MAX 1e12 /* largest kappa(H) --kappa and --kappas accept (see main) */
-
 int main(int argc, char **argv)
 {
-    const char *scale = "quick", *out = "results/fig4", *panels = "ab";
-    int nthetas = 0, npoints = 0, nr = 51, threads = 2, d_b = 50;
-    double kappa_a = 500;
-    long seed = 1;
-    int_list ds = {6, {2, 5, 10, 20, 50, 100}};
-    double_list kappas = {5, {10, 100, 500, 1000, 5000}};
-    const cli_opt opts[] = {
-        {"scale", OPT_STRING, &scale, "quick or paper: sets --thetas and --points"},
-        {"thetas", OPT_INT, &nthetas, "angle draws per (d, kappa) (0 = from --scale: 8 quick, 40 paper)"},
-        {"points", OPT_INT, &npoints, "points x per matrix (0 = from --scale: 20 quick, 100 paper)"},
-        {"rs", OPT_INT, &nr, "number of R values k/(rs-1), k = 0..rs-1"},
-        {"panels", OPT_STRING, &panels, "which panels: a, b or ab"},
-        {"ds", OPT_INT_LIST, &ds, "panel a: dimensions d"},
-        {"kappa", OPT_DOUBLE, &kappa_a, "panel a: kappa(H), in [1, 1e12]"},
-        {"d", OPT_INT, &d_b, "panel b: dimension d"},
-        {"kappas", OPT_DOUBLE_LIST, &kappas, "panel b: condition numbers kappa(H), each in [1, 1e12]"},
-        {"threads", OPT_INT, &threads, "worker threads (results do not depend on it)"},
-        {"seed", OPT_LONG, &seed, "the run's seed: theta and x draws (draws stream), the control's shuffles (baselines stream)"},
-        {"out", OPT_STRING, &out, "output folder"},
-    };
-    run_start(argc, argv);
-    cli_parse(argc, argv, SUMMARY, opts, sizeof opts / sizeof *opts);
-    int paper = 0;
-    if (strcmp(scale, "paper") == 0) paper = 1;
-    else if (strcmp(scale, "quick") != 0) die_user("--scale must be quick or paper (got '%s')", scale);
-    if (nthetas < 0) die_user("--thetas must be >= 1 (got %d)", nthetas);
-    if (npoints < 0) die_user("--points must be >= 1 (got %d)", npoints);
-    if (nthetas == 0) nthetas = paper ? 40 : 8;
-    if (npoints == 0) npoints = paper ? 100 : 20;
-    if (nr < 2) die_user("--rs must be >= 2 (got %d)", nr);
-    if (threads < 1 || threads > 256) die_user("--threads must be in 1..256 (got %d)", threads);
-    if (seed < 0) die_user("--seed must be >= 0 (got %ld)", seed);
-    /* kappa(H) in [1, 1e12]: above ~1/eps = 4.5e15 the small eigenvalue is lost
-     * in round-off (r means nothing), above ~1e154 r itself is NaN. */
-    if (!(kappa_a >= 1 && kappa_a <= KAPPA_MAX)) die_user("--kappa must be in [1, 1e12] (got %g)", kappa_a);
-    for (int i = 0; i < kappas.n; i++)
-        if (!(kappas.v[i] >= 1 && kappas.v[i] <= KAPPA_MAX))
-            die_user("--kappas must be in [1, 1e12] (got %g)", kappas.v[i]);
-    int do_a = strchr(panels, 'a') != NULL, do_b = strchr(panels, 'b') != NULL;
-    if (!panels[0] || strspn(panels, "ab") != strlen(panels))
-        die_user("--panels must be a, b or ab (got '%s')", panels);
-    int da[LIST_MAX], db[LIST_MAX];
-    double ka[LIST_MAX], kb[LIST_MAX];
-    sweep_cache cache = {0};
-    for (int i = 0; do_a && i < ds.n; i++) {
-        quad_check_sweep(ds.v[i], kappa_a, nthetas, npoints, nr);
-        da[i] = ds.v[i], ka[i] = kappa_a;
-        cache_add(&cache, da[i], ka[i]);
-    }
-    for (int i = 0; do_b && i < kappas.n; i++) {
-        quad_check_sweep(d_b, kappas.v[i], nthetas, npoints, nr);
-        db[i] = d_b, kb[i] = kappas.v[i];
-        cache_add(&cache, db[i], kb[i]);
-    }
-    ensure_dir(out);
+    fig4_args a;
+    parse_args(&a, argc, argv);
+    curve cv[2 * LIST_MAX];
+    int ncurves = curves_of(cv, &a);
+    ensure_dir(a.out);
 
-    progress prog;
-    progress_start(&prog, "fig4", (long)cache.n * nthetas);
-    double t0 = wall_seconds();
-    unsigned long draws = seed_for((unsigned long)seed, SEED_DRAWS);
-    for (int i = 0; i < cache.n; i++) {
-        quad_sweep_config c = {cache.e[i].d, cache.e[i].kappa, nthetas, npoints, nr, draws, threads, &prog,
-                               (long)i * nthetas};
-        cache.e[i].s = quad_sweep_run(&c);
-    }
-    progress_end(&prog);
-    double secs = wall_seconds() - t0;
+    sweep_cache cache = {.n = 0};
+    double secs = run_sweeps(&cache, cv, ncurves, &a);
 
-    gsl_rng *shuffle = rng_new(seed_for((unsigned long)seed, SEED_BASELINES));
-    curve_eval *ev = xmalloc(((size_t)ds.n + kappas.n) * sizeof *ev);
-    int nev = 0;
-    if (do_a) write_panel(out, 'a', &cache, da, ka, ds.n, shuffle, ev, &nev);
-    if (do_b) write_panel(out, 'b', &cache, db, kb, kappas.n, shuffle, ev, &nev);
-    write_stats(out, ev, nev);
-    write_claims(out, ev, nev, nthetas, npoints, nr, seed);
-    char *path = path_join(out, "claims.txt");
+    gsl_rng *shuffle = rng_new(seed_for((unsigned long)a.seed, SEED_BASELINES));
+    curve_eval *ev = xmalloc((size_t)(ncurves ? ncurves : 1) * sizeof *ev);
+    judge(ev, cv, ncurves, shuffle);
+
+    for (const char *panel = "ab"; *panel; panel++)
+        if (strchr(a.panels, *panel)) write_panel(a.out, *panel, cv, ncurves);
+    write_stats(a.out, cv, ev, ncurves);
+    write_claims(&a, cv, ev, ncurves);
+    char *path = path_join(a.out, "claims.txt");
     echo_file(path);
     free(path);
-    if (!core_quiet) fprintf(stderr, "fig4: %d sweeps in %.2f s (%d threads)\n", cache.n, secs, threads);
-    run_write_info(out, (unsigned long)seed);
+    if (!core_quiet) fprintf(stderr, "fig4: %d sweeps in %.2f s (%d threads)\n", cache.n, secs, a.threads);
+    run_write_info(a.out, (unsigned long)a.seed);
     free(ev);
     rng_free(shuffle);
-    for (int i = 0; i < cache.n; i++) quad_sweep_free(cache.e[i].s);
+    for (int i = 0; i < ncurves; i++) free(cv[i].rows);
+    for (int i = 0; i < cache.n; i++) quad_sweep_free(cache.s[i]);
     return 0;
 }

@@ -14,8 +14,11 @@
  * blocks lose). Its pick is set beside the split of the paper's Algorithm 3
  * (Transformers: embed/output by tokens, query/key by heads, value, attn.proj
  * and MLP by output neurons) and Algorithm 2 (non-Transformers: one block per
- * tensor). Negative control: the same criterion on H_tt with its rows and
- * columns randomly permuted.
+ * tensor). Controls of the Transformer claim: the same criterion on H_tt with its
+ * rows and columns randomly permuted (no split can hold there: it cannot pass), and
+ * the share of Algorithm 3's split tensors where the criterion picks the split by
+ * input columns, a structured split Principle 1 does not predict, which passes
+ * when H_tt is block-diagonal by columns.
  * The old rule is kept beside it: the finest split whose mass ratio with the
  * diagonal, Σ_b ‖H_bb‖² / ‖H_tt‖², is >= --share (with its Monte Carlo random
  * baseline), and both rules swept over their thresholds (sweep.csv).
@@ -133,6 +136,7 @@ typedef struct {
     int nz, split_tensors;       /* nonzero tensors; those Algorithm 3 splits */
     int alg3_all, alg3_split;    /* picks equal to Algorithm 3's split: all, among the split ones */
     int alg2;                    /* picks of whole (Algorithm 2's split) */
+    int cols_split;              /* picks of the split by input columns, among Algorithm 3's split ones */
 } agreement;
 
 typedef enum { RULE_CRITERION, RULE_OLD_SHARE } pick_rule;
@@ -140,7 +144,7 @@ typedef enum { RULE_CRITERION, RULE_OLD_SHARE } pick_rule;
 /* The agreement of a rule's picks: at the run's threshold (sweep < 0) or at sweep threshold `sweep`. */
 static agreement agree_of(const model *m, const tensor_check *tc, pick_rule rule, int sweep, int permuted)
 {
-    agreement a = {0};
+    agreement a = {.nz = 0};
     for (int t = 0; t < m->ntensors; t++) {
         const tensor_check *c = &tc[t];
         if (c->zero) continue;
@@ -153,11 +157,10 @@ static agreement agree_of(const model *m, const tensor_check *tc, pick_rule rule
         a.alg3_all += pick >= 0 && pick == c->alg3;
         a.alg3_split += split3 && pick == c->alg3;
         a.alg2 += pick >= 0 && sc->nblocks[pick] == 1;
+        a.cols_split += split3 && pick >= 0 && sc->split[pick] == SPLIT_COLS;
     }
     return a;
 }
-
-static double frac(int k, int n) { return n > 0 ? (double)k / n : NAN; }
 
 typedef struct {
     const char *key;             /* "tt" or "mlp" */
@@ -183,29 +186,30 @@ static void write_sweep(const char *dir, const model *m, const tensor_check *tc)
     csv_close(f);
 }
 
-static void analyse(run *r, const model *m, const double *H, const char *dir, model_result *res)
+/* The names of a tensor's picks: the criterion's on H and on the permuted H, the old rule's, Algorithm 3's. */
+typedef struct {
+    char crit[64], perm[64], old[64], alg3[64];
+} pick_names;
+
+static pick_names names_of(const tensor_info *ti, const tensor_check *c)
 {
-    ensure_dir(dir);
-    partition *alg3 = partition_alg3(m, 0);
-    double total = frobenius_sq(m->P * m->P, H);
-    tensor_check *tc = xmalloc((size_t)m->ntensors * sizeof(tensor_check));
+    pick_names n;
+    cand_name(ti, &c->c, c->crit.now, n.crit, sizeof n.crit);
+    cand_name(ti, &c->c, c->crit.perm, n.perm, sizeof n.perm);
+    cand_name(ti, &c->c, c->old.now, n.old, sizeof n.old);
+    cand_name(ti, &c->c, c->alg3, n.alg3, sizeof n.alg3);
+    return n;
+}
+
+static void write_candidates(const char *dir, const run *r, const model *m, const tensor_check *tc)
+{
     outfile *cand = csv_open_in(dir, "candidates.csv", "tensor,role,split,meaning,blocks,block_size,mass_ratio,"
                                 "random_mass_ratio,random_mass_ratio_sd,keeps_share,offdiag_share,chance,excess,score,holds,perm_mass_ratio,"
                                 "perm_random_mass_ratio,perm_excess,perm_score");
-    outfile *sum = csv_open_in(dir, "summary.csv", "tensor,role,rows,cols,size,hessian_share,diag_share,old_split,"
-                               "old_blocks,old_mass_ratio,criterion_split,criterion_blocks,criterion_score,"
-                               "perm_criterion_split,alg3_split,alg3_blocks,alg3_mass_ratio,alg3_excess,agree_alg3,"
-                               "agree_alg2,old_agree_alg3");
-    if (!core_quiet)
-        printf("%s\n%-20s %-9s %6s %8s  %-18s %-18s %-18s %-18s %s\n", res->what, "tensor", "role", "size",
-               "H share", "criterion", "permuted H", "old >= share", "Algorithm 3",
-               "excess (heads/rows/cols), diagonal excess");
     for (int t = 0; t < m->ntensors; t++) {
         const tensor_info *ti = &m->tensors[t];
-        tensor_check *c = &tc[t];
-        *c = check_tensor(r, m, H, t, alg3, total);
+        const tensor_check *c = &tc[t];
         const split_candidates *sc = &c->c;
-        int pick = c->crit.now, ppick = c->crit.perm, opick = c->old.now;
         for (int i = 0; i < sc->n; i++)
             csv_row(cand, "%s,%s,%s,%s,%d,%zu,%.10g,%.10g,%.10g,%d,%.10g,%.10g,%.10g,%.10g,%d,%.10g,%.10g,%.10g,%.10g",
                     ti->name, role_name(ti->role), split_name(sc->split[i]), split_meaning(ti, sc->split[i]),
@@ -213,38 +217,80 @@ static void analyse(run *r, const model *m, const double *H, const char *dir, mo
                     sc->mass[i] >= r->share,
                     sc->st[i].share, sc->st[i].chance, sc->st[i].excess, sc->hold[i], sc->hold[i] >= r->level,
                     c->perm.mass[i], c->rand_perm[i], c->perm.st[i].excess, c->perm.hold[i]);
-        char pb[64], qb[64], ob[64], ab[64];
-        cand_name(ti, sc, pick, pb, sizeof pb);
-        cand_name(ti, sc, ppick, qb, sizeof qb);
-        cand_name(ti, sc, opick, ob, sizeof ob);
-        cand_name(ti, sc, c->alg3, ab, sizeof ab);
-        int same = pick == c->alg3, old_same = opick == c->alg3;
-        if (!c->zero) {
-            size_t dl = strlen(res->disagree), ol = strlen(res->old_disagree);
-            if (!same)
-                snprintf(res->disagree + dl, sizeof res->disagree - dl, "%s%s (%s vs %s)", dl ? "; " : "", ti->name,
-                         pb, ab);
-            if (!old_same)
-                snprintf(res->old_disagree + ol, sizeof res->old_disagree - ol, "%s%s (%s vs %s)", ol ? "; " : "",
-                         ti->name, ob, ab);
-        }
-        csv_row(sum, "%s,%s,%d,%d,%zu,%.10g,%.10g,%s,%d,%.10g,%s,%d,%.10g,%s,%s,%d,%.10g,%.10g,%s,%s,%s", ti->name,
-                role_name(ti->role), ti->rows, ti->cols, tensor_size(ti), total > 0 ? c->fro2 / total : NAN,
-                sc->diag_share, ob, opick >= 0 ? sc->nblocks[opick] : 0, opick >= 0 ? sc->mass[opick] : NAN, pb,
-                sc->nblocks[pick], c->crit_score, qb, ab, c->alg3 >= 0 ? sc->nblocks[c->alg3] : 0,
-                c->alg3 >= 0 ? sc->mass[c->alg3] : NAN, c->alg3 >= 0 ? sc->st[c->alg3].excess : NAN,
-                c->zero ? "zero-hessian" : same ? "yes" : "no", c->zero ? "zero-hessian" : sc->nblocks[pick] == 1 ? "yes" : "no",
-                c->zero ? "zero-hessian" : old_same ? "yes" : "no");
-        if (!core_quiet) {
-            printf("%-20s %-9s %6zu %8.2e  %-18s %-18s %-18s %-18s", ti->name, role_name(ti->role), tensor_size(ti),
-                   total > 0 ? c->fro2 / total : NAN, c->zero ? "(H_tt = 0)" : pb, qb, ob, ab);
-            for (int i = 0; i < sc->n; i++)
-                if (sc->split[i] != SPLIT_WHOLE) printf(" %s %.3f", split_name(sc->split[i]), sc->hold[i]);
-            printf("\n");
-        }
     }
     csv_close(cand);
+}
+
+static void write_summary(const char *dir, const model *m, const tensor_check *tc, double total)
+{
+    outfile *sum = csv_open_in(dir, "summary.csv", "tensor,role,rows,cols,size,hessian_share,diag_share,old_split,"
+                               "old_blocks,old_mass_ratio,criterion_split,criterion_blocks,criterion_score,"
+                               "perm_criterion_split,alg3_split,alg3_blocks,alg3_mass_ratio,alg3_excess,agree_alg3,"
+                               "agree_alg2,old_agree_alg3");
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        const tensor_check *c = &tc[t];
+        const split_candidates *sc = &c->c;
+        int pick = c->crit.now, opick = c->old.now;
+        pick_names n = names_of(ti, c);
+        const char *zero = "zero-hessian";
+        csv_row(sum, "%s,%s,%d,%d,%zu,%.10g,%.10g,%s,%d,%.10g,%s,%d,%.10g,%s,%s,%d,%.10g,%.10g,%s,%s,%s", ti->name,
+                role_name(ti->role), ti->rows, ti->cols, tensor_size(ti), total > 0 ? c->fro2 / total : NAN,
+                sc->diag_share, n.old, opick >= 0 ? sc->nblocks[opick] : 0, opick >= 0 ? sc->mass[opick] : NAN, n.crit,
+                sc->nblocks[pick], c->crit_score, n.perm, n.alg3, c->alg3 >= 0 ? sc->nblocks[c->alg3] : 0,
+                c->alg3 >= 0 ? sc->mass[c->alg3] : NAN, c->alg3 >= 0 ? sc->st[c->alg3].excess : NAN,
+                c->zero ? zero : pick == c->alg3 ? "yes" : "no", c->zero ? zero : sc->nblocks[pick] == 1 ? "yes" : "no",
+                c->zero ? zero : opick == c->alg3 ? "yes" : "no");
+    }
     csv_close(sum);
+}
+
+/* "tensor (pick vs Algorithm 3); ..." for the nonzero tensors where the criterion (and the old rule) disagree. */
+static void list_disagreements(model_result *res, const model *m, const tensor_check *tc)
+{
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_check *c = &tc[t];
+        if (c->zero) continue;
+        pick_names n = names_of(&m->tensors[t], c);
+        size_t dl = strlen(res->disagree), ol = strlen(res->old_disagree);
+        if (c->crit.now != c->alg3)
+            snprintf(res->disagree + dl, sizeof res->disagree - dl, "%s%s (%s vs %s)", dl ? "; " : "",
+                     m->tensors[t].name, n.crit, n.alg3);
+        if (c->old.now != c->alg3)
+            snprintf(res->old_disagree + ol, sizeof res->old_disagree - ol, "%s%s (%s vs %s)", ol ? "; " : "",
+                     m->tensors[t].name, n.old, n.alg3);
+    }
+}
+
+/* The table on stdout (without --quiet). */
+static void print_checks(const model_result *res, const model *m, const tensor_check *tc, double total)
+{
+    printf("%s\n%-20s %-9s %6s %8s  %-18s %-18s %-18s %-18s %s\n", res->what, "tensor", "role", "size", "H share",
+           "criterion", "permuted H", "old >= share", "Algorithm 3", "excess (heads/rows/cols), diagonal excess");
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        const tensor_check *c = &tc[t];
+        pick_names n = names_of(ti, c);
+        printf("%-20s %-9s %6zu %8.2e  %-18s %-18s %-18s %-18s", ti->name, role_name(ti->role), tensor_size(ti),
+               total > 0 ? c->fro2 / total : NAN, c->zero ? "(H_tt = 0)" : n.crit, n.perm, n.old, n.alg3);
+        for (int i = 0; i < c->c.n; i++)
+            if (c->c.split[i] != SPLIT_WHOLE) printf(" %s %.3f", split_name(c->c.split[i]), c->c.hold[i]);
+        printf("\n");
+    }
+}
+
+/* Every tensor checked on H, the model's files written into dir, its agreement counts into res. */
+static void analyse(run *r, const model *m, const double *H, const char *dir, model_result *res)
+{
+    ensure_dir(dir);
+    partition *alg3 = partition_alg3(m, 0);
+    double total = frobenius_sq(m->P * m->P, H);
+    tensor_check *tc = xmalloc((size_t)m->ntensors * sizeof(tensor_check));
+    for (int t = 0; t < m->ntensors; t++) tc[t] = check_tensor(r, m, H, t, alg3, total);
+    write_candidates(dir, r, m, tc);
+    write_summary(dir, m, tc, total);
+    list_disagreements(res, m, tc);
+    if (!core_quiet) print_checks(res, m, tc, total);
     write_sweep(dir, m, tc);
     size_t shape[2] = {m->P, m->P};
     if (r->save_h) npy_write_in(dir, "H.npy", H, 2, shape);
@@ -281,13 +327,9 @@ static void run_mlp(run *r, const mlp_ckpt_setup *ms, const char *dir, model_res
 
 static void put_agreement(outfile *f, const char *prefix, const agreement *a)
 {
-    char name[128];
-    snprintf(name, sizeof name, "%s.alg3_agree", prefix);
-    stats_put(f, name, frac(a->alg3_split, a->split_tensors));
-    snprintf(name, sizeof name, "%s.alg3_agree_all", prefix);
-    stats_put(f, name, frac(a->alg3_all, a->nz));
-    snprintf(name, sizeof name, "%s.alg2_agree", prefix);
-    stats_put(f, name, frac(a->alg2, a->nz));
+    stats_put_share(f, a->alg3_split, a->split_tensors, "%s.alg3_agree", prefix);
+    stats_put_share(f, a->alg3_all, a->nz, "%s.alg3_agree_all", prefix);
+    stats_put_share(f, a->alg2, a->nz, "%s.alg2_agree", prefix);
 }
 
 static void write_stats(const run *r, const model_result *res, int nres)
@@ -299,6 +341,9 @@ static void write_stats(const run *r, const model_result *res, int nres)
         put_agreement(f, prefix, &res[i].now);
         snprintf(prefix, sizeof prefix, "partition_check.control.%s.permuted", res[i].key);
         put_agreement(f, prefix, &res[i].perm);
+        /* the control that can pass: the criterion picks the split by input columns */
+        stats_put_share(f, res[i].now.cols_split, res[i].now.split_tensors, "partition_check.control.%s.columns_agree",
+                        res[i].key);
         snprintf(prefix, sizeof prefix, "partition_check.%s.old_share_rule", res[i].key);
         put_agreement(f, prefix, &res[i].old);
         snprintf(prefix, sizeof prefix, "partition_check.%s.old_share_rule.permuted", res[i].key);
@@ -311,10 +356,11 @@ static void model_claims(FILE *fp, const run *r, const model_result *m)
 {
     const agreement *a = &m->now, *p = &m->perm, *o = &m->old, *op = &m->old_perm;
     fprintf(fp, "%s: Principle 1 (the criterion at level %.2f) recovers Algorithm 3 (%s): %d of the %d tensors "
-                "Algorithm 3 splits (%d of %d nonzero tensors in all); permuted H: %d of %d%s%s\n",
+                "Algorithm 3 splits (%d of %d nonzero tensors in all); permuted H: %d of %d; split by input columns "
+                "instead: %d of %d%s%s\n",
             a->split_tensors == 0 ? "INVALID (no tensor with curvature)" : a->alg3_split == a->split_tensors ? "PASS" : "FAIL", r->level, m->what, a->alg3_split, a->split_tensors,
-            a->alg3_all, a->nz, p->alg3_split, p->split_tensors, m->disagree[0] ? "; disagree (criterion vs "
-            "Algorithm 3): " : "", m->disagree);
+            a->alg3_all, a->nz, p->alg3_split, p->split_tensors, a->cols_split, a->split_tensors,
+            m->disagree[0] ? "; disagree (criterion vs Algorithm 3): " : "", m->disagree);
     fprintf(fp, "%s: Principle 1 recovers Algorithm 2, one block per tensor (%s): %d of %d nonzero tensors kept "
                 "whole; permuted H: %d of %d\n", a->nz == 0 ? "INVALID (no tensor with curvature)" : a->alg2 == a->nz ? "PASS" : "FAIL", m->what, a->alg2, a->nz,
             p->alg2, p->nz);
@@ -323,8 +369,8 @@ static void model_claims(FILE *fp, const run *r, const model_result *m)
             o->nz == 0 ? "INVALID (no tensor with curvature)" : o->alg3_all == o->nz ? "PASS" : "FAIL", 100 * r->share, m->what, o->alg3_all, o->nz, o->alg3_split,
             o->split_tensors, op->alg3_all, op->nz, op->alg3_split, op->split_tensors,
             m->old_disagree[0] ? "; disagree (finest vs Algorithm 3): " : "", m->old_disagree);
-    fprintf(fp, "context: %s, P = %zu; H at step %ld of %ld (%s)\n", m->what, m->P, m->step, m->total,
-            strcmp(m->key, "tt") == 0 ? "AdamW, as fig6" : "Adam, cosine");
+    fprintf(fp, "context: %s, P = %zu; H at step %ld of %ld (%s, peak lr %g: --lr)\n", m->what, m->P, m->step, m->total,
+            strcmp(m->key, "tt") == 0 ? "AdamW, as fig6" : "Adam, cosine", r->cli.lr);
 }
 
 static void write_claims(const run *r, const model_result *res, int nres)
@@ -345,34 +391,24 @@ static void write_claims(const run *r, const model_result *res, int nres)
     outfile_commit(o);
 }
 
-int main(int argc, char **argv)
+static void parse_args(run *r, int argc, char **argv)
 {
-    run r = {0};
-    ckpt_cli_init(&r.cli);
-    r.model_name = "tt";
-    r.out = "results/partition_check";
-    r.mlp_data = "fashion-mnist";
-    r.mlp_act = "tanh";
-    r.mlp_width = 8;
-    r.mlp_pool = 4;
-    r.mlp_eval_n = 1000;
-    r.reps = 10;
-    r.share = 0.9;
-    r.level = 0.5;
-    r.save_h = 1;
+    *r = (run){.model_name = "tt", .out = "results/partition_check", .mlp_data = "fashion-mnist", .mlp_act = "tanh",
+               .mlp_width = 8, .mlp_pool = 4, .mlp_eval_n = 1000, .reps = 10, .share = 0.9, .level = 0.5, .save_h = 1};
+    ckpt_cli_init(&r->cli);
     const cli_opt opts[] = {
-        {"model", OPT_STRING, &r.model_name, "tt (the tiny Transformer, as fig6), mlp (the 1-hidden-layer MLP) or both"},
-        {"level", OPT_DOUBLE, &r.level, "score a split needs to hold (off-diagonal excess; diagonal excess for entries)"},
-        {"share", OPT_DOUBLE, &r.share, "old rule: share of a tensor's Hessian mass the chosen split must keep"},
-        {"reps", OPT_INT, &r.reps, "random permutations for the old mass-ratio baselines"},
-        CKPT_CLI_OPTS(&r.cli),
-        {"mlp-data", OPT_STRING, &r.mlp_data, "--model mlp: fashion-mnist or synthetic"},
-        {"mlp-width", OPT_INT, &r.mlp_width, "--model mlp: hidden neurons"},
-        {"mlp-pool", OPT_INT, &r.mlp_pool, "--model mlp: k x k average pooling of the images"},
-        {"mlp-act", OPT_STRING, &r.mlp_act, "--model mlp: relu, tanh, gelu or linear"},
-        {"mlp-eval-n", OPT_INT, &r.mlp_eval_n, "--model mlp: test images the Hessian is taken on"},
-        {"save-h", OPT_INT, &r.save_h, "1: write H.npy (P x P)"},
-        {"out", OPT_STRING, &r.out, "output folder"},
+        {"model", OPT_STRING, &r->model_name, "tt (the tiny Transformer, as fig6), mlp (the 1-hidden-layer MLP) or both"},
+        {"level", OPT_DOUBLE, &r->level, "score a split needs to hold (off-diagonal excess; diagonal excess for entries)"},
+        {"share", OPT_DOUBLE, &r->share, "old rule: share of a tensor's Hessian mass the chosen split must keep"},
+        {"reps", OPT_INT, &r->reps, "random permutations for the old mass-ratio baselines"},
+        CKPT_CLI_OPTS(&r->cli),
+        {"mlp-data", OPT_STRING, &r->mlp_data, "--model mlp: fashion-mnist or synthetic"},
+        {"mlp-width", OPT_INT, &r->mlp_width, "--model mlp: hidden neurons"},
+        {"mlp-pool", OPT_INT, &r->mlp_pool, "--model mlp: k x k average pooling of the images"},
+        {"mlp-act", OPT_STRING, &r->mlp_act, "--model mlp: relu, tanh, gelu or linear"},
+        {"mlp-eval-n", OPT_INT, &r->mlp_eval_n, "--model mlp: test images the Hessian is taken on"},
+        {"save-h", OPT_INT, &r->save_h, "1: write H.npy (P x P)"},
+        {"out", OPT_STRING, &r->out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -387,24 +423,41 @@ int main(int argc, char **argv)
               "H: exact, at --checkpoint of training (tt: AdamW as fig6; mlp: Adam, same --steps/--lr/--batch).\n"
               "The model-size flags (--V, --C, ...) and --order/--successors/--text apply to tt only.",
               opts, sizeof opts / sizeof *opts);
-    int do_tt = strcmp(r.model_name, "tt") == 0, do_mlp = strcmp(r.model_name, "mlp") == 0;
-    if (strcmp(r.model_name, "both") == 0) do_tt = do_mlp = 1;
-    if (!do_tt && !do_mlp) die_user("--model must be tt, mlp or both (got '%s')", r.model_name);
-    if (!(r.level > 0 && r.level <= 1)) die_user("--level must be in (0, 1] (got %g)", r.level);
-    if (!(r.share > 0 && r.share <= 1)) die_user("--share must be in (0, 1] (got %g)", r.share);
-    if (r.reps < 2 || r.reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r.reps);
-    if (r.save_h != 0 && r.save_h != 1) die_user("--save-h must be 0 or 1 (got %d)", r.save_h);
-    tt_ckpt_setup setup = ckpt_cli_setup(&r.cli);
-    mlp_ckpt_setup ms = {r.mlp_data, r.mlp_act, r.mlp_width, r.mlp_pool, r.mlp_eval_n, r.cli.batch, r.cli.steps,
-                         r.cli.lr, r.cli.frac, (unsigned long)r.cli.seed, (unsigned long)r.cli.data_seed};
-    if (do_mlp) {
-        if (strcmp(r.mlp_data, "fashion-mnist") != 0 && strcmp(r.mlp_data, "synthetic") != 0)
-            die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", r.mlp_data);
-        if (r.mlp_width < 1 || r.mlp_width > 4096) die_user("--mlp-width must be in 1..4096 (got %d)", r.mlp_width);
-        if (r.mlp_pool < 1 || r.mlp_pool > 8) die_user("--mlp-pool must be in 1..8 (got %d)", r.mlp_pool);
-        if (r.mlp_eval_n < 1) die_user("--mlp-eval-n must be >= 1 (got %d)", r.mlp_eval_n);
-        act_parse(r.mlp_act);
+}
+
+/* Which models (--model), the range checks, and both setups. */
+static void check_args(run *r, int *do_tt, int *do_mlp, tt_ckpt_setup *setup, mlp_ckpt_setup *ms)
+{
+    *do_tt = strcmp(r->model_name, "tt") == 0, *do_mlp = strcmp(r->model_name, "mlp") == 0;
+    if (strcmp(r->model_name, "both") == 0) *do_tt = *do_mlp = 1;
+    if (!*do_tt && !*do_mlp) die_user("--model must be tt, mlp or both (got '%s')", r->model_name);
+    if (!(r->level > 0 && r->level <= 1)) die_user("--level must be in (0, 1] (got %g)", r->level);
+    if (!(r->share > 0 && r->share <= 1)) die_user("--share must be in (0, 1] (got %g)", r->share);
+    if (r->reps < 2 || r->reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r->reps);
+    if (r->save_h != 0 && r->save_h != 1) die_user("--save-h must be 0 or 1 (got %d)", r->save_h);
+    *setup = ckpt_cli_setup(&r->cli);
+    *ms = (mlp_ckpt_setup){.data = r->mlp_data, .act = r->mlp_act, .width = r->mlp_width, .pool = r->mlp_pool,
+                           .eval_n = r->mlp_eval_n, .batch = r->cli.batch, .steps = r->cli.steps, .lr = r->cli.lr,
+                           .frac = r->cli.frac, .seed = (unsigned long)r->cli.seed,
+                           .data_seed = (unsigned long)r->cli.data_seed};
+    if (*do_mlp) {
+        if (strcmp(r->mlp_data, "fashion-mnist") != 0 && strcmp(r->mlp_data, "synthetic") != 0)
+            die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", r->mlp_data);
+        if (r->mlp_width < 1 || r->mlp_width > 4096) die_user("--mlp-width must be in 1..4096 (got %d)", r->mlp_width);
+        if (r->mlp_pool < 1 || r->mlp_pool > 8) die_user("--mlp-pool must be in 1..8 (got %d)", r->mlp_pool);
+        if (r->mlp_eval_n < 1) die_user("--mlp-eval-n must be >= 1 (got %d)", r->mlp_eval_n);
+        act_parse(r->mlp_act);
     }
+}
+
+int main(int argc, char **argv)
+{
+    run r;
+    parse_args(&r, argc, argv);
+    int do_tt, do_mlp;
+    tt_ckpt_setup setup;
+    mlp_ckpt_setup ms;
+    check_args(&r, &do_tt, &do_mlp, &setup, &ms);
     ensure_dir(r.out);
     r.rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_BASELINES));
     r.perm_rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_DRAWS));

@@ -16,13 +16,17 @@
  *     fig4: the paper's Fig. 4 recipe, D = diag(1/|M_b x|), x ~ N(0, I/√n),
  *           the median of r over --draws draws;
  *     adam: D = diag(1/(√v̂ + ε)), AdamW's own v̂ at the checkpoint;
- *   the control: the same r in coordinates rescaled by a fixed random diagonal
- *     S (log10 s_i ~ U[−1, 1]): S M_b S, D from S M_b S x, and v̂ → S²v̂ (the
- *     same gradients seen in the new coordinates), where a diagonal D must
- *     undo part of the scaling.
+ *   the control: the same r on the block's diagonal part diag(M_b) (τ = 1, where
+ *     the paper says D_Adam works), D from the same recipe (the Fig. 4 recipe on
+ *     the diagonal part's own gradient diag(M_b) x, or the same v̂), measurable
+ *     when κ(diag(M_b)) ≤ 1e12; it passes the rule when D does not help there;
+ *   the first control, kept for reference ("scaled"): the same r in coordinates
+ *     rescaled by a fixed random diagonal S (log10 s_i ~ U[−1, 1]): S M_b S, D
+ *     from S M_b S x, and v̂ → S²v̂, where a diagonal D must undo part of the
+ *     scaling (it fails the rule by construction).
  * The claim's statistic per (recipe, M, checkpoint): the share of the
  * measurable blocks of query, key, value, attn.proj, mlp.fc_1 and mlp.proj
- * with r > 1 (stats.csv; judged over seeds by the verdict engine).
+ * with r > 1, with its counts (stats.csv; judged over seeds by the verdict engine).
  *
  * The first version's table (the first head of query/key/value, the first
  * neuron of attn.proj, mlp.fc_1, mlp.proj; κ not deflated, D from v̂) is kept
@@ -42,13 +46,21 @@
 
 /* The paper's table: its six blocks and values (adam-mini.tex, tab:kappa_transformer). */
 #define NPAPER 6
-static const char *KEY[NPAPER] = {"query_head0", "key_head0", "value_head0", "attn_proj_row0", "mlp_fc1_row0",
-                                  "mlp_proj_row0"};
-static const char *LABEL[NPAPER] = {"1st head in Query", "1st head in Key", "1st head in Value",
-                                    "1st neuron in attn.proj", "1st neuron in MLP_fc1", "1st neuron in MLP_c_proj"};
-static const char *SUFFIX[NPAPER] = {"attn.query", "attn.key", "attn.value", "attn.proj", "mlp.fc_1", "mlp.proj"};
-static const double PAPER_H[NPAPER] = {103.80, 103.46, 165.66, 39.92, 22.04, 63.85};
-static const double PAPER_DH[NPAPER] = {176.88, 213.82, 332.76, 94.56, 70.92, 236.71};
+typedef struct {
+    const char *key, *label;
+    const char *suffix;           /* the tensor in layer --layer: "h<layer>.<suffix>" */
+    double kappa_h, kappa_dh;     /* the paper's κ(H) and κ(D_Adam H) */
+} paper_row;
+static const paper_row PAPER[NPAPER] = {
+    {.key = "query_head0", .label = "1st head in Query", .suffix = "attn.query", .kappa_h = 103.80, .kappa_dh = 176.88},
+    {.key = "key_head0", .label = "1st head in Key", .suffix = "attn.key", .kappa_h = 103.46, .kappa_dh = 213.82},
+    {.key = "value_head0", .label = "1st head in Value", .suffix = "attn.value", .kappa_h = 165.66, .kappa_dh = 332.76},
+    {.key = "attn_proj_row0", .label = "1st neuron in attn.proj", .suffix = "attn.proj", .kappa_h = 39.92,
+     .kappa_dh = 94.56},
+    {.key = "mlp_fc1_row0", .label = "1st neuron in MLP_fc1", .suffix = "mlp.fc_1", .kappa_h = 22.04, .kappa_dh = 70.92},
+    {.key = "mlp_proj_row0", .label = "1st neuron in MLP_c_proj", .suffix = "mlp.proj", .kappa_h = 63.85,
+     .kappa_dh = 236.71},
+};
 
 enum { REC_FIG4, REC_ADAM, NREC };
 static const char *REC[NREC] = {"fig4", "adam"};
@@ -66,9 +78,9 @@ typedef struct {
     double kappa[NMAT];           /* κ(M_b), deflated */
     double kappa_adam[NMAT];      /* κ(D_Adam M_b), deflated */
     double ratio[NMAT][NREC];     /* κ(D M_b)/κ(M_b) */
-    double ckappa[NMAT];          /* κ(S M_b S), deflated */
-    double ctrl[NMAT][NREC];      /* the ratios in the rescaled coordinates */
-    double dkappa[NMAT];          /* κ(diag(M_b)): the block's diagonal part alone */
+    double skappa[NMAT];          /* κ(S M_b S), deflated */
+    double scaled[NMAT][NREC];    /* the ratios in the rescaled coordinates */
+    double dkappa[NMAT];          /* κ(diag(M_b)): the block's diagonal part alone (the control) */
     double diag[NMAT][NREC];      /* the ratios on it */
     double kappa_raw, kappa_raw_adam; /* the first version: κ(H_b), κ(D^½ H_b D^½), nothing deflated */
     int nneg_raw;
@@ -109,37 +121,19 @@ static ratios ratios_of(int n, const double *Mb, int k, const double *N, const d
     return o;
 }
 
-/* The reference on the block's diagonal part h = diag(M_b) (a diagonal matrix, τ = 1):
- * κ = max|h|/min|h|; with the Fig. 4 recipe D diag(h) = diag(sign(h_i)/|x_i|), so
- * κ(D diag(h)) = max|x|/min|x| whatever h is (median over the draws); with v̂,
- * max|d h|/min|d h|. */
+/* The control on the block's diagonal part diag(M_b) (hessian.h, diag_part_ratios). */
 static void diagonal_part(int n, const double *Mb, const double *db, int draws, gsl_rng *r, double *kappa,
                           double ratio[NREC])
 {
-    double hmin = INFINITY, hmax = 0, dmin = INFINITY, dmax = 0;
-    for (int i = 0; i < n; i++) {
-        double h = fabs(Mb[(size_t)i * n + i]), dh = db[i] * h;
-        hmin = fmin(hmin, h), hmax = fmax(hmax, h), dmin = fmin(dmin, dh), dmax = fmax(dmax, dh);
-    }
-    *kappa = hmin > 0 ? hmax / hmin : INFINITY;
-    ratio[REC_ADAM] = dmin > 0 ? dmax / dmin / *kappa : NAN;
-    double *k = xmalloc((size_t)(draws > 0 ? draws : 1) * sizeof(double));
-    for (int t = 0; t < draws; t++) {
-        double xmin = INFINITY, xmax = 0;
-        for (int i = 0; i < n; i++) {
-            double x = fabs(rng_gaussian(r, 1));
-            xmin = fmin(xmin, x), xmax = fmax(xmax, x);
-        }
-        k[t] = xmax / xmin;
-    }
-    ratio[REC_FIG4] = draws > 0 && hmin > 0 ? median_of(k, draws) / *kappa : NAN;
-    free(k);
+    diag_ratios d = diag_part_ratios(n, Mb, db, draws, r);
+    *kappa = d.kappa;
+    ratio[REC_ADAM] = d.ratio_d;
+    ratio[REC_FIG4] = d.ratio_fig4;
 }
 
 static block_result analyze_block(const ckpt_view *v, const block *b)
 {
-    block_result o;
-    memset(&o, 0, sizeof o);
+    block_result o = {.nknown = 0};
     size_t P = v->m->P;
     int n = (int)b->n;
     double *N = xmalloc(2 * b->n * b->n * sizeof(double)), *NS = xmalloc(2 * b->n * b->n * sizeof(double));
@@ -173,9 +167,9 @@ static block_result analyze_block(const ckpt_view *v, const block *b)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) Mb[(size_t)i * n + j] *= sb[i] * sb[j];
         ratios c = ratios_of(n, Mb, k, NS, dsb, v->draws, v->rng);
-        o.ckappa[mat] = c.kappa;
+        o.skappa[mat] = c.kappa;
         o.skipped += c.skipped;
-        memcpy(o.ctrl[mat], c.ratio, sizeof c.ratio);
+        memcpy(o.scaled[mat], c.ratio, sizeof c.ratio);
         free(Mb);
     }
     free(N), free(NS), free(db), free(sb), free(dsb);
@@ -189,20 +183,21 @@ typedef struct {
     double share, med;  /* up/n, median log10 ratio */
 } summary;
 
-/* What a summary is over: the claim's blocks, the control's rescaled blocks, the diagonal parts. */
-enum { ON_BLOCKS, ON_CONTROL, ON_DIAGONAL };
+/* What a summary is over: the claim's blocks, their diagonal parts (the control), the
+ * rescaled blocks (the first control). */
+enum { ON_BLOCKS, ON_DIAGONAL, ON_SCALED };
 
-/* Over the blocks with sel[i] whose κ is measurable (of M_b, of S M_b S for
- * the control, of diag(M_b)) and whose ratio is finite. */
+/* Over the blocks with sel[i] whose κ is measurable (of M_b, of diag(M_b), of
+ * S M_b S) and whose ratio is finite. */
 static summary summarize(const block_result *R, const int *sel, int nb, int mat, int rec, int on)
 {
-    summary s = {0, 0, NAN, NAN};
+    summary s = {.n = 0, .up = 0, .share = NAN, .med = NAN};
     double *lr = xmalloc((size_t)(nb ? nb : 1) * sizeof(double));
     for (int i = 0; i < nb; i++) {
         if (!sel[i]) continue;
-        double k = on == ON_CONTROL ? R[i].ckappa[mat] : on == ON_DIAGONAL ? R[i].dkappa[mat] : R[i].kappa[mat];
-        double r = on == ON_CONTROL ? R[i].ctrl[mat][rec] : on == ON_DIAGONAL ? R[i].diag[mat][rec]
-                                                                              : R[i].ratio[mat][rec];
+        double k = on == ON_SCALED ? R[i].skappa[mat] : on == ON_DIAGONAL ? R[i].dkappa[mat] : R[i].kappa[mat];
+        double r = on == ON_SCALED ? R[i].scaled[mat][rec] : on == ON_DIAGONAL ? R[i].diag[mat][rec]
+                                                                             : R[i].ratio[mat][rec];
         if (!measurable(k) || !isfinite(r) || r <= 0) continue;
         lr[s.n++] = log10(r);
         s.up += r > 1;
@@ -240,7 +235,7 @@ static int checkpoints_of(long steps, double frac, checkpoint *c, int *primary, 
         }
     int k = 0;
     for (int i = 0; i < n; i++)
-        if (k == 0 || want[i] != c[k - 1].step) c[k++] = (checkpoint){want[i], (double)want[i] / steps};
+        if (k == 0 || want[i] != c[k - 1].step) c[k++] = (checkpoint){.step = want[i], .frac = (double)want[i] / steps};
     for (int i = 0; i < k; i++) {
         if (c[i].step == checkpoint_step(frac, steps)) *primary = i;
         if (c[i].step == 1) *first = i;
@@ -252,7 +247,7 @@ static int checkpoints_of(long steps, double frac, checkpoint *c, int *primary, 
 static block paper_block(const model *m, int layer, int k)
 {
     char name[64];
-    snprintf(name, sizeof name, "h%d.%s", layer, SUFFIX[k]);
+    snprintf(name, sizeof name, "h%d.%s", layer, PAPER[k].suffix);
     int t = model_find_tensor(m, name);
     if (t < 0) DIE("no tensor %s", name);
     partition *p = partition_new();
@@ -279,6 +274,59 @@ typedef struct {
     double train_seconds, hess_seconds, analysis_seconds;
 } run;
 
+/* The Algorithm 3 blocks, which of them are in the table's six tensors, the paper's six blocks. */
+static void select_blocks(run *r, const model *m)
+{
+    r->blocks = partition_alg3(m, 0);
+    r->nb = r->blocks->nblocks;
+    r->sel = xcalloc((size_t)r->nb, sizeof(int));
+    for (int i = 0; i < r->nb; i++)
+        for (int k = 0; k < NPAPER; k++) {
+            char name[64];
+            snprintf(name, sizeof name, "h%d.%s", r->layer, PAPER[k].suffix);
+            if (strcmp(m->tensors[r->blocks->b[i].tensor].name, name) == 0) r->sel[i] = 1;
+        }
+    for (int k = 0; k < NPAPER; k++) r->paper[k] = paper_block(m, r->layer, k);
+    r->R = xcalloc((size_t)r->nck * r->nb, sizeof(block_result));
+}
+
+/* The control's coordinates: log10 s_i ~ U[-1, 1], fixed for the run (the baselines stream). */
+static double *control_scaling(size_t P, long seed)
+{
+    double *sc = xmalloc(P * sizeof(double));
+    gsl_rng *sr = rng_new(seed_for((unsigned long)seed, SEED_BASELINES));
+    for (size_t i = 0; i < P; i++) sc[i] = pow(10, rng_uniform_in(sr, -1, 1));
+    rng_free(sr);
+    return sc;
+}
+
+/* The paper's six blocks of H and their D at --checkpoint, for numpy. */
+static void write_paper_npy(const run *r, const double *H, const double *d, size_t P)
+{
+    for (int k = 0; k < NPAPER; k++) {
+        char name[64];
+        double *Hb = block_extract(H, P, &r->paper[k]), *db = xmalloc(r->paper[k].n * sizeof(double));
+        block_gather(&r->paper[k], d, db);
+        size_t shape[2] = {r->paper[k].n, r->paper[k].n};
+        snprintf(name, sizeof name, "H_%s.npy", PAPER[k].key);
+        npy_write_in(r->out, name, Hb, 2, shape);
+        snprintf(name, sizeof name, "d_%s.npy", PAPER[k].key);
+        npy_write_in(r->out, name, db, 1, shape);
+        free(Hb), free(db);
+    }
+}
+
+/* Every block at checkpoint ci (and the paper's six at the first and the primary checkpoint). */
+static void analyze_checkpoint(run *r, const ckpt_view *v, int ci)
+{
+    for (int i = 0; i < r->nb; i++) r->R[(size_t)ci * r->nb + i] = analyze_block(v, &r->blocks->b[i]);
+    for (int k = 0; k < NPAPER; k++) {
+        if (ci == r->primary) r->paperR[0][k] = analyze_block(v, &r->paper[k]);
+        if (ci == r->first) r->paperR[1][k] = analyze_block(v, &r->paper[k]);
+    }
+}
+
+/* The training with every checkpoint, then H and G at each and every block analysed. */
 static void compute(run *r)
 {
     tt_ckpt_setup s = r->s;
@@ -290,25 +338,9 @@ static void compute(run *r)
     tt_ckpt_train(&s, train_dir, &c);
     r->train_seconds = c.train_seconds;
     model *m = c.m;
-
-    r->blocks = partition_alg3(m, 0);
-    r->nb = r->blocks->nblocks;
-    r->sel = xcalloc((size_t)r->nb, sizeof(int));
-    for (int i = 0; i < r->nb; i++)
-        for (int k = 0; k < NPAPER; k++) {
-            char name[64];
-            snprintf(name, sizeof name, "h%d.%s", r->layer, SUFFIX[k]);
-            if (strcmp(m->tensors[r->blocks->b[i].tensor].name, name) == 0) r->sel[i] = 1;
-        }
-    for (int k = 0; k < NPAPER; k++) r->paper[k] = paper_block(m, r->layer, k);
-    r->R = xcalloc((size_t)r->nck * r->nb, sizeof(block_result));
-
-    /* the control's coordinates: log10 s_i ~ U[-1, 1], fixed for the run */
+    select_blocks(r, m);
     size_t P = m->P;
-    double *sc = xmalloc(P * sizeof(double)), *d = xmalloc(P * sizeof(double));
-    gsl_rng *sr = rng_new(seed_for((unsigned long)r->cli.seed, SEED_BASELINES));
-    for (size_t i = 0; i < P; i++) sc[i] = pow(10, rng_uniform_in(sr, -1, 1));
-    rng_free(sr);
+    double *sc = control_scaling(P, r->cli.seed), *d = xmalloc(P * sizeof(double));
     gsl_rng *xr = rng_new(seed_for((unsigned long)r->cli.seed, SEED_DRAWS));
     for (int ci = 0; ci < r->nck; ci++) {
         tt_ckpt_load(&s, train_dir, r->ck[ci].step, &c);
@@ -322,24 +354,9 @@ static void compute(run *r)
         r->loss[ci] = c.loss;
         r->hess_seconds += c.hess_seconds;
         double t0 = wall_seconds();
-        ckpt_view v = {m, {H, c.H}, d, sc, r->draws, xr};
-        for (int i = 0; i < r->nb; i++) r->R[(size_t)ci * r->nb + i] = analyze_block(&v, &r->blocks->b[i]);
-        for (int k = 0; k < NPAPER; k++) {
-            if (ci == r->primary) r->paperR[0][k] = analyze_block(&v, &r->paper[k]);
-            if (ci == r->first) r->paperR[1][k] = analyze_block(&v, &r->paper[k]);
-        }
-        if (ci == r->primary)
-            for (int k = 0; k < NPAPER; k++) { /* the paper's blocks and their D, for numpy */
-                char name[64];
-                double *Hb = block_extract(H, P, &r->paper[k]), *db = xmalloc(r->paper[k].n * sizeof(double));
-                block_gather(&r->paper[k], d, db);
-                size_t shape[2] = {r->paper[k].n, r->paper[k].n};
-                snprintf(name, sizeof name, "H_%s.npy", KEY[k]);
-                npy_write_in(r->out, name, Hb, 2, shape);
-                snprintf(name, sizeof name, "d_%s.npy", KEY[k]);
-                npy_write_in(r->out, name, db, 1, shape);
-                free(Hb), free(db);
-            }
+        ckpt_view v = {.m = m, .M = {H, c.H}, .d = d, .s = sc, .draws = r->draws, .rng = xr};
+        analyze_checkpoint(r, &v, ci);
+        if (ci == r->primary) write_paper_npy(r, H, d, P);
         r->analysis_seconds += wall_seconds() - t0;
         free(H);
         if (!core_quiet) fprintf(stderr, "table_kappa: step %ld analysed\n", r->ck[ci].step);
@@ -360,8 +377,8 @@ static void write_blocks(const run *r)
     outfile *f = csv_open_in(r->out, "blocks.csv",
                              "step,block,tensor,table_tensor,n,null_derived,null_residual,null_numerical_H,kappa_H,"
                              "negative_H,kappa_DH_adam,ratio_fig4_H,ratio_adam_H,null_numerical_G,kappa_G,"
-                             "kappa_DG_adam,ratio_fig4_G,ratio_adam_G,control_kappa_H,control_ratio_fig4_H,"
-                             "control_ratio_adam_H,control_kappa_G,control_ratio_fig4_G,control_ratio_adam_G,"
+                             "kappa_DG_adam,ratio_fig4_G,ratio_adam_G,scaled_kappa_H,scaled_ratio_fig4_H,"
+                             "scaled_ratio_adam_H,scaled_kappa_G,scaled_ratio_fig4_G,scaled_ratio_adam_G,"
                              "diagonal_kappa_H,diagonal_ratio_fig4_H,diagonal_ratio_adam_H,diagonal_kappa_G,"
                              "diagonal_ratio_fig4_G,diagonal_ratio_adam_G,fig4_draws_skipped");
     for (int ci = 0; ci < r->nck; ci++)
@@ -376,8 +393,8 @@ static void write_blocks(const run *r)
                     r->ck[ci].step, name, b->tensor, r->sel[i], b->n, o->nknown, o->resid, o->nnum[MAT_H],
                     o->kappa[MAT_H], o->nneg[MAT_H], o->kappa_adam[MAT_H], o->ratio[MAT_H][REC_FIG4],
                     o->ratio[MAT_H][REC_ADAM], o->nnum[MAT_G], o->kappa[MAT_G], o->kappa_adam[MAT_G],
-                    o->ratio[MAT_G][REC_FIG4], o->ratio[MAT_G][REC_ADAM], o->ckappa[MAT_H], o->ctrl[MAT_H][REC_FIG4],
-                    o->ctrl[MAT_H][REC_ADAM], o->ckappa[MAT_G], o->ctrl[MAT_G][REC_FIG4], o->ctrl[MAT_G][REC_ADAM],
+                    o->ratio[MAT_G][REC_FIG4], o->ratio[MAT_G][REC_ADAM], o->skappa[MAT_H], o->scaled[MAT_H][REC_FIG4],
+                    o->scaled[MAT_H][REC_ADAM], o->skappa[MAT_G], o->scaled[MAT_G][REC_FIG4], o->scaled[MAT_G][REC_ADAM],
                     o->dkappa[MAT_H], o->diag[MAT_H][REC_FIG4], o->diag[MAT_H][REC_ADAM], o->dkappa[MAT_G],
                     o->diag[MAT_G][REC_FIG4], o->diag[MAT_G][REC_ADAM], o->skipped);
         }
@@ -388,17 +405,18 @@ static void write_sweep(const run *r)
 {
     outfile *f = csv_open_in(r->out, "sweep.csv",
                              "step,frac,loss,reading,blocks,share_up,median_log10_ratio,control_blocks,"
-                             "control_share_up,control_median_log10_ratio,diagonal_blocks,diagonal_share_up");
+                             "control_share_up,control_median_log10_ratio,scaled_blocks,scaled_share_up,"
+                             "scaled_median_log10_ratio");
     for (int ci = 0; ci < r->nck; ci++)
         for (int mat = 0; mat < NMAT; mat++)
             for (int rec = 0; rec < NREC; rec++) {
                 const block_result *R = r->R + (size_t)ci * r->nb;
                 summary a = summarize(R, r->sel, r->nb, mat, rec, ON_BLOCKS),
-                        c = summarize(R, r->sel, r->nb, mat, rec, ON_CONTROL),
-                        g = summarize(R, r->sel, r->nb, mat, rec, ON_DIAGONAL);
-                csv_row(f, "%ld,%.6g,%.10g,%s.%s,%d,%.10g,%.10g,%d,%.10g,%.10g,%d,%.10g", r->ck[ci].step,
+                        c = summarize(R, r->sel, r->nb, mat, rec, ON_DIAGONAL),
+                        g = summarize(R, r->sel, r->nb, mat, rec, ON_SCALED);
+                csv_row(f, "%ld,%.6g,%.10g,%s.%s,%d,%.10g,%.10g,%d,%.10g,%.10g,%d,%.10g,%.10g", r->ck[ci].step,
                         r->ck[ci].frac, r->loss[ci], REC[rec], MAT[mat], a.n, a.share, a.med, c.n, c.share, c.med, g.n,
-                        g.share);
+                        g.share, g.med);
             }
     csv_close(f);
 }
@@ -448,15 +466,15 @@ static void write_table(const run *r)
             fmt_ratio(r3, sizeof r3, b->kappa[MAT_G], b->ratio[MAT_G][REC_FIG4]);
             fmt_ratio(r4, sizeof r4, b->kappa[MAT_G], b->ratio[MAT_G][REC_ADAM]);
             fprintf(fp, "| %s | %zu | %d + %d | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f |\n",
-                    LABEL[k], r->paper[k].n, b->nknown, b->nnum[MAT_H], kr, rr, kh, r1, r2, kg, r3, r4, PAPER_H[k],
-                    PAPER_DH[k], PAPER_DH[k] / PAPER_H[k]);
+                    PAPER[k].label, r->paper[k].n, b->nknown, b->nnum[MAT_H], kr, rr, kh, r1, r2, kg, r3, r4, PAPER[k].kappa_h,
+                    PAPER[k].kappa_dh, PAPER[k].kappa_dh / PAPER[k].kappa_h);
             csv_row(f, "%s,%ld,%s,%s,%s,%zu,%d,%d,%.10g,%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.2f,%.2f,"
                        "%.4f",
-                    CK_NAME[w], r->ck[ci].step, KEY[k], LABEL[k], r->paper[k].name, r->paper[k].n, b->nknown,
+                    CK_NAME[w], r->ck[ci].step, PAPER[k].key, PAPER[k].label, r->paper[k].name, r->paper[k].n, b->nknown,
                     b->nnum[MAT_H], b->kappa_raw, b->nneg_raw, b->kappa_raw_adam, b->kappa_raw_adam / b->kappa_raw,
                     b->kappa[MAT_H], b->ratio[MAT_H][REC_FIG4], b->ratio[MAT_H][REC_ADAM], b->kappa[MAT_G],
-                    b->ratio[MAT_G][REC_FIG4], b->ratio[MAT_G][REC_ADAM], PAPER_H[k], PAPER_DH[k],
-                    PAPER_DH[k] / PAPER_H[k]);
+                    b->ratio[MAT_G][REC_FIG4], b->ratio[MAT_G][REC_ADAM], PAPER[k].kappa_h, PAPER[k].kappa_dh,
+                    PAPER[k].kappa_dh / PAPER[k].kappa_h);
         }
     }
     fprintf(fp, "\nκ = |λ|max/|λ|min. First version: of H_b and of D^½ H_b D^½ with D = diag(1/(√v̂ + ε)), nothing "
@@ -470,41 +488,49 @@ static void write_table(const run *r)
     csv_close(f);
 }
 
-static void write_stats_and_claims(const run *r)
+/* One reading (recipe, M, checkpoint) summarised on the table's blocks, their diagonal
+ * parts (the control), the rescaled blocks (the first control) and every Algorithm 3 block. */
+typedef struct {
+    summary blocks, diagonal, scaled, all;
+} reading;
+
+static reading reading_of(const run *r, const block_result *R, const int *all, int mat, int rec)
 {
-    outfile *st = stats_open(r->out);
-    outfile *o = outfile_open_in(r->out, "claims.txt");
-    FILE *fp = outfile_fp(o);
-    int *all = xmalloc((size_t)r->nb * sizeof(int));
-    for (int i = 0; i < r->nb; i++) all[i] = 1;
-    int nsel = 0;
-    for (int i = 0; i < r->nb; i++) nsel += r->sel[i];
-    for (int w = 0; w < 2; w++) {
-        int ci = ck_index(r, w);
-        const block_result *R = r->R + (size_t)ci * r->nb;
-        for (int mat = 0; mat < NMAT; mat++)
-            for (int rec = 0; rec < NREC; rec++) {
-                summary a = summarize(R, r->sel, r->nb, mat, rec, ON_BLOCKS),
-                        c = summarize(R, r->sel, r->nb, mat, rec, ON_CONTROL);
-                summary e = summarize(R, all, r->nb, mat, rec, ON_BLOCKS);
-                summary g = summarize(R, r->sel, r->nb, mat, rec, ON_DIAGONAL);
-                const char *tag = CK_NAME[w];
-                stats_putf(st, a.share, "table_kappa.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_putf(st, c.share, "table_kappa.control.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_putf(st, a.med, "table_kappa.median_log10_ratio.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_putf(st, c.med, "table_kappa.control.median_log10_ratio.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_putf(st, a.n, "table_kappa.n_measurable.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_putf(st, e.share, "table_kappa.all.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
-                stats_putf(st, g.share, "table_kappa.ref.diagonal.share_up.%s.%s.%s", REC[rec], MAT[mat], tag);
-                fprintf(fp, "%s reading %s.%s.%s: kappa(D M_b) > kappa(M_b) on %d of %d measurable blocks (share "
-                            "%.3f, needs > 0.5 on average over seeds), median log10 ratio %+.3f; control (rescaled "
-                            "coordinates, must not): %d of %d (%.3f); all Algorithm 3 blocks: %d of %d (%.3f); the blocks' diagonal "
-                            "parts (reference): %d of %d (%.3f)\n",
-                        w == 0 && mat == MAT_H && rec == REC_FIG4 ? "primary" : "other", REC[rec], MAT[mat], tag,
-                        a.up, a.n, a.share, a.med, c.up, c.n, c.share, e.up, e.n, e.share, g.up, g.n, g.share);
-            }
-    }
-    /* the first version's rule on the paper's six blocks, for comparison */
+    return (reading){.blocks = summarize(R, r->sel, r->nb, mat, rec, ON_BLOCKS),
+                     .diagonal = summarize(R, r->sel, r->nb, mat, rec, ON_DIAGONAL),
+                     .scaled = summarize(R, r->sel, r->nb, mat, rec, ON_SCALED),
+                     .all = summarize(R, all, r->nb, mat, rec, ON_BLOCKS)};
+}
+
+/* stats.csv rows of one reading, named "<what>.<recipe>.<M>.<checkpoint>". */
+static void put_reading(outfile *st, const reading *g, const char *rd)
+{
+    stats_put_share(st, g->blocks.up, g->blocks.n, "table_kappa.share_up.%s", rd);
+    stats_put_share(st, g->diagonal.up, g->diagonal.n, "table_kappa.control.share_up.%s", rd);
+    stats_putf(st, g->blocks.med, "table_kappa.median_log10_ratio.%s", rd);
+    stats_putf(st, g->diagonal.med, "table_kappa.control.median_log10_ratio.%s", rd);
+    stats_putf(st, g->blocks.n, "table_kappa.n_measurable.%s", rd);
+    stats_put_share(st, g->all.up, g->all.n, "table_kappa.all.share_up.%s", rd);
+    stats_put_share(st, g->scaled.up, g->scaled.n, "table_kappa.scaled.share_up.%s", rd);
+    stats_putf(st, g->scaled.med, "table_kappa.scaled.median_log10_ratio.%s", rd);
+    /* the diagonal parts under their first name (a reference before they became the control) */
+    stats_put_share(st, g->diagonal.up, g->diagonal.n, "table_kappa.ref.diagonal.share_up.%s", rd);
+}
+
+static void print_reading(FILE *fp, const reading *g, const char *rd, int primary)
+{
+    fprintf(fp, "%s reading %s: kappa(D M_b) > kappa(M_b) on %d of %d measurable blocks (share %.3f, needs > 0.5 on "
+                "average over seeds), median log10 ratio %+.3f; control (the blocks' diagonal parts, tau = 1): %d of %d "
+                "(%.3f); rescaled coordinates (first control, fails by construction): %d of %d (%.3f); all Algorithm 3 "
+                "blocks: %d of %d (%.3f)\n",
+            primary ? "primary" : "other", rd, g->blocks.up, g->blocks.n, g->blocks.share, g->blocks.med,
+            g->diagonal.up, g->diagonal.n, g->diagonal.share, g->scaled.up, g->scaled.n, g->scaled.share, g->all.up,
+            g->all.n, g->all.share);
+}
+
+/* The first version's rule on the paper's six blocks (nothing deflated, D from v̂), for comparison. */
+static void put_first_version(outfile *st, FILE *fp, const run *r)
+{
     for (int w = 0; w < 2; w++) {
         int up = 0, und = 0;
         for (int k = 0; k < NPAPER; k++) {
@@ -517,6 +543,27 @@ static void write_stats_and_claims(const run *r)
                     "paper's %d blocks (%d not measurable)\n",
                 r->ck[ck_index(r, w)].step, up, NPAPER, und);
     }
+}
+
+static void write_stats_and_claims(const run *r)
+{
+    outfile *st = stats_open(r->out);
+    outfile *o = outfile_open_in(r->out, "claims.txt");
+    FILE *fp = outfile_fp(o);
+    int *all = xmalloc((size_t)r->nb * sizeof(int));
+    for (int i = 0; i < r->nb; i++) all[i] = 1;
+    int nsel = 0;
+    for (int i = 0; i < r->nb; i++) nsel += r->sel[i];
+    for (int w = 0; w < 2; w++)
+        for (int mat = 0; mat < NMAT; mat++)
+            for (int rec = 0; rec < NREC; rec++) {
+                reading g = reading_of(r, r->R + (size_t)ck_index(r, w) * r->nb, all, mat, rec);
+                char rd[64];
+                snprintf(rd, sizeof rd, "%s.%s.%s", REC[rec], MAT[mat], CK_NAME[w]);
+                put_reading(st, &g, rd);
+                print_reading(fp, &g, rd, w == 0 && mat == MAT_H && rec == REC_FIG4);
+            }
+    put_first_version(st, fp, r);
     fprintf(fp, "context: P = %zu; AdamW lr %g cosine, %ld steps of %d sequences; H and G on %d fixed sequences; "
                 "%d blocks of the table's six tensors of layer %d, %d Algorithm 3 blocks in all; checkpoints",
             tt_param_count(&r->s.cfg), r->s.train.lr, r->s.train.steps, r->s.train.batch, r->s.hess_batch,
@@ -528,17 +575,15 @@ static void write_stats_and_claims(const run *r)
     csv_close(st);
 }
 
-int main(int argc, char **argv)
+static void parse_args(run *r, int argc, char **argv)
 {
-    run r;
-    memset(&r, 0, sizeof r);
-    ckpt_cli_init(&r.cli);
-    r.out = "results/table_kappa";
+    *r = (run){.out = "results/table_kappa"};
+    ckpt_cli_init(&r->cli);
     const cli_opt opts[] = {
-        CKPT_CLI_OPTS(&r.cli),
-        {"layer", OPT_INT, &r.layer, "which Transformer block's tensors are the table's"},
-        {"draws", OPT_INT, &r.draws, "Fig. 4 recipe: draws of x per block (0: 25 quick, 100 paper)"},
-        {"out", OPT_STRING, &r.out, "output folder"},
+        CKPT_CLI_OPTS(&r->cli),
+        {"layer", OPT_INT, &r->layer, "which Transformer block's tensors are the table's"},
+        {"draws", OPT_INT, &r->draws, "Fig. 4 recipe: draws of x per block (0: 25 quick, 100 paper)"},
+        {"out", OPT_STRING, &r->out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -550,19 +595,27 @@ int main(int argc, char **argv)
               "of the block's null space (the derived null directions, then |lambda| <= n eps |lambda|max;\n"
               "measurable when kappa <= 1e12), and r = kappa(D M_b)/kappa(M_b) there with D from the paper's\n"
               "Fig. 4 recipe (D = diag(1/|M_b x|), x ~ N(0, I/sqrt(n)), median over --draws) and from AdamW's\n"
-              "v-hat (D = diag(1/(sqrt(v-hat)+eps))); control: the same in coordinates rescaled by a random\n"
-              "diagonal S (log10 s ~ U[-1,1]). Statistic: the share of measurable blocks of query, key, value,\n"
-              "attn.proj, mlp.fc_1, mlp.proj with r > 1. The first version's table (the paper's six blocks,\n"
+              "v-hat (D = diag(1/(sqrt(v-hat)+eps))); control: the same on each block's diagonal part (tau = 1,\n"
+              "D by the same recipe from it); the first control, in coordinates rescaled by a random diagonal S\n"
+              "(log10 s ~ U[-1,1]), is kept as 'scaled'. Statistic: the share of measurable blocks of query, key,\n"
+              "value, attn.proj, mlp.fc_1, mlp.proj with r > 1. The first version's table (the paper's six blocks,\n"
               "nothing deflated) is kept beside the paper's numbers at 1% and after 1 step.\n"
               "Outputs in --out: blocks.csv (every block at every checkpoint), sweep.csv (the statistic per\n"
               "checkpoint), table.csv and table.md, stats.csv (readings <fig4|adam>.<H|G>.<1pct|step1>, where\n"
               "1pct is --checkpoint's), claims.txt, H_<block>.npy and d_<block>.npy, train/, run.txt.",
               opts, sizeof opts / sizeof *opts);
-    r.s = ckpt_cli_setup(&r.cli);
-    if (r.layer < 0 || r.layer >= r.s.cfg.layers) die_user("--layer must be in 0..%d (got %d)", r.s.cfg.layers - 1, r.layer);
-    if (r.draws < 0 || r.draws > 10000) die_user("--draws must be in 0..10000 (got %d)", r.draws);
-    if (r.draws == 0) r.draws = scale_parse(r.cli.scale) ? 100 : 25;
-    r.nck = checkpoints_of(r.s.train.steps, r.s.train.fracs[0], r.ck, &r.primary, &r.first);
+    r->s = ckpt_cli_setup(&r->cli);
+    if (r->layer < 0 || r->layer >= r->s.cfg.layers)
+        die_user("--layer must be in 0..%d (got %d)", r->s.cfg.layers - 1, r->layer);
+    if (r->draws < 0 || r->draws > 10000) die_user("--draws must be in 0..10000 (got %d)", r->draws);
+    if (r->draws == 0) r->draws = scale_parse(r->cli.scale) ? 100 : 25;
+    r->nck = checkpoints_of(r->s.train.steps, r->s.train.fracs[0], r->ck, &r->primary, &r->first);
+}
+
+int main(int argc, char **argv)
+{
+    run r;
+    parse_args(&r, argc, argv);
     ensure_dir(r.out);
     compute(&r);
     write_blocks(&r);

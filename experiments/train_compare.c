@@ -13,6 +13,10 @@
  *
  * Statistics (stats.csv; docs/verdicts.md): held-out losses compared as shares of
  * AdamW's progress from the initialisation, e_X = (L_X − L_AdamW)/(L_0 − L_AdamW).
+ * A final run that diverged (the control run can: GD on another batch order at the lr
+ * searched on the first) counts as its method's worst outcome: its excess is +inf, and a
+ * margin it should win is −inf (ttexp_margin), never NaN; train_compare.diverged counts
+ * them. AdamW, the reference, diverging at its best lr stops the run (die_diverged).
  */
 #include "harness/ttexp.h"
 #include <math.h>
@@ -28,11 +32,41 @@ static const optim_kind KINDS[NMETHODS] = {OPTIM_GD, OPTIM_BLOCK_GD, OPTIM_ADAMW
                                            OPTIM_ADAM_MINI};
 static const lr_method RANGES[NMETHODS] = {LR_GD, LR_BLOCKGD, LR_ADAMW, LR_ADAM_MINI, LR_ADAM_MINI, LR_ADAM_MINI};
 
-int main(int argc, char **argv)
+/* The partitions the methods use: Algorithm 3, Algorithm 2, one block for the whole model. */
+typedef struct {
+    partition *alg3, *alg2, *one;
+} partitions;
+
+/* What the runs gave: every method's search and its best run, and the control run. */
+typedef struct {
+    ttexp_search grids[NMETHODS];
+    const ttexp_record *best[NMETHODS];
+    int at_bound;                 /* searches that did not end interior */
+    ttexp_job gd2;                /* GD at its best lr with another batch order */
+    int diverged;                 /* final runs (the best of each search, gd2) that diverged */
+} runs;
+
+/* An excess share over AdamW and its paired standard error (ttexp_excess_share). */
+typedef struct {
+    double share, se;
+} excess;
+
+/* The claims' statistics. */
+typedef struct {
+    excess ex[NMETHODS], gd2;
+    double on_par, on_par_control;             /* Adam-mini's excess; one block's */
+    double adaptive_margin, block_margin;      /* GD's excess minus the adaptive's, minus blockwise GD's */
+    double noise_margin;                       /* GD's minus GD with other batches: the control */
+    double alg2_vs_3;
+} comparison;
+
+/* ---- set up ------------------------------------------------------------------------------------ */
+
+static void parse_args(ttexp_args *a, int argc, char **argv)
 {
-    ttexp_args a = TTEXP_ARGS("results/train_compare");
+    *a = (ttexp_args)TTEXP_ARGS("results/train_compare");
     const cli_opt opts[] = {
-        TTEXP_OPTS(a, "quick (300 steps, 5-point first grids) or paper (2000, 9)",
+        TTEXP_OPTS(*a, "quick (300 steps, 5-point first grids) or paper (2000, 9)",
                    "points of each method's first learning-rate grid, 2..50 (0: from --scale)"),
     };
     run_start(argc, argv);
@@ -50,97 +84,173 @@ int main(int argc, char **argv)
               "on 64 held-out sequences (Algorithm 3 blocks, |lambda|max floored at the median over blocks),\n"
               "grid over c. Writes stats.csv for make verdicts (docs/verdicts.md).",
               opts, sizeof opts / sizeof *opts);
-    ttexp_args_finish(&a, 300, 2000, 5, 9, 50);
-    ttexp e;
-    ttexp_schedule sc = ttexp_begin(&e, ttexp_default_setup(&a), &a);
-    model *m = e.m;
-    partition *alg3 = partition_alg3(m, 0), *alg2 = partition_alg2(m), *one = partition_new();
-    partition_add(one, 0, m->P, 1, -1, "all");
-    double *block_lr = xmalloc(alg3->nblocks * sizeof(double));
-    ttexp_block_lr_from_hessian(&e, alg3, e.s->B, block_lr);
-    double optimal = ttexp_optimal_loss(&e), init_loss = ttexp_eval_loss(&e);
+    ttexp_args_finish(a, 300, 2000, 5, 9, 50);
+}
 
-    ttexp_search grids[NMETHODS];
-    const ttexp_record *best[NMETHODS];
-    int at_bound = 0;
-    outfile *f = ttexp_grid_open(a.out);
+static partitions partitions_of(const model *m)
+{
+    partitions p = {.alg3 = partition_alg3(m, 0), .alg2 = partition_alg2(m), .one = partition_new()};
+    partition_add(p.one, 0, m->P, 1, -1, "all");
+    return p;
+}
+
+static void partitions_free(partitions *p)
+{
+    partition_free(p->alg3);
+    partition_free(p->alg2);
+    partition_free(p->one);
+}
+
+/* ---- run --------------------------------------------------------------------------------------- */
+
+/* Method k with its partition and, for blockwise GD, its per-block rates. */
+static ttexp_method method_of(int k, const partitions *parts, double *block_lr)
+{
+    ttexp_method mt = ttexp_method_of(LABELS[k], KINDS[k], NULL, 0);
+    if (KINDS[k] == OPTIM_ADAM_MINI) mt.cfg.weight_decay = 0.1;
+    if (k == M_BLOCKGD) mt.cfg.block_lr = block_lr;
+    mt.blocks = k == M_BLOCKGD || k == M_MINI3 ? parts->alg3 : k == M_MINI2 ? parts->alg2 : k == M_MINI1 ? parts->one : NULL;
+    return mt;
+}
+
+/* Every method's learning-rate search (grid.csv), then the control: GD at its best lr with
+ * another batch order, what batch noise alone does to GD. */
+static void run_all(runs *r, ttexp *e, const ttexp_schedule *sc, const ttexp_args *a, const partitions *parts,
+                    double *block_lr)
+{
+    r->at_bound = 0;
+    outfile *f = ttexp_grid_open(a->out);
     for (int k = 0; k < NMETHODS; k++) {
-        ttexp_method mt = ttexp_method_of(LABELS[k], KINDS[k], NULL, 0);
-        if (KINDS[k] == OPTIM_ADAM_MINI) mt.cfg.weight_decay = 0.1;
-        if (k == M_BLOCKGD) mt.cfg.block_lr = block_lr;
-        mt.blocks = k == M_BLOCKGD || k == M_MINI3 ? alg3 : k == M_MINI2 ? alg2 : k == M_MINI1 ? one : NULL;
-        ttexp_search_run(&grids[k], COLUMNS[k], e.s, &sc, &mt, lr_range_of(RANGES[k]), a.grid, NULL, NULL, a.threads);
-        ttexp_write_search(f, &grids[k]);
-        at_bound += ttexp_search_at_bound(&grids[k]);
-        if (grids[k].best < 0) die_diverged("%s diverged at every learning rate of its grid", LABELS[k]);
-        best[k] = &ttexp_search_best(&grids[k])->rec;
+        ttexp_method mt = method_of(k, parts, block_lr);
+        ttexp_search_run(&r->grids[k], COLUMNS[k], e->s, sc, &mt, lr_range_of(RANGES[k]), a->grid, NULL, NULL,
+                         a->threads);
+        ttexp_write_search(f, &r->grids[k]);
+        r->at_bound += ttexp_search_at_bound(&r->grids[k]);
+        if (r->grids[k].best < 0) die_diverged("%s diverged at every learning rate of its grid", LABELS[k]);
+        r->best[k] = &ttexp_search_best(&r->grids[k])->rec;
     }
     csv_close(f);
-    /* GD at its best lr with another batch order: what batch noise alone does to GD */
-    ttexp_job gd2 = {ttexp_search_best(&grids[M_GD])->method, {0}, NULL};
-    gd2.method.batch_offset = 1;
-    ttexp_record_alloc(&gd2.rec, &sc, m->P, 0);
-    ttexp_run_jobs(e.s, &sc, &gd2, 1, 1, "GD, other batches");
+    r->gd2 = (ttexp_job){.method = ttexp_search_best(&r->grids[M_GD])->method};
+    r->gd2.method.batch_offset = 1;
+    ttexp_record_alloc(&r->gd2.rec, sc, e->m->P, 0);
+    ttexp_run_jobs(e->s, sc, &r->gd2, 1, 1, "GD, other batches");
+    if (ttexp_diverged(r->best[M_ADAMW], sc)) die_diverged("AdamW (the reference) diverged at its best learning rate");
+    r->diverged = ttexp_diverged(&r->gd2.rec, sc);
+    for (int k = 0; k < NMETHODS; k++) r->diverged += ttexp_diverged(r->best[k], sc);
+}
 
-    char *path = path_join(a.out, "eval.csv");
-    ttexp_write_curves(path, COLUMNS, best, NMETHODS, &sc, 1);
+static void runs_free(runs *r)
+{
+    for (int k = 0; k < NMETHODS; k++) ttexp_search_free(&r->grids[k]);
+    ttexp_record_free(&r->gd2.rec);
+}
+
+/* ---- judge ------------------------------------------------------------------------------------- */
+
+static excess excess_of(ttexp *e, const ttexp_record *x, const ttexp_record *ref)
+{
+    excess o;
+    o.share = ttexp_excess_share(e, x, ref, &o.se);
+    return o;
+}
+
+/* Excess shares over AdamW, (L_X − L_AdamW)/(L_0 − L_AdamW) paired per position (+inf for a
+ * diverged run), and the claims' margins (ttexp_margin: a diverged winner beats nothing). */
+static comparison compare(ttexp *e, const runs *r)
+{
+    comparison c;
+    for (int k = 0; k < NMETHODS; k++) c.ex[k] = excess_of(e, r->best[k], r->best[M_ADAMW]);
+    c.gd2 = excess_of(e, &r->gd2.rec, r->best[M_ADAMW]);
+    c.on_par = c.ex[M_MINI3].share, c.on_par_control = c.ex[M_MINI1].share;
+    c.adaptive_margin = ttexp_margin(c.ex[M_GD].share, fmax(0, c.ex[M_MINI3].share)); /* the worse of AdamW (0) and Adam-mini */
+    c.block_margin = ttexp_margin(c.ex[M_GD].share, c.ex[M_BLOCKGD].share);
+    c.noise_margin = ttexp_margin(c.ex[M_GD].share, c.gd2.share);
+    c.alg2_vs_3 = ttexp_margin(c.ex[M_MINI2].share, c.ex[M_MINI3].share);
+    return c;
+}
+
+/* ---- write ------------------------------------------------------------------------------------- */
+
+static void write_curves(ttexp *e, const runs *r, const ttexp_schedule *sc, const ttexp_args *a, const partition *alg3,
+                         const double *block_lr)
+{
+    char *path = path_join(a->out, "eval.csv");
+    ttexp_write_curves(path, COLUMNS, r->best, NMETHODS, sc, 1);
     free(path);
-    path = path_join(a.out, "train.csv");
-    ttexp_write_curves(path, COLUMNS, best, NMETHODS, &sc, 0);
+    path = path_join(a->out, "train.csv");
+    ttexp_write_curves(path, COLUMNS, r->best, NMETHODS, sc, 0);
     free(path);
-    f = csv_open_in(a.out, "block_lr.csv", "block,name,n,eta_over_c");
+    outfile *f = csv_open_in(a->out, "block_lr.csv", "block,name,n,eta_over_c");
     for (int b = 0; b < alg3->nblocks; b++)
         csv_row(f, "%d,%s,%zu,%.10g", b, alg3->b[b].name, alg3->b[b].n, block_lr[b]);
     csv_close(f);
-    ttexp_write_reference(&e, a.out);
+    ttexp_write_reference(e, a->out);
+}
 
-    /* excess shares over AdamW: (L_X − L_AdamW)/(L_0 − L_AdamW), paired per position */
-    double ex[NMETHODS], se[NMETHODS], ex_gd2, se_gd2;
-    for (int k = 0; k < NMETHODS; k++) ex[k] = ttexp_excess_share(&e, best[k], best[M_ADAMW], &se[k]);
-    ex_gd2 = ttexp_excess_share(&e, &gd2.rec, best[M_ADAMW], &se_gd2);
-    double on_par = ex[M_MINI3], on_par_control = ex[M_MINI1];
-    double adaptive_margin = ex[M_GD] - fmax(0, ex[M_MINI3]); /* the worse of AdamW (0) and Adam-mini */
-    double block_margin = ex[M_GD] - ex[M_BLOCKGD], noise_margin = ex[M_GD] - ex_gd2;
-    double alg2_vs_3 = ex[M_MINI2] - ex[M_MINI3];
-
-    outfile *st = stats_open(a.out);
-    stats_put(st, "train_compare.mini_excess", on_par);
-    stats_put(st, "train_compare.control.one_block_excess", on_par_control);
-    stats_put(st, "train_compare.adaptive_margin_over_gd", adaptive_margin);
-    stats_put(st, "train_compare.blockgd_margin_over_gd", block_margin);
-    stats_put(st, "train_compare.control.gd_other_batches_margin", noise_margin);
-    stats_put(st, "train_compare.alg2_minus_alg3", alg2_vs_3);
-    stats_put(st, "train_compare.grids_at_bound", at_bound);
+static void write_stats(const char *out, const comparison *c, const runs *r)
+{
+    outfile *st = stats_open(out);
+    stats_put(st, "train_compare.mini_excess", c->on_par);
+    stats_put(st, "train_compare.control.one_block_excess", c->on_par_control);
+    stats_put(st, "train_compare.adaptive_margin_over_gd", c->adaptive_margin);
+    stats_put(st, "train_compare.blockgd_margin_over_gd", c->block_margin);
+    stats_put(st, "train_compare.control.gd_other_batches_margin", c->noise_margin);
+    stats_put(st, "train_compare.alg2_minus_alg3", c->alg2_vs_3);
+    stats_put(st, "train_compare.grids_at_bound", r->at_bound);
+    stats_put(st, "train_compare.diverged", r->diverged);
     csv_close(st);
+}
 
-    path = path_join(a.out, "claims.txt");
-    f = outfile_open(path);
-    FILE *c = outfile_fp(f);
-    fprintf(c, "train_compare: 1-layer Transformer, P = %zu, %ld steps, seed %ld; loss on %d held-out sequences at "
-               "the end (initial %.4f, entropy floor %.4f)\n", m->P, a.steps, a.seed, e.s->eval_B, init_loss, optimal);
-    fprintf(c, "learning-rate searches (%d of %d not interior):\n", at_bound, NMETHODS);
-    for (int k = 0; k < NMETHODS; k++) ttexp_print_search(c, &grids[k]);
-    fprintf(c, "held-out loss, and excess over AdamW as a share of AdamW's progress (L_X - L_AdamW)/(L_0 - L_AdamW), "
-               "+- its paired standard error:\n");
+static void write_claims(ttexp *e, const ttexp_args *a, double init_loss, const runs *r, const comparison *c)
+{
+    char *path = path_join(a->out, "claims.txt");
+    outfile *f = outfile_open(path);
+    FILE *fp = outfile_fp(f);
+    fprintf(fp, "train_compare: 1-layer Transformer, P = %zu, %ld steps, seed %ld; loss on %d held-out sequences at "
+                "the end (initial %.4f, entropy floor %.4f)\n", e->m->P, a->steps, a->seed, e->s->eval_B,
+            init_loss, ttexp_optimal_loss(e));
+    fprintf(fp, "learning-rate searches (%d of %d not interior); %d of the %d final runs diverged (counted as their "
+                "method's worst outcome):\n", r->at_bound, NMETHODS, r->diverged, NMETHODS + 1);
+    for (int k = 0; k < NMETHODS; k++) ttexp_print_search(fp, &r->grids[k]);
+    fprintf(fp, "held-out loss, and excess over AdamW as a share of AdamW's progress (L_X - L_AdamW)/(L_0 - L_AdamW), "
+                "+- its paired standard error:\n");
     for (int k = 0; k < NMETHODS; k++)
-        fprintf(c, "  %-30s %.4f  %+.4f +- %.4f\n", LABELS[k], best[k]->final_eval, ex[k], se[k]);
-    fprintf(c, "  %-30s %.4f  %+.4f +- %.4f\n", "GD, other batch order", gd2.rec.final_eval, ex_gd2, se_gd2);
-    ttexp_print_claim(c, "train_compare.mini_on_par", on_par, on_par_control);
-    ttexp_print_claim(c, "train_compare.adaptive_beats_gd", adaptive_margin, noise_margin);
-    ttexp_print_claim(c, "train_compare.blockgd_beats_gd", block_margin, noise_margin);
-    fprintf(c, "reported: Adam-mini with the default partition (Algorithm 2) - Algorithm 3 = %+.4f of AdamW's progress "
-               "(the paper reports the default partition's instability on large models)\n", alg2_vs_3);
+        fprintf(fp, "  %-30s %.4f  %+.4f +- %.4f\n", LABELS[k], r->best[k]->final_eval, c->ex[k].share, c->ex[k].se);
+    fprintf(fp, "  %-30s %.4f  %+.4f +- %.4f\n", "GD, other batch order", r->gd2.rec.final_eval, c->gd2.share,
+            c->gd2.se);
+    ttexp_print_claim(fp, "train_compare.mini_on_par", c->on_par, c->on_par_control);
+    ttexp_print_claim(fp, "train_compare.adaptive_beats_gd", c->adaptive_margin, c->noise_margin);
+    ttexp_print_claim(fp, "train_compare.blockgd_beats_gd", c->block_margin, c->noise_margin);
+    fprintf(fp, "reported: Adam-mini with the default partition (Algorithm 2) - Algorithm 3 = %+.4f of AdamW's progress "
+                "(the paper reports the default partition's instability on large models)\n", c->alg2_vs_3);
     outfile_commit(f);
     echo_file(path);
     free(path);
+}
+
+int main(int argc, char **argv)
+{
+    ttexp_args a;
+    parse_args(&a, argc, argv);
+    ttexp e;
+    ttexp_schedule sc = ttexp_begin(&e, ttexp_default_setup(&a), &a);
+    partitions parts = partitions_of(e.m);
+    double *block_lr = xmalloc(parts.alg3->nblocks * sizeof(double));
+    ttexp_block_lr_from_hessian(&e, parts.alg3, e.s->B, block_lr);
+    double init_loss = ttexp_eval_loss(&e);
+
+    runs r;
+    run_all(&r, &e, &sc, &a, &parts, block_lr);
+    comparison c = compare(&e, &r);
+
+    write_curves(&e, &r, &sc, &a, parts.alg3, block_lr);
+    write_stats(a.out, &c, &r);
+    write_claims(&e, &a, init_loss, &r, &c);
     run_write_info(a.out, (unsigned long)a.seed);
 
-    for (int k = 0; k < NMETHODS; k++) ttexp_search_free(&grids[k]);
-    ttexp_record_free(&gd2.rec);
+    runs_free(&r);
     free(block_lr);
-    partition_free(alg3);
-    partition_free(alg2);
-    partition_free(one);
+    partitions_free(&parts);
     ttexp_close(&e);
     return 0;
 }

@@ -1,5 +1,8 @@
 /* The command-line glue and the MLP's data pipeline shared by the experiments. */
 #include "harness.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +87,18 @@ void echo_file(const char *path)
     FILE *rd = fopen(path, "r");
     for (int ch; rd && (ch = fgetc(rd)) != EOF;) fputc(ch, stderr);
     if (rd) fclose(rd);
+}
+
+void stats_put_share(outfile *f, long count, long total, const char *fmt, ...)
+{
+    char name[240];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    stats_put(f, name, total > 0 ? (double)count / total : NAN);
+    stats_putf(f, (double)count, "%s.count", name);
+    stats_putf(f, (double)total, "%s.total", name);
 }
 
 /* ---- the MLP's data ------------------------------------------------------------------------- */

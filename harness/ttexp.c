@@ -420,6 +420,18 @@ double ttexp_excess_share(ttexp *e, const ttexp_record *x, const ttexp_record *r
     return d / progress;
 }
 
+int ttexp_diverged(const ttexp_record *r, const ttexp_schedule *sc)
+{
+    return r->steps_done < sc->steps || !isfinite(r->final_eval);
+}
+
+double ttexp_margin(double loser, double winner)
+{
+    if (isnan(loser) || isnan(winner)) return NAN;
+    if (winner == INFINITY) return -INFINITY;
+    return loser - winner;  /* +inf for a diverged loser */
+}
+
 /* The same on the training set: (F_x − F_ref)/(F_0 − F_ref), F_0 the set's loss at params0
  * (the loss before the first step, the same for every run). */
 double ttexp_train_excess_share(ttexp *e, const ttexp_record *x, const ttexp_record *ref)

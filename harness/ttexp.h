@@ -159,6 +159,13 @@ void ttexp_paired_diff(ttexp *e, const double *wa, const double *wb, double *mea
  * standard error on the same scale. +inf when X diverged; NAN when the reference
  * diverged or made no progress. */
 double ttexp_excess_share(ttexp *e, const ttexp_record *x, const ttexp_record *ref, double *se);
+/* 1 when a run diverged: it stopped early or its final held-out loss is not finite. */
+int ttexp_diverged(const ttexp_record *r, const ttexp_schedule *sc);
+/* The margin by which a "winner" beats a "loser", loser − winner, from their excess shares
+ * (lower is better; +inf for a diverged run), with a diverged run's worst outcome: a
+ * diverged winner gives −inf whatever the loser did (it beats nothing), else a diverged
+ * loser gives +inf. NaN only from a NaN input. */
+double ttexp_margin(double loser, double winner);
 /* The same on the training set's loss (full batch): (F_x − F_ref)/(F_0 − F_ref), F_0 the
  * set's loss at params0 (ref->train_loss[0]). */
 double ttexp_train_excess_share(ttexp *e, const ttexp_record *x, const ttexp_record *ref);

@@ -266,6 +266,16 @@ spectrum deflated_scaled_spectrum(const deflation *df, const double *d);
  * both on df's complement; a draw with some g_i = 0 is skipped and counted.
  * NAN when every draw was skipped or df has no complement. */
 double fig4_ratio(int n, const double *A, const deflation *df, int draws, gsl_rng *r, int *skipped);
+/* The same readings on a block's diagonal part diag(A) (τ = 1, where the paper says
+ * D_Adam works): κ = max|a_ii|/min|a_ii| (∞ if some a_ii = 0); ratio_fig4 = the median over
+ * `draws` draws of κ(D diag(A))/κ with the Fig. 4 recipe on diag(A)'s own gradient
+ * g = diag(A) x (so D diag(A) = diag(sign(a_ii)/|x_i|): max|x|/min|x| over κ, whatever A;
+ * x ~ N(0, 1) from r, n draws each); ratio_d = κ(D diag(A))/κ for the given D (d > 0,
+ * length n). NAN where undefined. */
+typedef struct {
+    double kappa, ratio_fig4, ratio_d;
+} diag_ratios;
+diag_ratios diag_part_ratios(int n, const double *A, const double *d, int draws, gsl_rng *r);
 /* Orthonormal basis of the span of the k rows of V (k×n) into out (rows of n;
  * room for min(k, n)); rank by the tolerance n·ε·σmax. Returns the rank. */
 int orthonormal_rows(int k, int n, const double *V, double *out);

@@ -1,6 +1,6 @@
 # Fig. 4's claim over seeds: every curve's Spearman rho between the mean tau and the
-# statistic of r over all R (coloured, one point per seed) and the same with tau shuffled
-# across R (grey, the negative control); a curve falls as tau -> 1 when rho <= -0.5.
+# statistic of r over all R (coloured, one point per seed) and the same for D = diag(1/|z|), z random
+# and independent of H (grey, the negative control); a curve falls as tau -> 1 when rho <= -0.5.
 # One panel per reading (kappa a/b x median/mean of r).
 # Variables: runs (folder of seed<s>/stats.csv), seeds (space-separated), out.
 set terminal pngcairo size 1300,1000 font ",10"
@@ -32,7 +32,7 @@ do for [r=1:4] {
     set arrow 1 from graph 0, first -0.5 to graph 1, first -0.5 nohead dt 2 lw 1.5 lc rgb "#555555"
     set key top center opaque box horizontal maxrows 2 width -5 font ",9"
     plot for [k=1:words(seeds)] extract("fig4.control.rho", read, word(seeds, k)) using ($1 + 0.15):2 \
-             with points pt 6 ps 0.8 lc rgb "#aaaaaa" title (k == 1 ? "{/Symbol t} shuffled (control)" : ""), \
+             with points pt 6 ps 0.8 lc rgb "#aaaaaa" title (k == 1 ? "random D (control)" : ""), \
          for [k=1:words(seeds)] extract("fig4.rho", read, word(seeds, k)) using ($1 - 0.1):2 \
              with points pt 7 ps 1.1 lc rgb colours[(k - 1) % 10 + 1] title "seed ".word(seeds, k)
 }

@@ -2,7 +2,7 @@
 # measurable blocks of query, key, value, attn.proj, mlp.fc_1 and mlp.proj whose
 # kappa(D M_b)/kappa(M_b) > 1 (top) and the median log10 of that ratio (bottom), for H (left)
 # and its Gauss-Newton part G (right), D from the paper's Fig. 4 recipe and from AdamW's v-hat;
-# dashed: the control (the same in rescaled coordinates, where D must help). With several runs
+# dashed: the control (the same on the blocks' diagonal parts, tau = 1). With several runs
 # (one per seed) the line is the mean over the seeds and the band their range.
 # Variables: dirs (space-separated run folders holding sweep.csv), label (title text), out.
 set terminal pngcairo size 1100,800 font ",10"
@@ -34,7 +34,7 @@ do for [mat in "H G"] {
          for [k=1:2] agg(word(rec, k).".".mat, 6) using 1:2 with linespoints pt 7 ps 0.8 lw 2 lc rgb word(col, k) \
              title name(k), \
          for [k=1:2] agg(word(rec, k).".".mat, 9) using 1:2 with lines dt 2 lw 1.5 lc rgb word(col, k) \
-             title (k == 1 ? "control: rescaled coordinates" : "")
+             title (k == 1 ? "control: diagonal parts (tau = 1)" : "")
     unset arrow 1
 }
 do for [mat in "H G"] {

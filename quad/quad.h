@@ -54,6 +54,10 @@ typedef struct {
  * 1/|g_i| is not finite: such an x is skipped by the sweep (guarded: g_i = 0 makes D undefined).
  * work: 2d doubles. */
 int quad_ratio_fast(quad_ratio *r, const double *q, double kappa, const double *x, double *work, int d);
+/* The same r for D = diag(1/|s|) from any vector s in place of g (quad_ratio_fast is
+ * this with s = Hx). With s drawn independently of H it is Fig. 4's null: a diagonal
+ * scaling that knows nothing of H. s may alias work + d. Same return rule. */
+int quad_ratio_scaled(quad_ratio *r, const double *q, double kappa, const double *s, double *work, int d);
 /* Dense reference: g = Hx (BLAS), κ(D^½HD^½) from LAPACK eigenvalues, κ(DH) from
  * singular values, each over κ(H) from H's own eigenvalues. Same return rule. */
 int quad_ratio_dense(quad_ratio *r, const double *H /* (d,d) */, const double *x, int d);
@@ -69,7 +73,9 @@ void dpr1_extreme_eigs(double *lmin, double *lmax, const double *dg, const doubl
  * matrix H(R_k θ), its τ, and npoints draws x ~ N(0, 1/√d) (variance 1/√d, the
  * paper's Xavier-style choice), each giving r for both methods. Every angle
  * draw has its own RNG stream (quad_task_seed), so results do not depend on the
- * number of threads. */
+ * number of threads. With control set, every sample also gets r for D =
+ * diag(1/|z|), z ~ N(0, I) from a second stream per angle draw (the first
+ * stream's draws are unchanged). */
 typedef struct {
     int d;
     double kappa;
@@ -78,6 +84,8 @@ typedef struct {
     int threads;          /* worker threads (>= 1) */
     progress *prog;       /* may be NULL; advanced by one per angle draw ... */
     long prog_base;       /* ... from this count */
+    int control;          /* 1: also r for the random-D control (below) */
+    unsigned long control_seed; /* its stream per angle draw: quad_task_seed(control_seed, ...) */
 } quad_sweep_config;
 typedef struct {
     int d, nthetas, npoints, nr;
@@ -85,6 +93,8 @@ typedef struct {
     double *tau;          /* (nthetas, nr): τ of each matrix */
     double *ra, *rb;      /* (nthetas, nr, npoints): r per x, NaN where x was skipped */
     long skipped;         /* x with some g_i = 0 */
+    double *ca, *cb;      /* with control: the same per sample for D = diag(1/|z|), z ~ N(0, I)
+                             drawn from the control's stream, independent of H and x; else NULL */
 } quad_sweep_result;
 /* User error unless d >= 2, κ >= 1 and every count is >= 1 (nr >= 2). */
 void quad_check_sweep(int d, double kappa, int nthetas, int npoints, int nr);
@@ -98,6 +108,7 @@ typedef struct {
     double ra_mean, ra_median, ra_q1, ra_q3;
     double rb_mean, rb_median, rb_q1, rb_q3;
     long n;               /* samples used */
+    double ca_mean, ca_median, cb_mean, cb_median;  /* the control's r (NaN without it) */
 } quad_sweep_row;
 void quad_sweep_summary(quad_sweep_row *rows /* (nr) */, const quad_sweep_result *s);
 /* Spearman rank correlation of (x_i, y_i), i < n (average ranks for ties);

@@ -21,16 +21,21 @@ static int adam_diag(double *dg /* (d) */, const double *g, int d)
 
 int quad_ratio_fast(quad_ratio *r, const double *q, double kappa, const double *x, double *work, int d)
 {
+    double *g = work + d;
+    /* g = x + (κ-1) q (qᵀx) */
+    double qx = 0;
+    for (int i = 0; i < d; i++) qx += q[i] * x[i];
+    for (int i = 0; i < d; i++) g[i] = x[i] + (kappa - 1) * q[i] * qx;
+    return quad_ratio_scaled(r, q, kappa, g, work, d);
+}
+
+int quad_ratio_scaled(quad_ratio *r, const double *q, double kappa, const double *s, double *work, int d)
+{
     double *dg = work, *v = work + d;
-    /* g = x + (κ-1) q (qᵀx), kept in v */
-    double qx = 0, qq = 0;
-    for (int i = 0; i < d; i++) {
-        qx += q[i] * x[i];
-        qq += q[i] * q[i];
-    }
+    if (!adam_diag(dg, s, d)) return 0;  /* s may be v itself: read before v is overwritten */
+    double qq = 0;
+    for (int i = 0; i < d; i++) qq += q[i] * q[i];
     double rho = kappa - 1;
-    for (int i = 0; i < d; i++) v[i] = x[i] + rho * q[i] * qx;
-    if (!adam_diag(dg, v, d)) return 0;
     double lmin, lmax, smin2, smax2;
     /* a: D + ρ u uᵀ, u = D^½ q */
     for (int i = 0; i < d; i++) v[i] = sqrt(dg[i]) * q[i];

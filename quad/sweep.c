@@ -14,14 +14,24 @@ unsigned long quad_task_seed(unsigned long seed, int d, double kappa, int draw)
     return seed_mix(seed_mix(seed, (unsigned long)d, kbits), 0x71756164UL /* "quad" */, (unsigned long)draw);
 }
 
+/* The control's r at one sample: D = diag(1/|z|), z ~ N(0, I) from crng. */
+static void control_sample(quad_sweep_result *s, size_t i, gsl_rng *crng, const double *q, double *z, double *work)
+{
+    for (int j = 0; j < s->d; j++) z[j] = rng_gaussian(crng, 1);
+    quad_ratio r;
+    if (quad_ratio_scaled(&r, q, s->kappa, z, work, s->d)) s->ca[i] = r.a, s->cb[i] = r.b;
+    else s->ca[i] = s->cb[i] = NAN;
+}
+
 /* One angle draw: every R, every x. */
-static long sweep_draw(quad_sweep_result *s, int draw, unsigned long seed)
+static long sweep_draw(quad_sweep_result *s, int draw, const quad_sweep_config *c)
 {
     int d = s->d, nr = s->nr, np = s->npoints;
-    gsl_rng *rng = rng_new(quad_task_seed(seed, d, s->kappa, draw));
+    gsl_rng *rng = rng_new(quad_task_seed(c->seed, d, s->kappa, draw));
+    gsl_rng *crng = c->control ? rng_new(quad_task_seed(c->control_seed, d, s->kappa, draw)) : NULL;
     double *theta = xmalloc(quad_nangles(d) * sizeof(double));
     double *q = xmalloc((size_t)d * sizeof(double)), *x = xmalloc((size_t)d * sizeof(double));
-    double *work = xmalloc(2 * (size_t)d * sizeof(double));
+    double *work = xmalloc(2 * (size_t)d * sizeof(double)), *z = xmalloc((size_t)d * sizeof(double));
     double sigma = pow(d, -0.25);  /* x_i ~ N(0, 1/√d): variance 1/√d */
     long skipped = 0;
     quad_draw_angles(theta, rng, d);
@@ -40,8 +50,11 @@ static long sweep_draw(quad_sweep_result *s, int draw, unsigned long seed)
                 s->ra[base + p] = s->rb[base + p] = NAN;
                 skipped++;
             }
+            if (crng) control_sample(s, base + p, crng, q, z, work);
         }
     }
+    if (crng) rng_free(crng);
+    free(z);
     free(theta);
     free(q);
     free(x);
@@ -65,7 +78,7 @@ static void *sweep_worker(void *arg)
         int draw = w->next < w->c->nthetas ? w->next++ : -1;
         pthread_mutex_unlock(&w->lock);
         if (draw < 0) return NULL;
-        long skipped = sweep_draw(w->s, draw, w->c->seed);
+        long skipped = sweep_draw(w->s, draw, w->c);
         pthread_mutex_lock(&w->lock);
         w->s->skipped += skipped;
         w->done++;
@@ -85,6 +98,10 @@ quad_sweep_result *quad_sweep_run(const quad_sweep_config *c)
     s->tau = xmalloc(nm * sizeof(double));
     s->ra = xmalloc(checked_mul(ns, sizeof(double), "sweep samples"));
     s->rb = xmalloc(ns * sizeof(double));
+    if (c->control) {
+        s->ca = xmalloc(ns * sizeof(double));
+        s->cb = xmalloc(ns * sizeof(double));
+    }
     sweep_queue w = {.c = c, .s = s, .next = 0, .done = 0};
     pthread_mutex_init(&w.lock, NULL);
     int nt = c->threads < c->nthetas ? c->threads : c->nthetas;
@@ -104,6 +121,8 @@ void quad_sweep_free(quad_sweep_result *s)
     free(s->tau);
     free(s->ra);
     free(s->rb);
+    free(s->ca);
+    free(s->cb);
     free(s);
 }
 
@@ -126,6 +145,13 @@ static void stats(double *mean, double *median, double *q1, double *q3, const do
     free(c);
 }
 
+/* The samples of v (nthetas, nr, npoints) at R index k, gathered into out (nthetas·npoints). */
+static void gather_at(double *out, const double *v, const quad_sweep_result *s, int k)
+{
+    size_t np = (size_t)s->npoints;
+    for (int t = 0; t < s->nthetas; t++) memcpy(out + t * np, v + ((size_t)t * s->nr + k) * np, np * sizeof(double));
+}
+
 void quad_sweep_summary(quad_sweep_row *rows, const quad_sweep_result *s)
 {
     size_t np = (size_t)s->npoints, per = (size_t)s->nthetas * np;
@@ -145,6 +171,14 @@ void quad_sweep_summary(quad_sweep_row *rows, const quad_sweep_result *s)
         long used;
         stats(&r->ra_mean, &r->ra_median, &r->ra_q1, &r->ra_q3, a, per, &used);
         stats(&r->rb_mean, &r->rb_median, &r->rb_q1, &r->rb_q3, b, per, &r->n);
+        r->ca_mean = r->ca_median = r->cb_mean = r->cb_median = NAN;
+        if (s->ca) {
+            double q1, q3;
+            gather_at(a, s->ca, s, k);
+            gather_at(b, s->cb, s, k);
+            stats(&r->ca_mean, &r->ca_median, &q1, &q3, a, per, &used);
+            stats(&r->cb_mean, &r->cb_median, &q1, &q3, b, per, &used);
+        }
     }
     free(a);
     free(b);

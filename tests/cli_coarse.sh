@@ -46,6 +46,13 @@ done
 awk -F, 'NR > 1 && ($6 != 0 && $6 != 1) {bad = 1} END {exit bad}' "$TMPD/c/runs.csv" && cli_ok \
   || cli_fail "coarse runs.csv: diverged is 0 or 1"
 awk -F, '$1 == "whole" {print $9}' "$TMPD/c/runs.csv" | sort -u | grep -qx 1 && cli_ok || cli_fail "whole has one block"
+# --lrs 2 (TINY): each partition's first grid has 2 planned points; --steps 20: 20 steps in train.csv
+[ "$(awk -F, 'NR > 1 && $1 == "alg3" && $7 == 0' "$TMPD/c/grid.csv" | wc -l)" -eq 2 ] && cli_ok || cli_fail "coarse --lrs 2: 2 planned points"
+[ "$(wc -l <"$TMPD/c/train.csv")" -eq 21 ] && cli_ok || cli_fail "coarse --steps 20: 20 rows in train.csv"
+# coarse.diverged: the final runs of this seed that diverged, as runs.csv marks them (a diverged run is s = 1)
+awk -F, 'NR == FNR {if (FNR > 1) k += $6; next} $1 == "coarse.diverged" {c = $2} END {exit !(c != "" && c == k)}' \
+  "$TMPD/c/runs.csv" "$TMPD/c/stats.csv" && cli_ok || cli_fail "coarse.diverged counts runs.csv's diverged runs"
+awk -F, 'NR > 1 && $6 == 1 && $5 != 1 {bad = 1} END {exit bad}' "$TMPD/c/runs.csv" && cli_ok || cli_fail "a diverged run loses all: s = 1"
 [ "$(wc -l <"$TMPD/v/runs.csv")" -eq 7 ] && cli_ok || cli_fail "value_split runs.csv has 6 runs under its header"
 # every statistic and control the claim table reads from these programs is in stats.csv and finite
 while read -r id exp stat _ _ _ _ ctrl; do

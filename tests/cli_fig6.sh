@@ -122,10 +122,22 @@ nb=$(awk -F, 'NR > 1 && $1 == 20' "$R/blocks.csv" | wc -l)
 awk -F, 'NR > 1 && $2 ~ /attn.key\[head/ && $6 != 4 {bad = 1} END {exit bad}' "$R/blocks.csv" && cli_ok || cli_fail "key heads: 4 derived null directions"
 awk -F, 'NR > 1 && $6 > 0 && $6 < $5 && $7 > 1e-10 {bad = 1} END {exit bad}' "$R/blocks.csv" && cli_ok || cli_fail "derived null directions are null"
 for st in table_kappa.share_up.fig4.H.1pct table_kappa.control.share_up.fig4.H.1pct table_kappa.share_up.adam.G.step1 \
-          table_kappa.ref.diagonal.share_up.fig4.H.1pct table_kappa.n_measurable.fig4.H.1pct; do
+          table_kappa.ref.diagonal.share_up.fig4.H.1pct table_kappa.n_measurable.fig4.H.1pct \
+          table_kappa.scaled.share_up.fig4.H.1pct table_kappa.scaled.median_log10_ratio.adam.G.step1; do
   grep -q "^$st," "$R/stats.csv" && cli_ok || cli_fail "stats.csv has $st"
 done
+# the control is the diagonal parts' share (its first name kept), the rescaled coordinates are 'scaled'
+awk -F, '{v[$1] = $2} END {for (k in v) if (k ~ /^table_kappa\.control\.share_up\./) {n++; r = k; sub("control", "ref.diagonal", r); if (v[r] != v[k]) bad = 1}
+         exit !(n == 24 && !bad)}' "$R/stats.csv" && cli_ok || cli_fail "table_kappa: the control is the diagonal parts' share"
+awk -F, 'NR == FNR {if ($1 == 1 && $4 == "fig4.H") c = $9; next} $1 == "table_kappa.control.share_up.fig4.H.1pct" {s = $2}
+         END {exit !(c != "" && (c - s)^2 < 1e-18)}' "$R/sweep.csv" "$R/stats.csv" \
+  && cli_ok || cli_fail "sweep.csv's control column is the diagonal parts' share"
+head -1 "$R/sweep.csv" | grep -q ",scaled_blocks,scaled_share_up,scaled_median_log10_ratio$" && cli_ok || cli_fail "sweep.csv: the rescaled reference"
+head -1 "$R/blocks.csv" | grep -q ",scaled_kappa_H,scaled_ratio_fig4_H,.*,diagonal_kappa_H,diagonal_ratio_fig4_H," && cli_ok || cli_fail "blocks.csv: scaled and diagonal columns"
 [ "$(grep -cE '^(primary|other) reading ' "$R/claims.txt")" -eq 8 ] && cli_ok || cli_fail "table_kappa: 8 reading lines"
+expect_pooled_shares "table_kappa: shares with count and total" "$R/stats.csv" 'share_up'
+awk -F, '$1 == "table_kappa.share_up.fig4.H.1pct.total" {t = $2} $1 == "table_kappa.n_measurable.fig4.H.1pct" {n = $2}
+         END {exit !(t != "" && t == n)}' "$R/stats.csv" && cli_ok || cli_fail "table_kappa: total = measurable blocks"
 [ "$(grep -c '^first version at step ' "$R/claims.txt")" -eq 2 ] && cli_ok || cli_fail "table_kappa: the first version's lines"
 expect_user_error "table_kappa: draws" "$K" --draws -1 --out "$TMPD/d"
 expect_user_error "table_kappa: too many draws" "$K" --draws 20000 --out "$TMPD/d"
@@ -135,6 +147,12 @@ cmp -s "$R/blocks.csv" "$TMPD/tk2/blocks.csv" && cmp -s "$R/stats.csv" "$TMPD/tk
 check "table_kappa sweep plot renders" gnuplot -e "dirs='$R $TMPD/tk2'; label='test'; out='$TMPD/sweep.png'" plots/table_kappa_sweep.gp
 [ -s "$TMPD/sweep.png" ] && cli_ok || cli_fail "sweep PNG written"
 
+# --lr is the AdamW lr of the training to the checkpoint (a sensitivity choice: the paper does not give it)
+check "table_kappa --lr 0.01" "$K" "${TINY[@]}" --draws 5 --lr 0.01 --out "$TMPD/tklr"
+grep -q "AdamW lr 0.01 cosine" "$TMPD/tklr/claims.txt" && cli_ok || cli_fail "table_kappa: --lr is the training's"
+! cmp -s "$R/train/step000020_params.npy" "$TMPD/tklr/train/step000020_params.npy" && cli_ok || cli_fail "table_kappa: --lr changes the training"
+check "partition_check --lr 0.01" "$C" "${TINY[@]}" --reps 3 --lr 0.01 --out "$TMPD/pclr"
+grep -q "(AdamW, as fig6, peak lr 0.01: --lr)" "$TMPD/pclr/claims.txt" && cli_ok || cli_fail "partition_check: claims.txt names --lr"
 # partition_check on both models
 R=$TMPD/pc
 check "partition_check tt" "$C" "${TINY[@]}" --reps 3 --out "$R"
@@ -147,8 +165,16 @@ for n in partition_check.tt.alg3_agree partition_check.control.tt.permuted.alg3_
   grep -qE "^$n,[0-9]" "$R/stats.csv" && cli_ok || cli_fail "partition_check stats.csv: $n"
 done
 grep -q "^h0.attn.query,query,heads,head,2,32," "$R/candidates.csv" && cli_ok || cli_fail "query by heads: 2 blocks of 32"
+expect_pooled_shares "partition_check: shares with count and total" "$R/stats.csv" '_agree(_all)?$'
+grep -q "^partition_check.tt.alg3_agree.total,8$" "$R/stats.csv" && cli_ok || cli_fail "partition_check: Algorithm 3 splits 8 tensors"
+# the columns control: over the same 8 tensors, the picks by input columns (summary.csv's criterion column)
+k=$(awk -F, 'NR > 1 && $19 != "zero-hessian" && $16 > 1 && $11 ~ /input neuron/' "$R/summary.csv" | wc -l)
+grep -q "^partition_check.control.tt.columns_agree.total,8$" "$R/stats.csv" && grep -q "^partition_check.control.tt.columns_agree.count,$k$" "$R/stats.csv" \
+  && cli_ok || cli_fail "partition_check: columns control counts the $k picks by input columns of the 8 split tensors"
+grep -q "split by input columns instead: $k of 8" "$R/claims.txt" && cli_ok || cli_fail "partition_check: claims.txt names the columns control"
 grep -q "^h0.attn.key.bias,.*zero-hessian$" "$R/summary.csv" && cli_ok || cli_fail "key bias has no curvature"
 cmp -s "$R/H.npy" "$TMPD/f6/H.npy" && cli_ok || cli_fail "partition_check tt analyses fig6's H"
+! cmp -s "$R/H.npy" "$TMPD/pclr/H.npy" && cli_ok || cli_fail "partition_check: another --lr, another H"
 [ "$(grep -cE '^(PASS|FAIL): ' "$R/claims.txt")" -eq 2 ] && cli_ok || cli_fail "partition_check: 2 claim lines"
 R=$TMPD/pcm
 check "partition_check mlp" "$C" --model mlp --mlp-data synthetic --mlp-pool 2 --mlp-width 4 --mlp-eval-n 50 --steps 20 --reps 3 --quiet --out "$R"

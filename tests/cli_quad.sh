@@ -28,17 +28,35 @@ done
 awk -F, 'NR>1 && $3==0 && $4!=1 {bad=1} END{exit bad}' "$TMPD/run/fig4a.csv" && cli_ok || cli_fail "tau = 1 at R = 0"
 [ "$(grep -Ec "^E1 (a|b)_(median|mean) .*: [0-9]+ of 4 curves fall over all R" "$TMPD/run/claims.txt")" -eq 4 ] \
   && cli_ok || cli_fail "claims.txt: one line per reading"
-# stats.csv: the share, its shuffled-tau control and the reference per reading, and every curve's rho
+# stats.csv: the share, its random-D control, the R <= R* reading and its control, the shuffled-tau and
+# R <= R* references per reading, and every curve's rho in each
 for r in a_median b_median a_mean b_mean; do
-  for n in fig4.share_falling.$r fig4.control.share_falling.$r fig4.ref.branch.share_falling.$r; do
+  for n in fig4.share_falling.$r fig4.control.share_falling.$r fig4.shuffled.share_falling.$r \
+           fig4.share_falling_rstar.$r fig4.control.share_falling_rstar.$r fig4.ref.branch.share_falling.$r; do
     grep -Eq "^$n,(0|0\.25|0\.5|0\.75|1)$" "$TMPD/run/stats.csv" && cli_ok || cli_fail "stats.csv: $n is a share of 4 curves"
   done
-  [ "$(grep -c "^fig4\.rho\.$r\." "$TMPD/run/stats.csv")" -eq 4 ] && cli_ok || cli_fail "stats.csv: rho of each curve ($r)"
+  for n in rho control.rho shuffled.rho ref.branch.rho control.rho_rstar; do
+    [ "$(grep -c "^fig4\.$n\.$r\." "$TMPD/run/stats.csv")" -eq 4 ] && cli_ok || cli_fail "stats.csv: $n of each curve ($r)"
+  done
+  a=$(grep "^fig4.share_falling_rstar.$r," "$TMPD/run/stats.csv" | cut -d, -f2); b=$(grep "^fig4.ref.branch.share_falling.$r," "$TMPD/run/stats.csv" | cut -d, -f2)
+  [ -n "$a" ] && [ "$a" = "$b" ] && cli_ok || cli_fail "the R <= R* reading is the first version's rule ($r)"
 done
+head -1 "$TMPD/run/fig4a.csv" | grep -q ",samples,skipped,control_ra_mean,control_ra_median,control_rb_mean,control_rb_median$" \
+  && cli_ok || cli_fail "fig4a.csv: the random-D control's r per R"
+# the control's rho is the Spearman rho of its own median r (a) against the mean tau, from fig4a.csv
+awk -F, 'NR > 1 && $1 == 2 {n++; t[n] = $4; c[n] = $18} END {for (i = 1; i <= n; i++) {a = b = 1; for (j = 1; j <= n; j++) {a += (t[j] < t[i]) + 0.5 * (t[j] == t[i] && j != i); b += (c[j] < c[i]) + 0.5 * (c[j] == c[i] && j != i)}; ra[i] = a; rb[i] = b; ma += a / n; mb += b / n}
+  for (i = 1; i <= n; i++) {sxy += (ra[i] - ma) * (rb[i] - mb); sxx += (ra[i] - ma)^2; syy += (rb[i] - mb)^2}; print sxy / sqrt(sxx * syy)}' \
+  "$TMPD/run/fig4a.csv" >"$TMPD/rho_ctrl"
+awk -F, -v want="$(cat "$TMPD/rho_ctrl")" '$1 == "fig4.control.rho.a_median.a_d2_k500" {exit !(($2 - want)^2 < 1e-12)}' \
+  "$TMPD/run/stats.csv" && cli_ok || cli_fail "fig4: the control's rho from its own r (want $(cat "$TMPD/rho_ctrl"))"
 grep -q "^fig4.rho.a_median.b_d6_k40," "$TMPD/run/stats.csv" && cli_ok || cli_fail "stats.csv names curves panel_d_k"
 # the shares are the counts of rho <= -0.5 among the curves' rho
 awk -F, '$1 ~ /^fig4\.rho\.a_median\./ {n++; f += ($2 <= -0.5)} $1 == "fig4.share_falling.a_median" {s = $2}
          END {exit !(n == 4 && s == f / n)}' "$TMPD/run/stats.csv" && cli_ok || cli_fail "share = count of rho <= -0.5"
+grep -q "^Counts: 2 theta x 3 x x 5 R per (d, kappa), seed 1.$" "$TMPD/run/claims.txt" && cli_ok || cli_fail "fig4: --thetas, --points, --rs"
+# every share comes with its counts, pooled over seeds by the verdicts
+expect_pooled_shares "fig4: shares with count and total" "$TMPD/run/stats.csv" 'share_falling'
+grep -q "^fig4.share_falling.a_median.total,4$" "$TMPD/run/stats.csv" && cli_ok || cli_fail "fig4: total = 4 curves"
 # --seed: another seed, other draws; the same seed, the same numbers
 check "fig4 seed 2" "$P" --thetas 2 --points 3 --rs 5 --ds 2,7 --d 6 --kappas 3,40 --seed 2 --out "$TMPD/run_s2" --quiet
 check "fig4 seed 1 again" "$P" --thetas 2 --points 3 --rs 5 --ds 2,7 --d 6 --kappas 3,40 --seed 1 --out "$TMPD/run_s1" --quiet

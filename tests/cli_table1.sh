@@ -13,5 +13,12 @@ grep -q "^Llama 2-13B,13015864320," "$csv" && cli_ok || cli_fail "Llama 2-13B P"
 # GPT-2 XL (tied head): 1,557,611,200
 grep -q "^GPT-2 1.5B,1557611200," "$csv" && cli_ok || cli_fail "GPT-2 1.5B P"
 grep -q "^PASS: at least 99.9%" "$TMPD/t/claims.txt" && cli_ok || cli_fail "v-removed claim"
+# the control: the paper's tiny Transformer (P 2,640). By hand: 108 blocks (8 tokens of wte, wpe, 3 LayerNorm
+# gains, 4 + 4 heads, 16 + 16 + 32 + 16 neurons, 8 tokens of lm_head) and 160 bias entries (ln_1, q, k, v,
+# attn.proj, ln_2 and mlp.proj 16 each, fc_1 32, ln_f 16) keep a v: 100 (1 - 268/2640) = 89.85% removed
+awk -F, '$1 == "table1_memory.control.tiny_v_removed_pct" {v = $2} END {exit !(v != "" && (v - 100 * (1 - 268 / 2640))^2 < 1e-20)}' \
+  "$TMPD/t/stats.csv" && cli_ok || cli_fail "control: the tiny Transformer's share, counted by hand"
+grep -q "^table1_memory.oneperparam.min_v_removed_pct,0$" "$TMPD/t/stats.csv" && cli_ok || cli_fail "one block per parameter: 0%"
+grep -q "^control (the paper's tiny Transformer.*below 99.9%)$" "$TMPD/t/claims.txt" && cli_ok || cli_fail "claims.txt: the control"
 expect_user_error "unwritable folder" "$P" --out /proc/x --quiet
 cli_summary

@@ -27,3 +27,24 @@ expect_no_files() {
 }
 
 cli_summary() { echo "# counts $cli_passed $cli_failed"; [ "$cli_failed" -eq 0 ]; }
+
+# expect_pooled_shares DESCRIPTION STATS PATTERN: every statistic of STATS whose name matches the
+# awk regex PATTERN (at least one) comes with integer "<name>.count" and "<name>.total",
+# 0 <= count <= total, and its value is count/total (nan when total is 0).
+expect_pooled_shares() {
+  local msg
+  msg=$(awk -F, -v pat="$3" 'NR > 1 {v[$1] = $2}
+    END {
+      for (k in v) {
+        if (k ~ /\.(count|total)$/ || k !~ pat) continue
+        n++
+        c = k ".count"; t = k ".total"
+        if (!(c in v) || !(t in v)) { print k ": no count/total"; continue }
+        if (v[c] !~ /^[0-9]+$/ || v[t] !~ /^[0-9]+$/ || v[c] + 0 > v[t] + 0) { print k ": counts " v[c] "/" v[t]; continue }
+        if (v[t] == 0) { if (v[k] != "nan") print k ": total 0 but " v[k]; continue }
+        if (v[k] == "nan" || (v[k] - v[c] / v[t])^2 > 1e-24) print k ": " v[k] " is not " v[c] "/" v[t]
+      }
+      if (!n) print "no statistic matches " pat
+    }' "$2")
+  if [ -z "$msg" ]; then cli_ok; else cli_fail "$1: $(echo "$msg" | head -3 | tr '\n' ';')"; fi
+}

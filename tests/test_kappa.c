@@ -187,7 +187,60 @@ static void test_orthonormal_rows(void)
           dot, n0, n1);
 }
 
-/* The control of table_kappa: the claim's rule (the share of blocks with
+/* table_kappa's control: the same rule on each block's diagonal part (diag_part_ratios).
+ * Closed forms (the Fig. 4 recipe gives max|x|/min|x| over κ(h); a given D gives
+ * max|d h|/min|d h| over κ(h)), and the control is not fixed by construction: the
+ * share of diagonal parts where κ rises is 0 where D helps (a wide spread of h that
+ * the recipe's D divides out; v̂ matched to the curvature) and 1 where it does not
+ * (a narrow spread; v̂ unrelated to it). */
+static void test_diagonal_control(void)
+{
+    enum { n = 8, draws = 7, nb = 10 };
+    double A[n * n], d[n];
+    gsl_rng *r = rng_new(5), *r2 = rng_new(5);
+    memset(A, 0, sizeof A);
+    for (int i = 0; i < n; i++) A[i * n + i] = (i % 2 ? -1 : 1) * pow(10, 6.0 * i / (n - 1)), d[i] = 1;
+    diag_ratios g = diag_part_ratios(n, A, d, draws, r);
+    double want[draws];
+    for (int t = 0; t < draws; t++) {
+        double lo = INFINITY, hi = 0;
+        for (int i = 0; i < n; i++) {
+            double x = fabs(rng_gaussian(r2, 1));
+            lo = fmin(lo, x), hi = fmax(hi, x);
+        }
+        want[t] = hi / lo / 1e6;
+    }
+    CHECK_CLOSE(g.kappa, 1e6, 1e-9, "kappa of the diagonal part: max|h|/min|h|");
+    CHECK_CLOSE(g.ratio_fig4, median_of(want, draws), 1e-12, "Fig. 4 recipe on diag(h): max|x|/min|x| over kappa");
+    CHECK_CLOSE(g.ratio_d, 1, 1e-12, "D = I leaves kappa as it is");
+    for (int i = 0; i < n; i++) d[i] = 1 / fabs(A[i * n + i]);
+    CHECK_CLOSE(diag_part_ratios(n, A, d, 0, r).ratio_d, 1e-6, 1e-9, "D = 1/|h| makes D diag(h) = sign: ratio 1/kappa");
+    A[3 * n + 3] = 0;
+    CHECK(isinf(diag_part_ratios(n, A, d, 3, r).kappa), "a zero on the diagonal: kappa infinite (not measurable)");
+    /* the rule's share over nb diagonal parts, where D helps and where it does not */
+    int up_wide = 0, up_narrow = 0, up_matched = 0, up_unrelated = 0;
+    for (int b = 0; b < nb; b++) {
+        double W[n * n], N[n * n], dm[n], du[n];
+        memset(W, 0, sizeof W), memset(N, 0, sizeof N);
+        for (int i = 0; i < n; i++) {
+            W[i * n + i] = pow(10, rng_uniform_in(r, -4, 4));  /* kappa about 1e7 */
+            N[i * n + i] = 1 + rng_uniform_in(r, 0, 0.2);       /* kappa below 1.2 */
+            dm[i] = 1 / N[i * n + i];
+            du[i] = pow(10, rng_uniform_in(r, -1, 1));
+        }
+        up_wide += diag_part_ratios(n, W, dm, 25, r).ratio_fig4 > 1;
+        up_narrow += diag_part_ratios(n, N, dm, 25, r).ratio_fig4 > 1;
+        up_matched += diag_part_ratios(n, N, dm, 0, r).ratio_d > 1;
+        up_unrelated += diag_part_ratios(n, N, du, 0, r).ratio_d > 1;
+    }
+    CHECK(up_wide == 0, "Fig. 4 recipe, wide diagonal: kappa rises on %d of %d (D helps: the control fails)", up_wide, nb);
+    CHECK(up_narrow == nb, "Fig. 4 recipe, narrow diagonal: kappa rises on %d of %d (the control passes)", up_narrow, nb);
+    CHECK(up_matched == 0, "v-hat matched to the curvature: rises on %d of %d (the control fails)", up_matched, nb);
+    CHECK(up_unrelated == nb, "v-hat unrelated to it: rises on %d of %d (the control passes)", up_unrelated, nb);
+    rng_free(r), rng_free(r2);
+}
+
+/* table_kappa's first control (now "scaled", a reference): the claim's rule (the share of blocks with
  * κ(D A)/κ(A) > 1 above 0.5) on random dense blocks holds with the Fig. 4
  * recipe (the paper's Fig. 4 at small τ), and fails the same blocks in
  * coordinates rescaled by log10 s ~ U[-1, 1]: D must undo part of the scaling. */
@@ -340,6 +393,7 @@ int main(void)
     test_fig4_diagonal();
     test_orthonormal_rows();
     test_control_fails();
+    test_diagonal_control();
     test_tt_null();
     return check_summary();
 }

@@ -490,6 +490,92 @@ static void test_grid(void)
 
 /* Fig. 4's per-curve criterion on curves with a known trend, with an arm like the
  * one the sweep shows at d >= 50, and with τ shuffled; the share of falling curves. */
+/* quad_ratio_scaled: D = diag(1/|s|) for any s, against the dense path; with s = Hx it is
+ * quad_ratio_fast; at R = 0 (H = diag(κ, 1, ..., 1)) the closed form. */
+static void test_ratio_scaled(void)
+{
+    gsl_rng *rng = rng_new(31);
+    int ds[3] = {3, 10, 40};
+    double worst = 0;
+    for (int a = 0; a < 3; a++)
+        for (int rep = 0; rep < 4; rep++) {
+            int d = ds[a];
+            double kappa = rep % 2 ? 500 : 7, R = rep < 2 ? 0 : rng_uniform_in(rng, 0.2, 1);
+            double *theta = xmalloc((quad_nangles(d) + 1) * sizeof(double)), *q = xmalloc(d * sizeof(double));
+            double *z = xmalloc(d * sizeof(double)), *H = xmalloc((size_t)d * d * sizeof(double));
+            double *A = xmalloc((size_t)d * d * sizeof(double)), *B = xmalloc((size_t)d * d * sizeof(double));
+            double *work = xmalloc(2 * d * sizeof(double));
+            quad_draw_angles(theta, rng, d);
+            quad_first_column(q, theta, R, d);
+            quad_hessian_from_q(H, q, kappa, d);
+            for (int i = 0; i < d; i++) z[i] = rng_gaussian(rng, 1.0);
+            quad_ratio r;
+            CHECK(quad_ratio_scaled(&r, q, kappa, z, work, d), "scaled ratio computed");
+            for (int i = 0; i < d; i++)
+                for (int j = 0; j < d; j++) {
+                    A[i * d + j] = H[i * d + j] / sqrt(fabs(z[i]) * fabs(z[j])); /* D^1/2 H D^1/2 */
+                    B[i * d + j] = H[i * d + j] / fabs(z[i]);                    /* DH */
+                }
+            spectrum sh = sym_spectrum(d, H);
+            double kh = sh.lmax / sh.lmin, ra = kappa_spd(d, A) / kh, rb = kappa_svd(d, d, B) / kh;
+            worst = fmax(worst, fmax(fabs(r.a - ra) / ra, fabs(r.b - rb) / rb));
+            if (R == 0) { /* DH = diag(κ/|z_1|, 1/|z_2|, ...) */
+                double mx = kappa / fabs(z[0]), mn = mx;
+                for (int i = 1; i < d; i++) mx = fmax(mx, 1 / fabs(z[i])), mn = fmin(mn, 1 / fabs(z[i]));
+                CHECK_CLOSE(r.a, mx / mn / kappa, 1e-12, "R = 0: r of a random D in closed form");
+            }
+            free(theta), free(q), free(z), free(H), free(A), free(B), free(work);
+        }
+    CHECK(worst < 1e-9, "scaled vs dense r: worst relative difference %.3g", worst);
+    /* s = Hx: the Adam recipe */
+    double q[3] = {0.6, 0.8, 0}, x[3] = {0.3, -1.1, 0.7}, g[3], work[6];
+    for (int i = 0; i < 3; i++) g[i] = x[i] + 49 * q[i] * (q[0] * x[0] + q[1] * x[1] + q[2] * x[2]);
+    quad_ratio rf, rs;
+    CHECK(quad_ratio_fast(&rf, q, 50, x, work, 3) && quad_ratio_scaled(&rs, q, 50, g, work, 3) &&
+          fabs(rf.a - rs.a) < 1e-12 * rf.a && fabs(rf.b - rs.b) < 1e-12 * rf.b, "fast = scaled at s = Hx");
+    rng_free(rng);
+}
+
+/* Fig. 4's control, D = diag(1/|z|) with z independent of H: it leaves the main draws as they
+ * are, does not depend on the threads, and is not constant by construction: on the paper's
+ * matrices at κ = 500, d = 50 its r falls as τ -> 1 too (the rule passes it: for a rank-one H
+ * with a large κ, κ(DH) grows with the mean of 1/|z| once q spreads), while at κ = 2 D's own
+ * spread rules κ(DH) at every τ and it does not fall. */
+static double control_rho(int d, double kappa, unsigned long seed)
+{
+    quad_sweep_config c = {.d = d, .kappa = kappa, .nthetas = 4, .npoints = 25, .nr = 21, .seed = seed,
+                           .threads = 2, .control = 1, .control_seed = seed + 1000};
+    quad_sweep_result *s = quad_sweep_run(&c);
+    quad_sweep_row rows[21];
+    quad_sweep_summary(rows, s);
+    double tau[21], v[21];
+    for (int k = 0; k < 21; k++) tau[k] = rows[k].tau_mean, v[k] = rows[k].ca_median;
+    quad_sweep_free(s);
+    return quad_trend_rho(tau, v, NULL, 21);
+}
+
+static void test_random_d_control(void)
+{
+    quad_sweep_config c = {.d = 6, .kappa = 50, .nthetas = 5, .npoints = 7, .nr = 4, .seed = 42, .threads = 1};
+    quad_sweep_result *plain = quad_sweep_run(&c);
+    c.control = 1, c.control_seed = 7;
+    quad_sweep_result *s1 = quad_sweep_run(&c);
+    c.threads = 3;
+    quad_sweep_result *s3 = quad_sweep_run(&c);
+    size_t ns = 5 * 4 * 7;
+    CHECK(!plain->ca && memcmp(plain->ra, s1->ra, ns * sizeof(double)) == 0 &&
+          memcmp(plain->rb, s1->rb, ns * sizeof(double)) == 0, "the control leaves the main draws as they are");
+    CHECK(memcmp(s1->ca, s3->ca, ns * sizeof(double)) == 0 && memcmp(s1->cb, s3->cb, ns * sizeof(double)) == 0,
+          "control: 1 and 3 threads give identical results");
+    CHECK(memcmp(s1->ca, s1->ra, ns * sizeof(double)) != 0, "control r differs from D_Adam's");
+    quad_sweep_free(plain), quad_sweep_free(s1), quad_sweep_free(s3);
+    for (unsigned long seed = 1; seed <= 2; seed++) {
+        double big = control_rho(50, 500, seed), small = control_rho(50, 2, seed);
+        CHECK(big <= QUAD_FALLS_RHO, "random D, d 50, kappa 500 (seed %lu): falls as tau -> 1 (rho %.3f)", seed, big);
+        CHECK(small > QUAD_FALLS_RHO, "random D, d 50, kappa 2 (seed %lu): does not fall (rho %.3f)", seed, small);
+    }
+}
+
 static void test_trend(void)
 {
     enum { N = 51 };
@@ -715,6 +801,8 @@ int main(void)
     test_rank_one_form();
     test_secular();
     test_ratio_fast_vs_dense();
+    test_ratio_scaled();
+    test_random_d_control();
     test_stats();
     test_sweep();
     test_block_quadratic();

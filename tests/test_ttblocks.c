@@ -202,6 +202,20 @@ static void test_principle1_criterion(void)
             CHECK(cp.split[pp] != cases[k].want, "%s: the control does not recover it", cases[k].what);
         free(A), free(Ap);
     }
+    /* partition_check's columns control can pass: an H_tt block-diagonal by input columns (entries (i, j) and
+     * (k, j) of the 16 x 8 query couple, nothing else) gives the split by columns, not Algorithm 3's heads */
+    {
+        double *A = xcalloc(128 * 128, sizeof(double));
+        for (int a = 0; a < 128; a++)
+            for (int b = a; b < 128; b++)
+                if (a % 8 == b % 8) A[a * 128 + b] = A[b * 128 + a] = rng_gaussian(r, 1);
+        split_candidates_of(A, &m, 0, &c);
+        double score;
+        int pick = principle1_pick(A, &m, 0, &c, 0.5, &score);
+        CHECK(c.split[pick] == SPLIT_COLS && score >= 0.5, "dense column blocks: cols (got %s, score %.3f)",
+              split_name(c.split[pick]), score);
+        free(A);
+    }
     /* the scores over all of H_tt: dense head blocks give heads e = 1, whole 1, and the diagonal's excess */
     double *A = grouped(32, 0, 0, 0, r);
     split_candidates_of(A, &m, 0, &c);

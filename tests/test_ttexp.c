@@ -312,6 +312,24 @@ static void test_excess_share(void)
     ttexp_record_free(&j.rec);
 }
 
+/* A diverged run counts as its method's worst outcome in a margin, never NaN: a diverged
+ * winner beats nothing (-inf), a diverged loser is beaten by everything (+inf). */
+static void test_margin_divergence(void)
+{
+    CHECK(ttexp_margin(0.4, 0.1) == 0.4 - 0.1, "finite: loser - winner");
+    CHECK(ttexp_margin(INFINITY, 0.1) == INFINITY, "diverged loser: +inf");
+    CHECK(ttexp_margin(0.4, INFINITY) == -INFINITY, "diverged winner: -inf");
+    CHECK(ttexp_margin(INFINITY, INFINITY) == -INFINITY, "both diverged: the winner's worst outcome, -inf");
+    CHECK(isnan(ttexp_margin(NAN, 0.1)) && isnan(ttexp_margin(0.1, NAN)), "a missing number stays NAN");
+    ttexp_record r = {.steps_done = 10, .final_eval = 1.5};
+    ttexp_schedule sc = {.steps = 10, .warmup = 0, .eval_every = 5};
+    CHECK(!ttexp_diverged(&r, &sc), "a finished run did not diverge");
+    r.final_eval = INFINITY;
+    CHECK(ttexp_diverged(&r, &sc), "a non-finite final loss diverged");
+    r.final_eval = 1.5, r.steps_done = 7;
+    CHECK(ttexp_diverged(&r, &sc), "a run that stopped early diverged");
+}
+
 static void test_normalised_distance(void)
 {
     const double w0[2] = {1, 1}, x[2] = {2, 1}, y[2] = {1, 2}, z[2] = {0, 1};
@@ -378,6 +396,7 @@ int main(void)
     test_search_extends();
     test_full_batch();
     test_excess_share();
+    test_margin_divergence();
     test_normalised_distance();
     test_claim_controls();
     return check_summary();
