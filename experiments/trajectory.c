@@ -315,6 +315,8 @@ static void write_stats(const char *out, const curve_summary *s, const curve_sum
     put_snapshot_claims(st, "trajectory", &x[T_MINI]);
     put_snapshot_claims(st, "trajectory.control", &x[T_GD]);
     put_snapshot_claims(st, "trajectory.ref.adamw_other_batches", &x[T_ADAMW2]);
+    /* Adafactor in Adam-mini's place: the paper's "other methods", the null of "stays close" */
+    put_snapshot_claims(st, "trajectory.adafactor", &x[T_ADAFACTOR]);
     stats_put(st, "trajectory.shared_lr", shared_lr);
     /* the first version's statistics: the largest distance over the snapshots */
     stats_put(st, "trajectory.mini_max_distance", s[T_MINI].max);

@@ -601,11 +601,11 @@ static verdict judge_values(const double *x, const double *c, int n, rule_kind k
                             char *why)
 {
     const double a = 0.05;
-    reading r = reading_over_seeds(kind, side, thr, x, NULL, NULL, n, a);
-    reading rc = c ? reading_over_seeds(kind, side, thr, c, NULL, NULL, n, a) : r;
+    claim_reading r = reading_over_seeds(kind, side, thr, x, NULL, NULL, n, a);
+    claim_reading rc = c ? reading_over_seeds(kind, side, thr, c, NULL, NULL, n, a) : r;
     double d[8];
     for (int i = 0; i < n; i++) d[i] = c ? x[i] - c[i] : 0;
-    reading rd = reading_over_seeds(kind == RULE_SIGN ? RULE_SIGN : RULE_INTERVAL, side, 0, d, NULL, NULL, n, a);
+    claim_reading rd = reading_over_seeds(kind == RULE_SIGN ? RULE_SIGN : RULE_INTERVAL, side, 0, d, NULL, NULL, n, a);
     return claim_verdict(&r, r.p_claim, r.p_other, c ? &rc : NULL, c ? &rd : NULL, a, why, 200);
 }
 
@@ -631,26 +631,26 @@ static void test_claim_verdict(void)
      * the sign test orders it like any value */
     const double low_div[5] = {-1.2, -INFINITY, -1.4, -0.9, -1.1};
     CHECK_VERDICT(judge_values(up, low_div, 5, RULE_INTERVAL, CLAIM_ABOVE, 0, why), VERDICT_PASS);
-    reading rd = reading_over_seeds(RULE_INTERVAL, CLAIM_ABOVE, 0, low_div, NULL, NULL, 5, 0.05);
+    claim_reading rd = reading_over_seeds(RULE_INTERVAL, CLAIM_ABOVE, 0, low_div, NULL, NULL, 5, 0.05);
     CHECK(rd.test == RULE_SIGN && rd.n_inf == 1 && rd.n_missing == 0, "+-inf: the sign test, counted as diverged");
     /* NaN (a missing number) stays INVALID */
     const double up_nan[5] = {1.1, 2.3, NAN, 4.2, 5.0};
     CHECK_VERDICT(judge_values(up_nan, low, 5, RULE_INTERVAL, CLAIM_ABOVE, 0, why), VERDICT_INVALID);
     /* claim and control both decided, but their paired difference is not: NO POWER */
     const double cl[5] = {-0.2, -0.1, -0.3, -0.15, -0.25}, cx[5] = {0.3, 0.1, 0.6, 0.05, 0.2};
-    reading r = reading_over_seeds(RULE_INTERVAL, CLAIM_ABOVE, 0, cx, NULL, NULL, 5, 0.05);
-    reading rc = reading_over_seeds(RULE_INTERVAL, CLAIM_ABOVE, 0, cl, NULL, NULL, 5, 0.05);
+    claim_reading r = reading_over_seeds(RULE_INTERVAL, CLAIM_ABOVE, 0, cx, NULL, NULL, 5, 0.05);
+    claim_reading rc = reading_over_seeds(RULE_INTERVAL, CLAIM_ABOVE, 0, cl, NULL, NULL, 5, 0.05);
     const double dflat[5] = {0.1, -0.1, 0.2, -0.2, 0.05};
-    reading rd2 = reading_over_seeds(RULE_INTERVAL, CLAIM_ABOVE, 0, dflat, NULL, NULL, 5, 0.05);
+    claim_reading rd2 = reading_over_seeds(RULE_INTERVAL, CLAIM_ABOVE, 0, dflat, NULL, NULL, 5, 0.05);
     CHECK_VERDICT(claim_verdict(&r, 0.01, 0.99, &rc, &rd2, 0.05, why, sizeof why), VERDICT_NO_POWER);
     /* Holm: a p that passes alone fails once adjusted */
     CHECK_VERDICT(claim_verdict(&r, 0.06, 0.99, &rc, NULL, 0.05, why, sizeof why), VERDICT_INCONCLUSIVE);
     /* shares from pooled counts: 5 seeds of 9 of 10 against 0.5 */
     const double cnt[5] = {9, 9, 8, 10, 9}, tot[5] = {10, 10, 10, 10, 10}, sh[5] = {0.9, 0.9, 0.8, 1, 0.9};
-    reading rs = reading_over_seeds(RULE_SHARE, CLAIM_ABOVE, 0.5, sh, cnt, tot, 5, 0.05);
+    claim_reading rs = reading_over_seeds(RULE_SHARE, CLAIM_ABOVE, 0.5, sh, cnt, tot, 5, 0.05);
     CHECK(rs.k == 45 && rs.total == 50 && rs.lo > 0.5 && rs.hi < 1 && rs.p_claim < 1e-6, "pooled share 45/50 [%g, %g]",
           rs.lo, rs.hi);
-    reading rn = reading_over_seeds(RULE_SHARE, CLAIM_ABOVE, 0.5, sh, NULL, NULL, 5, 0.05);
+    claim_reading rn = reading_over_seeds(RULE_SHARE, CLAIM_ABOVE, 0.5, sh, NULL, NULL, 5, 0.05);
     CHECK(rn.n_missing > 0, "a share without counts is missing");
 }
 

@@ -107,7 +107,7 @@ int main(int argc, char **argv)
     int nskip = parse_skip(skip, rules, n, names, 32);
     const char *skipv[32];
     for (int k = 0; k < nskip; k++) skipv[k] = names[k];
-    study s = {.runs = runs, .sensitivity = sensitivity, .scale = scale, .alpha = alpha, .seeds = seeds};
+    claim_study s = {.runs = runs, .sensitivity = sensitivity, .scale = scale, .alpha = alpha, .seeds = seeds};
     study_run(&s, rules, n, skipv, nskip);
     if (!study_present(&s)) die_user("--runs %s holds no run of any experiment of the claim table", runs);
     char *inside = path_join(out, "stats.csv");

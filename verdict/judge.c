@@ -12,7 +12,7 @@ static double p_side(claim_side side, double p_above, double p_below, int claim)
 }
 
 /* The exact sign test (ties dropped; ±inf are ordered like any value). */
-static void sign_reading(reading *r, claim_side side, double threshold, const double *x, int n, double alpha)
+static void sign_reading(claim_reading *r, claim_side side, double threshold, const double *x, int n, double alpha)
 {
     double *v = xmalloc((size_t)n * sizeof *v);
     int m = 0, above = 0, below = 0;
@@ -37,7 +37,7 @@ static void sign_reading(reading *r, claim_side side, double threshold, const do
     free(v);
 }
 
-static void share_reading(reading *r, claim_side side, double threshold, const double *count, const double *total,
+static void share_reading(claim_reading *r, claim_side side, double threshold, const double *count, const double *total,
                           int n, double alpha)
 {
     double k = 0, t = 0;
@@ -60,7 +60,7 @@ static void share_reading(reading *r, claim_side side, double threshold, const d
     r->p_other = p_side(side, s.p_above, s.p_below, 0);
 }
 
-static void exact_reading(reading *r, claim_side side, double threshold, const double *x, int n)
+static void exact_reading(claim_reading *r, claim_side side, double threshold, const double *x, int n)
 {
     r->test = RULE_EXACT;
     double v = NAN;
@@ -71,7 +71,7 @@ static void exact_reading(reading *r, claim_side side, double threshold, const d
     r->p_other = (side == CLAIM_ABOVE ? below : above) ? 0.0 : 1.0;
 }
 
-static void interval_reading(reading *r, claim_side side, double threshold, const double *x, int n, double alpha)
+static void interval_reading(claim_reading *r, claim_side side, double threshold, const double *x, int n, double alpha)
 {
     double *v = xmalloc((size_t)n * sizeof *v);
     int m = 0;
@@ -87,11 +87,11 @@ static void interval_reading(reading *r, claim_side side, double threshold, cons
     free(v);
 }
 
-reading reading_over_seeds(rule_kind kind, claim_side side, double threshold, const double *x, const double *count,
+claim_reading reading_over_seeds(rule_kind kind, claim_side side, double threshold, const double *x, const double *count,
                    const double *total, int n, double alpha)
 {
     if (!(alpha > 0 && alpha < 0.5)) die_user("alpha must be in (0, 0.5), got %g", alpha);
-    reading r = {.test = kind, .mean = NAN, .lo = NAN, .hi = NAN, .k = NAN, .total = NAN, .p_claim = NAN,
+    claim_reading r = {.test = kind, .mean = NAN, .lo = NAN, .hi = NAN, .k = NAN, .total = NAN, .p_claim = NAN,
                  .p_other = NAN, .constant = 1};
     double first = NAN;
     for (int i = 0; i < n; i++) {
@@ -109,7 +109,7 @@ reading reading_over_seeds(rule_kind kind, claim_side side, double threshold, co
 }
 
 /* Why a reading cannot be judged ("" if it can). */
-static const char *unusable(const reading *r)
+static const char *unusable(const claim_reading *r)
 {
     if (r->n_missing > 0) return "a seed's value is missing or not a number";
     if (r->n < 2) return "fewer than 2 seeds";
@@ -120,7 +120,7 @@ static const char *unusable(const reading *r)
     return "";
 }
 
-verdict reading_verdict(const reading *r, double alpha)
+verdict reading_verdict(const claim_reading *r, double alpha)
 {
     if (*unusable(r)) return VERDICT_INVALID;
     return r->p_claim <= alpha ? VERDICT_PASS : r->p_other <= alpha ? VERDICT_FAIL : VERDICT_INCONCLUSIVE;
@@ -136,8 +136,8 @@ static verdict because(verdict v, char *why, size_t size, const char *fmt, ...)
     return v;
 }
 
-verdict claim_verdict(const reading *claim, double p_claim_adj, double p_other_adj, const reading *control,
-                      const reading *paired, double alpha, char *why, size_t why_size)
+verdict claim_verdict(const claim_reading *claim, double p_claim_adj, double p_other_adj, const claim_reading *control,
+                      const claim_reading *paired, double alpha, char *why, size_t why_size)
 {
     why[0] = '\0';
     const char *u = unusable(claim);

@@ -21,7 +21,7 @@ static const char *test_name(rule_kind k)
 
 /* A reading for a table cell: "mean [lo, hi]", "median m; k of n above t",
  * "share (k/n) [lo, hi]", "v (exact)"; "n/a" when nothing was read. */
-static void fmt_reading(char *buf, size_t size, const reading *r, claim_side side, double threshold)
+static void fmt_reading(char *buf, size_t size, const claim_reading *r, claim_side side, double threshold)
 {
     if (r->n == 0 && r->test != RULE_SHARE) { snprintf(buf, size, "n/a"); return; }
     switch (r->test) {
@@ -63,10 +63,10 @@ static void fmt_notes(char *buf, size_t size, const judged_claim *j)
              j->r->paper_scale ? "S" : "", j->main.stat.n_inf ? "X" : "");
 }
 
-static int smoke(const study *s) { return s->seeds.n < 5; }
+static int smoke(const claim_study *s) { return s->seeds.n < 5; }
 
 /* How many families there are (chance verdicts are bounded per family). */
-static int family_count(const study *s)
+static int family_count(const claim_study *s)
 {
     int f = 0;
     for (int i = 0; i < s->n; i++) {
@@ -81,7 +81,7 @@ static int family_count(const study *s)
     return f;
 }
 
-static const char *commit_of(const study *s)
+static const char *commit_of(const claim_study *s)
 {
     for (int i = 0; i < s->nsets; i++)
         if (!s->set[i].alt && s->set[i].commit[0]) return s->set[i].commit;
@@ -89,7 +89,7 @@ static const char *commit_of(const study *s)
 }
 
 /* The headline: counts of each verdict, robust ones apart, and what chance alone gives. */
-static void write_headline(FILE *fp, const study *s)
+static void write_headline(FILE *fp, const claim_study *s)
 {
     int count[5] = {0}, robust[5] = {0}, fragile = 0, judged_alt = 0;
     for (int i = 0; i < s->n; i++) {
@@ -117,7 +117,7 @@ static void write_headline(FILE *fp, const study *s)
             s->alpha, F, s->alpha * F);
 }
 
-static void write_table(FILE *fp, const study *s)
+static void write_table(FILE *fp, const claim_study *s)
 {
     fprintf(fp, "| claim | paper | statistic over %d seeds (%g%% interval) | negative control | verdict | same verdict "
                 "under alternatives | notes |\n|---|---|---|---|---|---|---|\n", s->seeds.n, 100 * (1 - 2 * s->alpha));
@@ -142,7 +142,7 @@ static void write_table(FILE *fp, const study *s)
                 "each claim's evidence, its alternatives and the reasons.\n");
 }
 
-static void write_setting_md(FILE *fp, const study *s, const judged_setting *js)
+static void write_setting_md(FILE *fp, const claim_study *s, const judged_setting *js)
 {
     char seeds[256], vals[1024], a[160];
     fmt_seeds(seeds, sizeof seeds, &s->seeds, ", ");
@@ -171,7 +171,7 @@ static void write_setting_md(FILE *fp, const study *s, const judged_setting *js)
     if (js->why[0]) fprintf(fp, "- Why %s: %s.\n", verdict_name(js->v), js->why);
 }
 
-static void write_claim_md(FILE *fp, const study *s, const judged_claim *j)
+static void write_claim_md(FILE *fp, const claim_study *s, const judged_claim *j)
 {
     const claim_rule *r = j->r;
     fprintf(fp, "\n## %s — %s (%s)\n\n> \"%s\" (%s)\n\n", r->id, verdict_name(j->main.v), robustness(j), r->paper,
@@ -209,7 +209,7 @@ static void write_claim_md(FILE *fp, const study *s, const judged_claim *j)
     }
 }
 
-static void write_csv(const char *out, const study *s)
+static void write_csv(const char *out, const claim_study *s)
 {
     outfile *f = csv_open_in(out, "verdicts.csv",
                              "id,experiment,family,test,side,threshold,seeds,values,mean,lo,hi,k,total,p_claim,"
@@ -256,7 +256,7 @@ static void write_csv(const char *out, const study *s)
 }
 
 /* The flags each experiment's runs were made with, and their commit. */
-static void write_provenance(FILE *fp, const study *s)
+static void write_provenance(FILE *fp, const claim_study *s)
 {
     fprintf(fp, "\n## Runs\n\n| experiment | alternative | flags (SEED: the seed) | commit | seeds not usable |\n"
                 "|---|---|---|---|---|\n");
@@ -276,7 +276,7 @@ static void write_provenance(FILE *fp, const study *s)
     }
 }
 
-void study_write(const char *out, const study *s, const char *skipped)
+void study_write(const char *out, const claim_study *s, const char *skipped)
 {
     write_csv(out, s);
     outfile *o = outfile_open_in(out, "verdicts.md");

@@ -60,7 +60,7 @@ static void check_provenance(seed_runs *set, const char *scale, const seed_runs 
     free(want);
 }
 
-static seed_runs *get_set(study *s, const char *experiment, const alternative *alt)
+static seed_runs *get_set(claim_study *s, const char *experiment, const alternative *alt)
 {
     const char *name = alt ? alt->name : NULL;
     for (int i = 0; i < s->nsets; i++)
@@ -109,7 +109,7 @@ static void values_of(const seed_runs *set, const char *name, double *x, double 
 /* The paired difference claim minus control per seed, tested against 0 on the
  * claim's side: the claim's kind (a share: the sign test of the per-seed
  * shares' differences; identical differences: the sign test too). */
-static reading paired_reading(const judged_setting *j, int n, double alpha)
+static claim_reading paired_reading(const judged_setting *j, int n, double alpha)
 {
     double d[LIST_MAX];
     int same = 1;
@@ -121,7 +121,7 @@ static reading paired_reading(const judged_setting *j, int n, double alpha)
     return reading_over_seeds(kind, j->side, 0, d, NULL, NULL, n, alpha);
 }
 
-static void evaluate(study *s, const claim_rule *r, const alternative *alt, judged_setting *j)
+static void evaluate(claim_study *s, const claim_rule *r, const alternative *alt, judged_setting *j)
 {
     int n = s->seeds.n;
     if (alt && alt->flags && !s->sensitivity) return; /* its runs were not asked for: not evaluated */
@@ -168,7 +168,7 @@ static judged_setting *partner(judged_claim *m, const judged_claim *c, int a)
 }
 
 /* Holm over c's family, each member in the setting that goes with c's setting a. */
-static void adjust(study *s, judged_claim *c, int a)
+static void adjust(claim_study *s, judged_claim *c, int a)
 {
     judged_setting *mine = a < 0 ? &c->main : &c->alt[a];
     double pc[64], po[64], ac[64], ao[64];
@@ -188,7 +188,7 @@ static void adjust(study *s, judged_claim *c, int a)
     mine->p_other_adj = ao[self];
 }
 
-static void decide(study *s, judged_setting *j)
+static void decide(claim_study *s, judged_setting *j)
 {
     if (!j->evaluated) return;
     char why[320];
@@ -198,7 +198,7 @@ static void decide(study *s, judged_setting *j)
     if (why[0] || j->v != VERDICT_INVALID) snprintf(j->why, sizeof j->why, "%s", why);
 }
 
-int study_present(const study *s)
+int study_present(const claim_study *s)
 {
     for (int i = 0; i < s->nsets; i++)
         if (!s->set[i].alt && s->set[i].present) return 1;
@@ -211,7 +211,7 @@ const char *robustness(const judged_claim *j)
     return j->n_same == j->n_run ? "ROBUST" : "FRAGILE";
 }
 
-void study_run(study *s, const claim_rule *rules, int nrules, const char *const *skip, int nskip)
+void study_run(claim_study *s, const claim_rule *rules, int nrules, const char *const *skip, int nskip)
 {
     s->claim = xcalloc((size_t)(nrules ? nrules : 1), sizeof *s->claim);
     s->n = 0;
@@ -240,7 +240,7 @@ void study_run(study *s, const claim_rule *rules, int nrules, const char *const 
     }
 }
 
-void study_free(study *s)
+void study_free(claim_study *s)
 {
     for (int i = 0; i < s->nsets; i++) {
         for (int k = 0; k < s->set[i].n; k++) seed_run_free(&s->set[i].run[k]);

@@ -244,13 +244,13 @@ typedef struct {
                                   shares: the pooled share and its Clopper–Pearson interval */
     double k, total;           /* shares: the pooled counts */
     double p_claim, p_other;   /* one-sided p on the claim's side and on the other side, unadjusted */
-} reading;
+} claim_reading;
 /* x[0..n-1]: the per-seed values (NAN: missing); count/total the per-seed
  * counts of a share (NULL otherwise). */
-reading reading_over_seeds(rule_kind kind, claim_side side, double threshold, const double *x, const double *count,
+claim_reading reading_over_seeds(rule_kind kind, claim_side side, double threshold, const double *x, const double *count,
                    const double *total, int n, double alpha);
 /* PASS, FAIL or INCONCLUSIVE of a reading on its own (a control's), at alpha, unadjusted. */
-verdict reading_verdict(const reading *r, double alpha);
+verdict reading_verdict(const claim_reading *r, double alpha);
 
 /* The verdict of a claim from its reading, Holm-adjusted p-values (claim's
  * side, other side), its control's reading and the paired difference's (NULL:
@@ -268,8 +268,8 @@ verdict reading_verdict(const reading *r, double alpha);
  *                 the paired difference is not decided;
  *   INCONCLUSIVE  otherwise.
  * why: the reason of an INVALID or NO POWER, else "". */
-verdict claim_verdict(const reading *claim, double p_claim_adj, double p_other_adj, const reading *control,
-                      const reading *paired, double alpha, char *why, size_t why_size);
+verdict claim_verdict(const claim_reading *claim, double p_claim_adj, double p_other_adj, const claim_reading *control,
+                      const claim_reading *paired, double alpha, char *why, size_t why_size);
 
 /* ---- a study: every claim judged over one set of seeds (study.c) -----------------------------
  * The runs of one experiment over the seeds (alt NULL: the main runs in
@@ -295,7 +295,7 @@ typedef struct {
     double threshold;
     double x[LIST_MAX], c[LIST_MAX]; /* per seed: the statistic and the control (NAN: missing) */
     double diverged[LIST_MAX]; /* per seed: "<experiment>.diverged", the runs that diverged (NAN: not reported) */
-    reading stat, control, paired;
+    claim_reading stat, control, paired;
     int has_control, has_paired;
     double p_claim_adj, p_other_adj;
     verdict v, control_v;
@@ -321,17 +321,17 @@ typedef struct {
     judged_claim *claim;
     int nsets;
     seed_runs *set;
-} study;
+} claim_study;
 /* Judges rules[0..nrules-1] but those whose experiment is in skip[0..nskip-1]. */
-void study_run(study *s, const claim_rule *rules, int nrules, const char *const *skip, int nskip);
-void study_free(study *s);
+void study_run(claim_study *s, const claim_rule *rules, int nrules, const char *const *skip, int nskip);
+void study_free(claim_study *s);
 /* 1 if some experiment's main runs were found at all. */
-int study_present(const study *s);
+int study_present(const claim_study *s);
 /* "ROBUST" (every alternative with a valid verdict gives the main verdict),
  * "FRAGILE" (some does not) or "-" (none such). */
 const char *robustness(const judged_claim *j);
 /* <out>/verdicts.csv, sensitivity.csv, verdicts.md and summary.md of a study
  * (report.c); skipped: the experiments left out, named in verdicts.md. */
-void study_write(const char *out, const study *s, const char *skipped);
+void study_write(const char *out, const claim_study *s, const char *skipped);
 
 #endif
