@@ -72,7 +72,7 @@ static void test_deflate_known(void)
     double d[12];
     for (int i = 0; i < n; i++) d[i] = 1;
     CHECK(isnan(deflated_scaled_spectrum(&df, d).kappa), "zero block: kappa(DA) NAN");
-    int sk;
+    int sk = -1;
     CHECK(isnan(fig4_ratio(n, Z, &df, 5, r, &sk)) && sk == 5, "zero block: Fig. 4 ratio NAN, %d skipped", sk);
     deflation_free(&df);
     free(A), free(Q), free(N), free(Z);
