@@ -92,6 +92,7 @@ PROG_SRC := $(wildcard experiments/*.c tools/*.c)
 PROGS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(PROG_SRC:experiments/%.c=$(BUILD)/bin/%))
 TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+FIXTURES := $(BUILD)/tests/fixtures.o
 BENCH_SRC := $(wildcard bench/*.c)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
@@ -116,12 +117,13 @@ $(BUILD)/bin/%: $(BUILD)/experiments/%.o $(LIB)
 $(BUILD)/bin/%: $(BUILD)/tools/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
+# tests/fixtures.c: the small random models the tests and the benchmarks share.
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(FIXTURES) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
-$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(FIXTURES) $(LIB) $(LDLIBS) -o $@
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(FIXTURES) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(FIXTURES) $(LIB) $(LDLIBS) -o $@
 
 # ---- dependencies ---------------------------------------------------------
 # Building needs only the libraries: when pkg-config finds them, nothing is
@@ -210,4 +212,4 @@ clean:
 distclean: clean
 	rm -rf results-paper figures-paper
 
--include $(LIBOBJ:.o=.d) $(PROG_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(BENCH_SRC:%.c=$(BUILD)/%.d)
+-include $(LIBOBJ:.o=.d) $(FIXTURES:.o=.d) $(PROG_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(BENCH_SRC:%.c=$(BUILD)/%.d)

@@ -296,3 +296,21 @@ void mlp_ckpt_free(mlp_ckpt *c)
     free(c->vhat);
     memset(c, 0, sizeof *c);
 }
+
+void mlp_cli_init(mlp_cli *c)
+{
+    *c = (mlp_cli){.data = "fashion-mnist", .act = "tanh", .width = 8, .pool = 4, .eval_n = 1000};
+}
+
+mlp_ckpt_setup mlp_cli_setup(const mlp_cli *c, const ckpt_cli *k)
+{
+    if (strcmp(c->data, "fashion-mnist") != 0 && strcmp(c->data, "synthetic") != 0)
+        die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", c->data);
+    if (c->width < 1 || c->width > 4096) die_user("--mlp-width must be in 1..4096 (got %d)", c->width);
+    if (c->pool < 1 || c->pool > 8) die_user("--mlp-pool must be in 1..8 (got %d)", c->pool);
+    if (c->eval_n < 1 || c->eval_n > 10000) die_user("--mlp-eval-n must be in 1..10000 (got %d)", c->eval_n);
+    act_parse(c->act);
+    return (mlp_ckpt_setup){.data = c->data, .act = c->act, .width = c->width, .pool = c->pool, .eval_n = c->eval_n,
+                            .batch = k->batch, .steps = k->steps, .lr = k->lr, .frac = k->frac,
+                            .seed = (unsigned long)k->seed, .data_seed = (unsigned long)k->data_seed};
+}

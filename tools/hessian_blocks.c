@@ -35,8 +35,9 @@
 
 typedef struct {
     ckpt_cli cli;
-    const char *model_name, *out, *part_name, *pool_name, *path_name, *mlp_data, *mlp_act, *eig_name;
-    int mlp_width, mlp_pool, mlp_eval_n, pixels, lower, full_spectrum, write_h, skip_blocks;
+    const char *model_name, *out, *part_name, *pool_name, *path_name, *eig_name;
+    mlp_cli mlp_flags;
+    int pixels, lower, full_spectrum, write_h, skip_blocks;
     int_list eig_range;
     /* state */
     int is_tt;
@@ -349,11 +350,7 @@ int main(int argc, char **argv)
     r.pool_name = "max";
     r.path_name = "stream";
     r.eig_name = "evr";
-    r.mlp_data = "fashion-mnist";
-    r.mlp_act = "tanh";
-    r.mlp_width = 8;
-    r.mlp_pool = 4;
-    r.mlp_eval_n = 1000;
+    mlp_cli_init(&r.mlp_flags);
     r.pixels = 256;
     const cli_opt opts[] = {
         {"model", OPT_STRING, &r.model_name, "tt (the tiny Transformer; its size from --layers, --C, --M, --T, ...) or mlp"},
@@ -368,11 +365,7 @@ int main(int argc, char **argv)
         {"write-h", OPT_FLAG, &r.write_h, "with --full-spectrum: write H.npy (P x P; MPI-IO under MPI)"},
         {"skip-blocks", OPT_FLAG, &r.skip_blocks, "with --full-spectrum: no block analysis"},
         CKPT_CLI_OPTS(&r.cli),
-        {"mlp-data", OPT_STRING, &r.mlp_data, "--model mlp: fashion-mnist or synthetic"},
-        {"mlp-width", OPT_INT, &r.mlp_width, "--model mlp: hidden neurons"},
-        {"mlp-pool", OPT_INT, &r.mlp_pool, "--model mlp: k x k average pooling of the images"},
-        {"mlp-act", OPT_STRING, &r.mlp_act, "--model mlp: relu, tanh, gelu or linear"},
-        {"mlp-eval-n", OPT_INT, &r.mlp_eval_n, "--model mlp: test images the Hessian is taken on"},
+        MLP_CLI_OPTS(&r.mlp_flags),
         {"out", OPT_STRING, &r.out, "output folder"},
     };
     run_start(argc, argv);
@@ -400,16 +393,7 @@ int main(int argc, char **argv)
     if ((r.write_h || r.skip_blocks || r.eig_range.n) && !r.full_spectrum)
         die_user("--write-h, --skip-blocks and --eig-range go with --full-spectrum");
     r.setup = ckpt_cli_setup(&r.cli);
-    r.ms = (mlp_ckpt_setup){r.mlp_data, r.mlp_act, r.mlp_width, r.mlp_pool, r.mlp_eval_n, r.cli.batch, r.cli.steps,
-                            r.cli.lr, r.cli.frac, (unsigned long)r.cli.seed, (unsigned long)r.cli.data_seed};
-    if (!r.is_tt) {
-        if (strcmp(r.mlp_data, "fashion-mnist") != 0 && strcmp(r.mlp_data, "synthetic") != 0)
-            die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", r.mlp_data);
-        if (r.mlp_width < 1 || r.mlp_width > 4096) die_user("--mlp-width must be in 1..4096 (got %d)", r.mlp_width);
-        if (r.mlp_pool < 1 || r.mlp_pool > 8) die_user("--mlp-pool must be in 1..8 (got %d)", r.mlp_pool);
-        if (r.mlp_eval_n < 1) die_user("--mlp-eval-n must be >= 1 (got %d)", r.mlp_eval_n);
-        act_parse(r.mlp_act);
-    }
+    if (!r.is_tt) r.ms = mlp_cli_setup(&r.mlp_flags, &r.cli);
     if (dist_rank() == 0) ensure_dir(r.out);
     dist_barrier();
     dist_own_work();
