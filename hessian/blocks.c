@@ -422,7 +422,7 @@ block_metrics block_metrics_of(const double *Hb, const block *b, double rows, co
         bm.kappa_dh_svd = kappa_scaled_svd(n, Hb, db);
         free(db);
     } else {
-        bm.sd = (spectrum){NAN, NAN, NAN, NAN, NAN, -1};
+        bm.sd = (spectrum){.lmin = NAN, .lmax = NAN, .absmin = NAN, .absmax = NAN, .kappa = NAN, .nneg = -1};
         bm.kappa_dh_svd = NAN;
     }
     return bm;

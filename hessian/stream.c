@@ -615,8 +615,9 @@ static void run_panels(hstream *s, model *m, size_t j0, size_t j1, size_t step, 
     int pw = o.panel > 0 ? o.panel : 128;
     int use_hvp = !lower && !(o.use_hess_cols && m->hess_cols);
     /* the stream's own bytes, plus this run's panel (and unit directions for hvp) */
-    hstream_opts so = {NULL, s->keep, s->heat ? s->heat_px : 0, s->heat == HEAT_MAX ? POOL_MAX : POOL_MEAN};
-    partition p = {s->nb, s->nb, s->blocks};
+    hstream_opts so = {.keep_blocks = s->keep, .heat_pixels = s->heat ? s->heat_px : 0,
+                       .heat_pool = s->heat == HEAT_MAX ? POOL_MAX : POOL_MEAN};
+    partition p = {.nblocks = s->nb, .cap = s->nb, .b = s->blocks};
     so.p = &p;
     double need = hstream_bytes(m, &so, pw * (use_hvp ? 2 : 1));
     if (need > s->checked) {
