@@ -152,16 +152,20 @@ static const struct {
     int blockwise;             /* Algorithm 3's blocks at c·eta_b: c searched */
     int full_batch;            /* on the fixed training set */
 } SEARCHES[NSEARCH] = {
-    [S_ADAMW] = {"adamw", "AdamW", OPTIM_ADAMW, LR_ADAMW},
-    [S_ADAM0] = {"adam_beta1_0", "Adam, beta1 = 0", OPTIM_ADAM, LR_ADAM, .beta1_0 = 1},
-    [S_GD] = {"gd", "GD", OPTIM_GD, LR_GD},
-    [S_HB] = {"heavy_ball", "heavy ball", OPTIM_HEAVY_BALL, LR_HEAVY_BALL},
-    [S_BGD] = {"blockgd_c", "blockwise GD", OPTIM_BLOCK_GD, LR_BLOCKGD, .blockwise = 1},
-    [S_BHB] = {"blockhb_c", "blockwise heavy ball", OPTIM_HEAVY_BALL, LR_BLOCKHB, .blockwise = 1},
-    [F_ADAMW] = {"full_adamw", "AdamW, full batch", OPTIM_ADAMW, LR_ADAMW, .full_batch = 1},
-    [F_GD] = {"full_gd", "GD, full batch", OPTIM_GD, LR_GD, .full_batch = 1},
-    [F_BGD] = {"full_blockgd_c", "blockwise GD, full batch", OPTIM_BLOCK_GD, LR_BLOCKGD, .blockwise = 1,
-               .full_batch = 1},
+    [S_ADAMW] = {.label = "adamw", .name = "AdamW", .kind = OPTIM_ADAMW, .range = LR_ADAMW},
+    [S_ADAM0] = {.label = "adam_beta1_0", .name = "Adam, beta1 = 0", .kind = OPTIM_ADAM, .range = LR_ADAM,
+                 .beta1_0 = 1},
+    [S_GD] = {.label = "gd", .name = "GD", .kind = OPTIM_GD, .range = LR_GD},
+    [S_HB] = {.label = "heavy_ball", .name = "heavy ball", .kind = OPTIM_HEAVY_BALL, .range = LR_HEAVY_BALL},
+    [S_BGD] = {.label = "blockgd_c", .name = "blockwise GD", .kind = OPTIM_BLOCK_GD, .range = LR_BLOCKGD,
+               .blockwise = 1},
+    [S_BHB] = {.label = "blockhb_c", .name = "blockwise heavy ball", .kind = OPTIM_HEAVY_BALL, .range = LR_BLOCKHB,
+               .blockwise = 1},
+    [F_ADAMW] = {.label = "full_adamw", .name = "AdamW, full batch", .kind = OPTIM_ADAMW, .range = LR_ADAMW,
+                 .full_batch = 1},
+    [F_GD] = {.label = "full_gd", .name = "GD, full batch", .kind = OPTIM_GD, .range = LR_GD, .full_batch = 1},
+    [F_BGD] = {.label = "full_blockgd_c", .name = "blockwise GD, full batch", .kind = OPTIM_BLOCK_GD,
+               .range = LR_BLOCKGD, .blockwise = 1, .full_batch = 1},
 };
 /* Steps 1-2: the coordinate searches, each from its step-0 search of c. */
 enum { C_BGD, C_BHB, C_FULL, NCOORD };
@@ -260,7 +264,8 @@ static void search_single_lrs(study *st)
 {
     outfile *gf = ttexp_grid_open(st->x.a.out);
     for (int k = 0; k < NSEARCH; k++) {
-        ttexp_method mt = ttexp_method_of(SEARCHES[k].name, SEARCHES[k].kind, SEARCHES[k].blockwise ? st->alg3 : NULL, 0);
+        const partition *blocks = SEARCHES[k].blockwise ? st->alg3 : NULL;
+        ttexp_method mt = ttexp_method_of(SEARCHES[k].name, SEARCHES[k].kind, blocks, 0);
         if (SEARCHES[k].beta1_0) mt.cfg.beta1 = 0;
         if (SEARCHES[k].blockwise) mt.cfg.block_lr = st->eta;
         const ttexp_setup *s = SEARCHES[k].full_batch ? st->full.s : st->e.s;

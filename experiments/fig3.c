@@ -181,7 +181,8 @@ typedef struct {
     int n, bsize;
     problem p[NPROB];
     problem shuf;              /* H with its coordinates permuted (the random partition's control) */
-    double *lambda, *lambda_hom, *lambda_sp; /* eigenvalues of H (n), the homogeneous H (n), the diagonal block (bsize) */
+    double *lambda, *lambda_hom;  /* eigenvalues of H and of the homogeneous H (n) */
+    double *lambda_sp;            /* of the diagonal control block (bsize) */
     double *w0;                /* (n) the start of every problem (the first bsize entries for a block) */
     int *perm;
     partition *p3, *p1;        /* H's three blocks; H1 as one block */
@@ -324,7 +325,8 @@ static curve grid_curve(const runs *r, int k, long steps) { return best_of(GRIDS
 
 static fig3_stats judge(const runs *r, long steps)
 {
-    curve adam = grid_curve(r, G_FULL_ADAM, steps), bgd = {"blockgd", 1, r->bgd}, rnd = {"blockgd_random", 1, r->bgd_rand};
+    curve adam = grid_curve(r, G_FULL_ADAM, steps);
+    curve bgd = {"blockgd", 1, r->bgd}, rnd = {"blockgd_random", 1, r->bgd_rand};
     fig3_stats st;
     st.gap[0] = quad_log_gap(adam.loss, r->gd[P_FULL], steps);
     st.control[0] = quad_log_gap(grid_curve(r, G_HOM, steps).loss, r->gd[P_HOM], steps);

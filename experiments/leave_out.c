@@ -340,7 +340,8 @@ static void leave_x_out(study *st)
 /* Each set's excess over Adam, left out and frozen; the claims' statistics. */
 static leave_stats judge(study *st)
 {
-    leave_stats r = {.worst = {0, -INFINITY, -INFINITY, -INFINITY}, .worst_frozen = {0, -INFINITY, -INFINITY, -INFINITY}};
+    leave_stats r = {.worst = {0, -INFINITY, -INFINITY, -INFINITY},
+                     .worst_frozen = {0, -INFINITY, -INFINITY, -INFINITY}};
     for (int t = 0; t < st->nt; t++) {
         r.on_par += st->one[t].excess < TTEXP_ON_PAR;
         r.frozen_on_par += st->one[t].frozen < TTEXP_ON_PAR;

@@ -116,7 +116,8 @@ static double write_table(const char *out, const arch_count *cnt)
         fprintf(m, "| %s | %.4g B | %zu | %.2f / %.2f | %.2f / %.2f | %.3f%% |\n", a->name, r->P / 1e9, r->blocks,
                 r->adamw_gb, a->paper_adamw, r->mini_gb, a->paper_mini, r->removed);
         fprintf(c, "%s: P = %zu; paper's AdamW %.2f GB implies P = %.4g B, ours %.4g B (%+.2f%%)\n", a->name, r->P,
-                a->paper_adamw, a->paper_adamw / 8, r->P / 1e9, 100 * (r->P / 1e9 - a->paper_adamw / 8) / (a->paper_adamw / 8));
+                a->paper_adamw, a->paper_adamw / 8, r->P / 1e9,
+                100 * (r->P / 1e9 - a->paper_adamw / 8) / (a->paper_adamw / 8));
     }
     fprintf(c, "%s: at least 99.9%% of Adam's v removed in every model (smallest: %.4f%%)\n",
             min_removed >= 99.9 ? "PASS" : "FAIL", min_removed);
