@@ -11,10 +11,15 @@
 #   make results    docs/results.md and the README headline from the last verdicts
 #   make claims     print every results/*/claims.txt
 #   make deps       install missing Debian packages (needs root, or prints the sudo line)
+#   make clean      builds and quick results; make distclean also the paper-scale ones
 #   SCALE=paper     paper-scale counts (results-paper/, figures-paper/)
 
 SHELL := /bin/bash
-CC ?= gcc
+# The compiler: gcc, unless CC is given on the command line or in the environment
+# (make CC=clang); make's own default (cc) does not count as given.
+ifeq ($(origin CC),default)
+  CC := gcc
+endif
 SCALE ?= quick
 SAN ?= 0
 MPI ?= 0
@@ -70,7 +75,11 @@ PKG_LIBS = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS) 2>/dev/null
 # CFLAGS and LDFLAGS are the user's (make CFLAGS=-O3 replaces only them); the
 # flags the build needs are kept apart so that they cannot be lost.
 CFLAGS ?= -O2 -g
-TK_CFLAGS = -fno-math-errno -fvect-cost-model=dynamic -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -I. \
+# gcc's -O2 vectorises only the cheapest loops; its dynamic cost model lets the
+# optimizers' restrict-qualified block loops vectorise too. A compiler without
+# the flag (clang) is not given it.
+VECT_FLAG := $(shell $(CC) -fvect-cost-model=dynamic -Werror -E -x c /dev/null >/dev/null 2>&1 && echo -fvect-cost-model=dynamic)
+TK_CFLAGS = -fno-math-errno $(VECT_FLAG) -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -I. \
             $(PKG_CFLAGS) $(SANFLAGS) $(MPI_CFLAGS)
 TK_LDFLAGS = $(SANFLAGS)
 LDLIBS = $(MPI_LIBS) $(PKG_LIBS) -lm
@@ -88,10 +97,11 @@ PROG_SRC := $(wildcard experiments/*.c tools/*.c)
 PROGS := $(EXP_PROGS) $(TOOL_PROGS)
 TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+FIXTURES := $(BUILD)/tests/fixtures.o
 BENCH_SRC := $(wildcard bench/*.c)
 BENCHES := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps test bench figures claims gallery clean
+.PHONY: all deps test bench figures claims gallery clean distclean
 .SECONDARY:
 .DEFAULT_GOAL := all
 
@@ -112,12 +122,13 @@ $(EXP_PROGS): $(BUILD)/bin/%: $(BUILD)/experiments/%.o $(LIB)
 $(TOOL_PROGS): $(BUILD)/bin/%: $(BUILD)/tools/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
+# tests/fixtures.c: the small random models the tests and the benchmarks share.
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(FIXTURES) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
-$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(FIXTURES) $(LIB) $(LDLIBS) -o $@
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(FIXTURES) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(FIXTURES) $(LIB) $(LDLIBS) -o $@
 
 # ---- dependencies ---------------------------------------------------------
 # Building needs only the libraries: when pkg-config finds them, nothing is
@@ -169,6 +180,10 @@ VOUT := $(RES)/verdicts$(if $(filter-out 1,$(SEED0)),-seed$(SEED0))
 VCMD_DEFAULT := --scale $(SCALE) --seed SEED --data-seed SEED
 VERDICT_EXPS :=
 VERDICT_FIGURES :=
+# For the fragments: $(subst $(space),$(comma),a b c) is a,b,c.
+comma := ,
+empty :=
+space := $(empty) $(empty)
 define render
 	@mkdir -p $(@D)
 	@gnuplot -e "out='$@.tmp'; $(2)" $(1) || { rm -f $@.tmp; exit 1; }
@@ -196,7 +211,11 @@ gallery: figures
 	@n=0; for f in $(VERDICT_FIGURES); do if [ -f $$f ]; then cp $$f docs/img/; n=$$((n+1)); fi; done; \
 	  echo "copied $(words $(FIGURES)) figures and $$n of $(words $(VERDICT_FIGURES)) verdict figures (make verdicts draws them) into docs/img/"
 
+# clean: the builds and the quick results; paper-scale results (hours of compute)
+# go only with distclean.
 clean:
-	rm -rf build build-san build-fuzz build-mpi build-mpi-san results results-paper figures figures-paper
+	rm -rf build build-san build-fuzz build-mpi build-mpi-san results figures
+distclean: clean
+	rm -rf results-paper figures-paper
 
--include $(LIBOBJ:.o=.d) $(PROG_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(BENCH_SRC:%.c=$(BUILD)/%.d)
+-include $(LIBOBJ:.o=.d) $(FIXTURES:.o=.d) $(PROG_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(BENCH_SRC:%.c=$(BUILD)/%.d)

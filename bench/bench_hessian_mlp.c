@@ -10,26 +10,10 @@
 #include "bench/bench.h"
 #include "hessian/hessian.h"
 #include "mlp/mlp.h"
+#include "tests/fixtures.h"
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
-
-static model *random_mlp(int in, int width, int classes, int N, unsigned long seed)
-{
-    mlp_config cfg = {in, width, classes, ACT_TANH, 1, LOSS_XENT, 1};
-    model *m = mlp_new(&cfg);
-    gsl_rng *r = rng_new(seed);
-    mlp_init_params(m, gsl_rng_get(r));
-    double *X = xmalloc((size_t)N * in * sizeof(double));
-    int *y = xmalloc((size_t)N * sizeof(int));
-    for (size_t e = 0; e < (size_t)N * in; e++) X[e] = rng_gaussian(r, 1.0);
-    for (int n = 0; n < N; n++) y[n] = (int)rng_int(r, (unsigned long)classes);
-    mlp_set_batch(m, X, y, N);
-    free(X);
-    free(y);
-    rng_free(r);
-    return m;
-}
 
 /* Times one full assembly; returns H and prints seconds, GFLOP/s and the ratio to a
  * dgemm measured just before (the machine may be shared: both see the same load). */
@@ -87,7 +71,9 @@ int main(int argc, char **argv)
     printf("dgemm reference: 1000x1000x1000, best of 3, measured in this run just before each Hessian\n");
     printf("machine: %ld cores online, 1-min load average %.2f at start\n", sysconf(_SC_NPROCESSORS_ONLN), loadavg());
 
-    model *m = random_mlp(784, 8, 10, 1000, 1);
+    /* tanh MLPs with cross-entropy on 1,000 random samples (tests/fixtures.c) */
+    mlp_config cfg = {.in = 784, .width = 8, .classes = 10, .act = ACT_TANH, .bias = 1, .loss = LOSS_XENT};
+    model *m = fixture_mlp(&cfg, 1000, 1);
     size_t P = m->P;
     printf("MLP 784-8-10 tanh, N = 1000, P = %zu (H %.2f GB):\n", P, 8.0 * P * P / 1e9);
     double ts, tc, tf, tg;
@@ -108,7 +94,9 @@ int main(int argc, char **argv)
     printf("  peak RSS so far %.2f GB\n", peak_rss_gb());
 
     if (skip_cifar) return 0;
-    m = random_mlp(3072, 8, 100, 1000, 2);
+    cfg.in = 3072;
+    cfg.classes = 100;
+    m = fixture_mlp(&cfg, 1000, 2);
     P = m->P;
     printf("MLP 3072-8-100 tanh (CIFAR-sized), N = 1000, P = %zu (H %.2f GB):\n", P, 8.0 * P * P / 1e9);
     double need = hessian_bytes(P, P, 785), avail = mem_available_bytes();

@@ -11,6 +11,7 @@
 #include "bench/bench.h"
 #include "hessian/stream.h"
 #include "mlp/mlp.h"
+#include "tests/fixtures.h"
 #include "tinytransformer/tt.h"
 #include <math.h>
 #include <string.h>
@@ -23,23 +24,6 @@ static double maxrss_gb(void)
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
     return u.ru_maxrss * 1024.0 / 1e9;   /* kilobytes on Linux */
-}
-
-static model *random_mlp(int in, int width, int classes, int N, unsigned long seed)
-{
-    mlp_config cfg = {in, width, classes, ACT_TANH, 1, LOSS_XENT, 1};
-    model *m = mlp_new(&cfg);
-    gsl_rng *r = rng_new(seed);
-    mlp_init_params(m, gsl_rng_get(r));
-    double *X = xmalloc((size_t)N * in * sizeof(double));
-    int *y = xmalloc((size_t)N * sizeof(int));
-    for (size_t e = 0; e < (size_t)N * in; e++) X[e] = rng_gaussian(r, 1.0);
-    for (int n = 0; n < N; n++) y[n] = (int)rng_int(r, (unsigned long)classes);
-    mlp_set_batch(m, X, y, N);
-    free(X);
-    free(y);
-    rng_free(r);
-    return m;
 }
 
 static model *markov_tt(int B, unsigned long seed)
@@ -222,7 +206,9 @@ int main(int argc, char **argv)
             char name[96];
             model *m;
             if (which == 0) {
-                m = random_mlp(in, width, classes, N, 1);
+                mlp_config cfg = {.in = in, .width = width, .classes = classes, .act = ACT_TANH, .bias = 1,
+                                  .loss = LOSS_XENT};
+                m = fixture_mlp(&cfg, N, 1); /* on N random samples (tests/fixtures.c) */
                 snprintf(name, sizeof name, "MLP %d-%d-%d tanh, N = %d", in, width, classes, N);
             } else {
                 m = markov_tt(tt_batch, 1);

@@ -44,7 +44,7 @@ void singular_values(int m, int n, const double *A, double *s)
 
 spectrum spectrum_of(int n, const double *w)
 {
-    spectrum s = {w[0], w[0], fabs(w[0]), fabs(w[0]), 0, 0};
+    spectrum s = {.lmin = w[0], .lmax = w[0], .absmin = fabs(w[0]), .absmax = fabs(w[0])};
     for (int i = 0; i < n; i++) {
         double a = fabs(w[i]);
         if (w[i] < s.lmin) s.lmin = w[i];

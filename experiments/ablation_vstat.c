@@ -27,7 +27,17 @@ static double margin_of(ttexp *e, const ttexp_record *const *best, int s)
     return m;
 }
 
-int main(int argc, char **argv)
+typedef struct {
+    ttexp_args a;
+    ttexp e;
+    ttexp_schedule sc;
+    partition *alg3;
+    ttexp_search grids[VSTAT_COUNT];
+    const ttexp_record *best[VSTAT_COUNT]; /* each statistic at its best lr */
+    int at_bound;
+} study;
+
+static ttexp_args parse_args(int argc, char **argv)
 {
     ttexp_args a = TTEXP_ARGS("results/ablation_vstat");
     const cli_opt opts[] = {
@@ -43,62 +53,78 @@ int main(int argc, char **argv)
               "held-out sequences; stats.csv for make verdicts (docs/verdicts.md).",
               opts, sizeof opts / sizeof *opts);
     ttexp_args_finish(&a, 300, 2000, 5, 9, 50);
-    ttexp e;
-    ttexp_schedule sc = ttexp_begin(&e, ttexp_default_setup(&a), &a);
-    partition *alg3 = partition_alg3(e.m, 0);
+    return a;
+}
 
-    ttexp_search grids[VSTAT_COUNT];
-    const ttexp_record *best[VSTAT_COUNT];
+/* Every statistic on its own lr grid (grid.csv), then the best runs' curves (eval.csv). */
+static void search_all(study *st)
+{
     const char *cols[VSTAT_COUNT];
-    int at_bound = 0;
-    outfile *f = ttexp_grid_open(a.out);
+    outfile *f = ttexp_grid_open(st->a.out);
     for (int s = 0; s < VSTAT_COUNT; s++) {
-        ttexp_method mt = ttexp_method_of(vstat_name(s), OPTIM_ADAM_MINI, alg3, 0);
+        ttexp_method mt = ttexp_method_of(vstat_name(s), OPTIM_ADAM_MINI, st->alg3, 0);
         mt.cfg.weight_decay = 0.1;
         mt.cfg.vstat = s;
-        ttexp_search_run(&grids[s], vstat_name(s), e.s, &sc, &mt, lr_range_of(LR_VSTAT), a.grid, NULL, NULL,
-                         a.threads);
-        ttexp_write_search(f, &grids[s]);
-        at_bound += ttexp_search_at_bound(&grids[s]);
-        if (grids[s].best < 0) die_diverged("statistic %s diverged at every learning rate", vstat_name(s));
-        best[s] = &ttexp_search_best(&grids[s])->rec;
+        ttexp_search_run(&st->grids[s], vstat_name(s), st->e.s, &st->sc, &mt, lr_range_of(LR_VSTAT), st->a.grid, NULL,
+                         NULL, st->a.threads);
+        ttexp_write_search(f, &st->grids[s]);
+        st->at_bound += ttexp_search_at_bound(&st->grids[s]);
+        if (st->grids[s].best < 0) die_diverged("statistic %s diverged at every learning rate", vstat_name(s));
+        st->best[s] = &ttexp_search_best(&st->grids[s])->rec;
         cols[s] = vstat_name(s);
     }
     csv_close(f);
-    char *path = path_join(a.out, "eval.csv");
-    ttexp_write_curves(path, cols, best, VSTAT_COUNT, &sc, 1);
+    char *path = path_join(st->a.out, "eval.csv");
+    ttexp_write_curves(path, cols, st->best, VSTAT_COUNT, &st->sc, 1);
     free(path);
+}
 
-    double margin = margin_of(&e, best, VSTAT_MEAN), control = margin_of(&e, best, VSTAT_MIN);
-    outfile *st = stats_open(a.out);
-    stats_put(st, "ablation.mean_margin", margin);
-    stats_put(st, "ablation.control.min_margin", control);
-    for (int s = 0; s < VSTAT_COUNT; s++) {
-        stats_putf(st, ttexp_excess_share(&e, best[s], best[VSTAT_MEAN], NULL), "ablation.excess.%s", vstat_name(s));
-    }
-    stats_put(st, "ablation.grids_at_bound", at_bound);
-    csv_close(st);
+/* The claim's statistic (mean's margin over the best other) and its control (min's). */
+static void write_stats(study *st, double margin, double control)
+{
+    outfile *f = stats_open(st->a.out);
+    stats_put(f, "ablation.mean_margin", margin);
+    stats_put(f, "ablation.control.min_margin", control);
+    for (int s = 0; s < VSTAT_COUNT; s++)
+        stats_putf(f, ttexp_excess_share(&st->e, st->best[s], st->best[VSTAT_MEAN], NULL), "ablation.excess.%s",
+                   vstat_name(s));
+    stats_put(f, "ablation.grids_at_bound", st->at_bound);
+    csv_close(f);
+}
 
-    path = path_join(a.out, "claims.txt");
-    f = outfile_open(path);
+static void write_claims(study *st, double margin, double control)
+{
+    char *path = path_join(st->a.out, "claims.txt");
+    outfile *f = outfile_open(path);
     FILE *c = outfile_fp(f);
     fprintf(c, "ablation_vstat: Adam-mini (Algorithm 3) on the 1-layer Transformer, %ld steps, seed %ld; final "
-               "held-out loss (floor %.4f)\n", a.steps, a.seed, ttexp_optimal_loss(&e));
-    fprintf(c, "learning-rate searches (%d of %d not interior):\n", at_bound, VSTAT_COUNT);
-    for (int s = 0; s < VSTAT_COUNT; s++) ttexp_print_search(c, &grids[s]);
+               "held-out loss (floor %.4f)\n", st->a.steps, st->a.seed, ttexp_optimal_loss(&st->e));
+    fprintf(c, "learning-rate searches (%d of %d not interior):\n", st->at_bound, VSTAT_COUNT);
+    for (int s = 0; s < VSTAT_COUNT; s++) ttexp_print_search(c, &st->grids[s]);
     for (int s = 0; s < VSTAT_COUNT; s++) {
-        double se, x = ttexp_excess_share(&e, best[s], best[VSTAT_MEAN], &se);
+        double se, x = ttexp_excess_share(&st->e, st->best[s], st->best[VSTAT_MEAN], &se);
         fprintf(c, "  %-5s held-out %.4f, excess over mean %+.4f +- %.4f of mean's progress\n", vstat_name(s),
-                best[s]->final_eval, x, se);
+                st->best[s]->final_eval, x, se);
     }
     ttexp_print_claim(c, "ablation.mean_best", margin, control);
     outfile_commit(f);
     echo_file(path);
     free(path);
-    ttexp_write_reference(&e, a.out);
-    run_write_info(a.out, (unsigned long)a.seed);
-    for (int s = 0; s < VSTAT_COUNT; s++) ttexp_search_free(&grids[s]);
-    partition_free(alg3);
-    ttexp_close(&e);
+}
+
+int main(int argc, char **argv)
+{
+    study st = {.a = parse_args(argc, argv)};
+    st.sc = ttexp_begin(&st.e, ttexp_default_setup(&st.a), &st.a);
+    st.alg3 = partition_alg3(st.e.m, 0);
+    search_all(&st);
+    double margin = margin_of(&st.e, st.best, VSTAT_MEAN), control = margin_of(&st.e, st.best, VSTAT_MIN);
+    write_stats(&st, margin, control);
+    write_claims(&st, margin, control);
+    ttexp_write_reference(&st.e, st.a.out);
+    run_write_info(st.a.out, (unsigned long)st.a.seed);
+    for (int s = 0; s < VSTAT_COUNT; s++) ttexp_search_free(&st.grids[s]);
+    partition_free(st.alg3);
+    ttexp_close(&st.e);
     return 0;
 }

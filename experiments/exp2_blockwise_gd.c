@@ -59,7 +59,7 @@ typedef struct {
 static void coord_job(ttexp_job *j, const coord_state *cs, const partition *p, const int *group, int g, double x)
 {
     int nb = p->nblocks;
-    *j = (ttexp_job){ttexp_method_of(cs->label, cs->kind, p, 1), {0}, xmalloc(nb * sizeof(double))};
+    *j = (ttexp_job){.method = ttexp_method_of(cs->label, cs->kind, p, 1), .owned = xmalloc(nb * sizeof(double))};
     for (int b = 0; b < nb; b++) j->owned[b] = cs->lr_b[b] * (group[b] == g ? x : 1);
     j->method.cfg.block_lr = j->owned;
 }
@@ -118,45 +118,105 @@ static void coord_search(coord_state *cs, const ttexp_setup *s, const ttexp_sche
 static void final_run(ttexp_job *j, const coord_state *cs, const ttexp_setup *s, const ttexp_schedule *sc,
                       const partition *p)
 {
-    *j = (ttexp_job){ttexp_method_of(cs->label, cs->kind, p, 1), {0}, NULL};
+    *j = (ttexp_job){.method = ttexp_method_of(cs->label, cs->kind, p, 1)};
     j->method.cfg.block_lr = cs->lr_b;
     ttexp_record_alloc(&j->rec, sc, tt_param_count(&s->cfg), 0);
     ttexp_run_jobs(s, sc, j, 1, 1, cs->label);
-}
-
-/* A search on the grid of `range`; the base method's lr is the searched value. */
-static void search(ttexp_search *r, const char *label, const ttexp_setup *s, const ttexp_schedule *sc,
-                   const ttexp_method *mt, lr_method range, int points, int threads, outfile *grid, int *at_bound)
-{
-    ttexp_search_run(r, label, s, sc, mt, lr_range_of(range), points, NULL, NULL, threads);
-    ttexp_write_search(grid, r);
-    *at_bound += ttexp_search_at_bound(r);
-    if (r->best < 0) die_diverged("%s diverged at every point of its grid", label);
 }
 
 /* A coordinate search's start: the best c of the Hessian rule, rates c·η_b. */
 static coord_state coord_start(const char *label, optim_kind kind, const ttexp_search *c_grid, const double *eta,
                                int nb)
 {
-    coord_state cs = {label, kind, xmalloc(nb * sizeof(double)), ttexp_search_best(c_grid)->rec.score, 0, 0};
+    coord_state cs = {.label = label, .kind = kind, .lr_b = xmalloc(nb * sizeof(double)),
+                      .score = ttexp_search_best(c_grid)->rec.score};
     double c = ttexp_search_value(c_grid);
     for (int b = 0; b < nb; b++) cs.lr_b[b] = c * eta[b];
     return cs;
 }
 
-int main(int argc, char **argv)
+/* ---- the recipe ------------------------------------------------------------------------ */
+
+typedef struct {
+    ttexp_args a;
+    int passes, train_set, per_block;
+} exp2_args;
+
+/* Step 0: every single-lr method and the Hessian rule's c, each on its own grid. */
+enum { S_ADAMW, S_ADAM0, S_GD, S_HB, S_BGD, S_BHB, F_ADAMW, F_GD, F_BGD, NSEARCH };
+static const struct {
+    const char *label, *name;  /* grid.csv's method; the method's name */
+    optim_kind kind;
+    lr_method range;
+    int beta1_0;               /* Adam without momentum */
+    int blockwise;             /* Algorithm 3's blocks at c·eta_b: c searched */
+    int full_batch;            /* on the fixed training set */
+} SEARCHES[NSEARCH] = {
+    [S_ADAMW] = {.label = "adamw", .name = "AdamW", .kind = OPTIM_ADAMW, .range = LR_ADAMW},
+    [S_ADAM0] = {.label = "adam_beta1_0", .name = "Adam, beta1 = 0", .kind = OPTIM_ADAM, .range = LR_ADAM,
+                 .beta1_0 = 1},
+    [S_GD] = {.label = "gd", .name = "GD", .kind = OPTIM_GD, .range = LR_GD},
+    [S_HB] = {.label = "heavy_ball", .name = "heavy ball", .kind = OPTIM_HEAVY_BALL, .range = LR_HEAVY_BALL},
+    [S_BGD] = {.label = "blockgd_c", .name = "blockwise GD", .kind = OPTIM_BLOCK_GD, .range = LR_BLOCKGD,
+               .blockwise = 1},
+    [S_BHB] = {.label = "blockhb_c", .name = "blockwise heavy ball", .kind = OPTIM_HEAVY_BALL, .range = LR_BLOCKHB,
+               .blockwise = 1},
+    [F_ADAMW] = {.label = "full_adamw", .name = "AdamW, full batch", .kind = OPTIM_ADAMW, .range = LR_ADAMW,
+                 .full_batch = 1},
+    [F_GD] = {.label = "full_gd", .name = "GD, full batch", .kind = OPTIM_GD, .range = LR_GD, .full_batch = 1},
+    [F_BGD] = {.label = "full_blockgd_c", .name = "blockwise GD, full batch", .kind = OPTIM_BLOCK_GD,
+               .range = LR_BLOCKGD, .blockwise = 1, .full_batch = 1},
+};
+/* Steps 1-2: the coordinate searches, each from its step-0 search of c. */
+enum { C_BGD, C_BHB, C_FULL, NCOORD };
+static const struct {
+    const char *name;
+    optim_kind kind;
+    int from;                  /* the search of c it starts from */
+} COORDS[NCOORD] = {
+    [C_BGD] = {"blockwise GD", OPTIM_BLOCK_GD, S_BGD},
+    [C_BHB] = {"blockwise heavy ball", OPTIM_HEAVY_BALL, S_BHB},
+    [C_FULL] = {"blockwise GD, full batch", OPTIM_BLOCK_GD, F_BGD},
+};
+
+typedef struct {
+    exp2_args x;
+    double t0;                 /* wall clock at the start (run.txt) */
+    ttexp e, full;             /* fresh batches; the fixed training set */
+    ttexp_schedule sc;
+    partition *alg3;
+    int nb, ngroups, *group;   /* group[b]: block b's coordinate-search group */
+    double *eta;               /* (nb) the Hessian rule's 1/max(|lambda|max(H_bb), median) */
+    ttexp_search g[NSEARCH];
+    int at_bound;              /* step-0 searches not interior */
+    coord_state cs[NCOORD];
+    ttexp_job fin[NCOORD];     /* each searched method run once more, kept */
+    long runs;                 /* training runs in all */
+} study;
+
+/* Each claim's statistic and its control's: the excess over the reference as a share
+ * of the reference's progress (ttexp_excess_share). */
+typedef struct {
+    double blockgd, gd;                /* over AdamW */
+    double blockhb, hb;                /* over AdamW */
+    double blockgd_b1_0, gd_b1_0;      /* over Adam with beta1 = 0 */
+    double full, full_gd;              /* over AdamW, full batch, on the training set */
+    double hessian_rule;               /* blockwise GD at the Hessian rule's c, over AdamW */
+} exp2_stats;
+
+static exp2_args parse_args(int argc, char **argv)
 {
-    ttexp_args a = TTEXP_ARGS("results/exp2_blockwise_gd");
-    int passes = 0, train_set = 0, per_block = -1;
+    exp2_args x = {.a = TTEXP_ARGS("results/exp2_blockwise_gd"), .per_block = -1};
+    ttexp_args *a = &x.a;
     const cli_opt opts[] = {
-        TTEXP_OPTS(a, "quick (300 steps, 5-point first grids, 1 pass over layers, full batch on 64 sequences) or "
-                      "paper (1000 steps, 9, 3 passes over blocks, 256 sequences)",
+        TTEXP_OPTS(*a, "quick (300 steps, 5-point first grids, 1 pass over layers, full batch on 64 sequences) or "
+                       "paper (1000 steps, 9, 3 passes over blocks, 256 sequences)",
                    "points of the first grids, 2..50 (0: from --scale)"),
-        {"passes", OPT_INT, &passes, "coordinate-search passes, 1..10 (0: from --scale)"},
-        {"per-block", OPT_INT, &per_block, "coordinate-search groups: 1 one per Algorithm 3 block, 0 one per layer "
-                                           "(a tensor with its bias), -1 from --scale"},
-        {"train-set", OPT_INT, &train_set, "sequences of the full-batch variant's fixed training set, 1..4096 "
-                                           "(0: from --scale)"},
+        {"passes", OPT_INT, &x.passes, "coordinate-search passes, 1..10 (0: from --scale)"},
+        {"per-block", OPT_INT, &x.per_block, "coordinate-search groups: 1 one per Algorithm 3 block, 0 one per layer "
+                                             "(a tensor with its bias), -1 from --scale"},
+        {"train-set", OPT_INT, &x.train_set, "sequences of the full-batch variant's fixed training set, 1..4096 "
+                                             "(0: from --scale)"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -171,155 +231,192 @@ int main(int argc, char **argv)
               "Every grid extends at its edges until the best is interior or a bound is hit (grid.csv).\n"
               "Reported: loss on 512 held-out sequences; stats.csv for make verdicts (docs/verdicts.md).",
               opts, sizeof opts / sizeof *opts);
-    ttexp_args_finish(&a, 300, 1000, 5, 9, 50);
-    int points = a.grid, threads = a.threads;
-    if (passes == 0) passes = a.paper ? 3 : 1;
-    if (passes < 1 || passes > 10) die_user("--passes must be in 1..10 (got %d)", passes);
-    if (train_set == 0) train_set = a.paper ? 256 : 64;
-    if (train_set < 1 || train_set > 4096) die_user("--train-set must be in 1..4096 (got %d)", train_set);
-    if (per_block < -1 || per_block > 1) die_user("--per-block must be -1, 0 or 1 (got %d)", per_block);
-    if (per_block < 0) per_block = a.paper;
-    double t0 = wall_seconds();
-    ttexp e;
-    ttexp_setup setup = ttexp_default_setup(&a);
-    ttexp_schedule sc = ttexp_begin(&e, setup, &a);
-    setup.train_set = train_set;
-    ttexp full;
-    ttexp_open(&full, &setup);
-    partition *alg3 = partition_alg3(e.m, 0);
-    int nb = alg3->nblocks, *group = xmalloc(nb * sizeof(int));
-    int ngroups = make_groups(e.m, alg3, per_block, group);
-    double *eta = xmalloc(nb * sizeof(double));
-    ttexp_block_lr_from_hessian(&e, alg3, e.s->B, eta);
+    ttexp_args_finish(a, 300, 1000, 5, 9, 50);
+    if (x.passes == 0) x.passes = a->paper ? 3 : 1;
+    if (x.passes < 1 || x.passes > 10) die_user("--passes must be in 1..10 (got %d)", x.passes);
+    if (x.train_set == 0) x.train_set = a->paper ? 256 : 64;
+    if (x.train_set < 1 || x.train_set > 4096) die_user("--train-set must be in 1..4096 (got %d)", x.train_set);
+    if (x.per_block < -1 || x.per_block > 1) die_user("--per-block must be -1, 0 or 1 (got %d)", x.per_block);
+    if (x.per_block < 0) x.per_block = a->paper;
+    return x;
+}
 
-    /* 0. every single-lr method and the Hessian rule's c from their grids */
-    enum { S_ADAMW, S_ADAM0, S_GD, S_HB, S_BGD, S_BHB, F_ADAMW, F_GD, F_BGD, NSEARCH };
-    ttexp_search g[NSEARCH];
-    int at_bound = 0;
-    outfile *gf = ttexp_grid_open(a.out);
-    ttexp_method mt = ttexp_method_of("AdamW", OPTIM_ADAMW, NULL, 0);
-    search(&g[S_ADAMW], "adamw", e.s, &sc, &mt, LR_ADAMW, points, threads, gf, &at_bound);
-    mt = ttexp_method_of("Adam, beta1 = 0", OPTIM_ADAM, NULL, 0);
-    mt.cfg.beta1 = 0;
-    search(&g[S_ADAM0], "adam_beta1_0", e.s, &sc, &mt, LR_ADAM, points, threads, gf, &at_bound);
-    mt = ttexp_method_of("GD", OPTIM_GD, NULL, 0);
-    search(&g[S_GD], "gd", e.s, &sc, &mt, LR_GD, points, threads, gf, &at_bound);
-    mt = ttexp_method_of("heavy ball", OPTIM_HEAVY_BALL, NULL, 0);
-    search(&g[S_HB], "heavy_ball", e.s, &sc, &mt, LR_HEAVY_BALL, points, threads, gf, &at_bound);
-    mt = ttexp_method_of("blockwise GD", OPTIM_BLOCK_GD, alg3, 0);
-    mt.cfg.block_lr = eta;
-    search(&g[S_BGD], "blockgd_c", e.s, &sc, &mt, LR_BLOCKGD, points, threads, gf, &at_bound);
-    mt = ttexp_method_of("blockwise heavy ball", OPTIM_HEAVY_BALL, alg3, 0);
-    mt.cfg.block_lr = eta;
-    search(&g[S_BHB], "blockhb_c", e.s, &sc, &mt, LR_BLOCKHB, points, threads, gf, &at_bound);
-    mt = ttexp_method_of("AdamW, full batch", OPTIM_ADAMW, NULL, 0);
-    search(&g[F_ADAMW], "full_adamw", full.s, &sc, &mt, LR_ADAMW, points, threads, gf, &at_bound);
-    mt = ttexp_method_of("GD, full batch", OPTIM_GD, NULL, 0);
-    search(&g[F_GD], "full_gd", full.s, &sc, &mt, LR_GD, points, threads, gf, &at_bound);
-    mt = ttexp_method_of("blockwise GD, full batch", OPTIM_BLOCK_GD, alg3, 0);
-    mt.cfg.block_lr = eta;
-    search(&g[F_BGD], "full_blockgd_c", full.s, &sc, &mt, LR_BLOCKGD, points, threads, gf, &at_bound);
+/* The two setups (fresh batches; the fixed training set), Algorithm 3's blocks, their
+ * groups and the Hessian rule's rates at initialisation. */
+static void study_open(study *st, const exp2_args *x)
+{
+    st->x = *x;
+    st->t0 = wall_seconds();
+    ttexp_setup setup = ttexp_default_setup(&x->a);
+    st->sc = ttexp_begin(&st->e, setup, &x->a);
+    setup.train_set = x->train_set;
+    ttexp_open(&st->full, &setup);
+    st->alg3 = partition_alg3(st->e.m, 0);
+    st->nb = st->alg3->nblocks;
+    st->group = xmalloc(st->nb * sizeof(int));
+    st->ngroups = make_groups(st->e.m, st->alg3, x->per_block, st->group);
+    st->eta = xmalloc(st->nb * sizeof(double));
+    ttexp_block_lr_from_hessian(&st->e, st->alg3, st->e.s->B, st->eta);
+}
+
+/* Step 0, into grid.csv. */
+static void search_single_lrs(study *st)
+{
+    outfile *gf = ttexp_grid_open(st->x.a.out);
+    for (int k = 0; k < NSEARCH; k++) {
+        const partition *blocks = SEARCHES[k].blockwise ? st->alg3 : NULL;
+        ttexp_method mt = ttexp_method_of(SEARCHES[k].name, SEARCHES[k].kind, blocks, 0);
+        if (SEARCHES[k].beta1_0) mt.cfg.beta1 = 0;
+        if (SEARCHES[k].blockwise) mt.cfg.block_lr = st->eta;
+        const ttexp_setup *s = SEARCHES[k].full_batch ? st->full.s : st->e.s;
+        ttexp_search_run(&st->g[k], SEARCHES[k].label, s, &st->sc, &mt, lr_range_of(SEARCHES[k].range), st->x.a.grid,
+                         NULL, NULL, st->x.a.threads);
+        ttexp_write_search(gf, &st->g[k]);
+        st->at_bound += ttexp_search_at_bound(&st->g[k]);
+        if (st->g[k].best < 0) die_diverged("%s diverged at every point of its grid", SEARCHES[k].label);
+    }
     csv_close(gf);
+}
 
-    /* 1–2. coordinate passes */
-    enum { C_BGD, C_BHB, C_FULL, NCOORD };
-    coord_state cs[NCOORD] = {coord_start("blockwise GD", OPTIM_BLOCK_GD, &g[S_BGD], eta, nb),
-                              coord_start("blockwise heavy ball", OPTIM_HEAVY_BALL, &g[S_BHB], eta, nb),
-                              coord_start("blockwise GD, full batch", OPTIM_BLOCK_GD, &g[F_BGD], eta, nb)};
-    const ttexp_setup *setups[NCOORD] = {e.s, e.s, full.s};
-    outfile *log = csv_open_in(a.out, "search.csv", "search,pass,group,first_block,factor,score_last10pct_train_loss,"
-                                                    "accepted,status");
-    long runs = 0;
+/* Steps 1-2 (search.csv), then each searched method once more. */
+static void coordinate_passes(study *st)
+{
+    for (int k = 0; k < NCOORD; k++)
+        st->cs[k] = coord_start(COORDS[k].name, COORDS[k].kind, &st->g[COORDS[k].from], st->eta, st->nb);
+    outfile *log = csv_open_in(st->x.a.out, "search.csv", "search,pass,group,first_block,factor,"
+                                                          "score_last10pct_train_loss,accepted,status");
     for (int k = 0; k < NCOORD; k++) {
-        coord_search(&cs[k], setups[k], &sc, alg3, group, ngroups, passes, threads, log);
-        runs += cs[k].runs;
+        const ttexp_setup *s = k == C_FULL ? st->full.s : st->e.s;
+        coord_search(&st->cs[k], s, &st->sc, st->alg3, st->group, st->ngroups, st->x.passes, st->x.a.threads, log);
+        st->runs += st->cs[k].runs;
     }
     csv_close(log);
-    ttexp_job fin[NCOORD];
-    for (int k = 0; k < NCOORD; k++) final_run(&fin[k], &cs[k], setups[k], &sc, alg3);
-    for (int k = 0; k < NSEARCH; k++) runs += g[k].g.n;
-    runs += NCOORD;
+    for (int k = 0; k < NCOORD; k++)
+        final_run(&st->fin[k], &st->cs[k], k == C_FULL ? st->full.s : st->e.s, &st->sc, st->alg3);
+    for (int k = 0; k < NSEARCH; k++) st->runs += st->g[k].g.n;
+    st->runs += NCOORD;
+}
 
-    outfile *f = csv_open_in(a.out, "block_lr.csv", "block,name,n,group,blockgd,blockhb,full_blockgd");
-    for (int b = 0; b < nb; b++)
-        csv_row(f, "%d,%s,%zu,%d,%.10g,%.10g,%.10g", b, alg3->b[b].name, alg3->b[b].n, group[b], cs[C_BGD].lr_b[b],
-                cs[C_BHB].lr_b[b], cs[C_FULL].lr_b[b]);
+static const ttexp_record *best_of(const study *st, int k) { return &ttexp_search_best(&st->g[k])->rec; }
+
+/* block_lr.csv, eval.csv (held-out curves) and full_batch_train.csv (training-set curves). */
+static void write_rates_and_curves(const study *st)
+{
+    outfile *f = csv_open_in(st->x.a.out, "block_lr.csv", "block,name,n,group,blockgd,blockhb,full_blockgd");
+    for (int b = 0; b < st->nb; b++)
+        csv_row(f, "%d,%s,%zu,%d,%.10g,%.10g,%.10g", b, st->alg3->b[b].name, st->alg3->b[b].n, st->group[b],
+                st->cs[C_BGD].lr_b[b], st->cs[C_BHB].lr_b[b], st->cs[C_FULL].lr_b[b]);
     csv_close(f);
-    const ttexp_record *A = &ttexp_search_best(&g[S_ADAMW])->rec, *A0 = &ttexp_search_best(&g[S_ADAM0])->rec,
-                       *GD = &ttexp_search_best(&g[S_GD])->rec, *HB = &ttexp_search_best(&g[S_HB])->rec,
-                       *B0 = &ttexp_search_best(&g[S_BGD])->rec, *FA = &ttexp_search_best(&g[F_ADAMW])->rec,
-                       *FG = &ttexp_search_best(&g[F_GD])->rec;
-    const ttexp_record *B = &fin[C_BGD].rec, *BH = &fin[C_BHB].rec, *FB = &fin[C_FULL].rec;
-    {
-        const char *cols[7] = {"adamw", "adam_beta1_0", "gd", "heavy_ball", "blockgd_hessian_init", "blockgd_searched",
-                               "blockhb_searched"};
-        const ttexp_record *recs[7] = {A, A0, GD, HB, B0, B, BH};
-        char *path = path_join(a.out, "eval.csv");
-        ttexp_write_curves(path, cols, recs, 7, &sc, 1);
-        free(path);
-        const char *fcols[3] = {"adamw", "gd", "blockgd_searched"};
-        const ttexp_record *frecs[3] = {FA, FG, FB};
-        path = path_join(a.out, "full_batch_train.csv");
-        ttexp_write_curves(path, fcols, frecs, 3, &sc, 0);
-        free(path);
-    }
+    const char *cols[7] = {"adamw", "adam_beta1_0", "gd", "heavy_ball", "blockgd_hessian_init", "blockgd_searched",
+                           "blockhb_searched"};
+    const ttexp_record *recs[7] = {best_of(st, S_ADAMW), best_of(st, S_ADAM0), best_of(st, S_GD), best_of(st, S_HB),
+                                   best_of(st, S_BGD), &st->fin[C_BGD].rec, &st->fin[C_BHB].rec};
+    char *path = path_join(st->x.a.out, "eval.csv");
+    ttexp_write_curves(path, cols, recs, 7, &st->sc, 1);
+    free(path);
+    const char *fcols[3] = {"adamw", "gd", "blockgd_searched"};
+    const ttexp_record *frecs[3] = {best_of(st, F_ADAMW), best_of(st, F_GD), &st->fin[C_FULL].rec};
+    path = path_join(st->x.a.out, "full_batch_train.csv");
+    ttexp_write_curves(path, fcols, frecs, 3, &st->sc, 0);
+    free(path);
+}
 
-    /* excess shares over each claim's reference */
-    double ex_b = ttexp_excess_share(&e, B, A, NULL), ex_gd = ttexp_excess_share(&e, GD, A, NULL);
-    double ex_bh = ttexp_excess_share(&e, BH, A, NULL), ex_hb = ttexp_excess_share(&e, HB, A, NULL);
-    double ex_b0 = ttexp_excess_share(&e, B, A0, NULL), ex_gd0 = ttexp_excess_share(&e, GD, A0, NULL);
-    double ex_f = ttexp_train_excess_share(&full, FB, FA), ex_fg = ttexp_train_excess_share(&full, FG, FA);
-    double ex_hessian = ttexp_excess_share(&e, B0, A, NULL);
-    outfile *st = stats_open(a.out);
-    stats_put(st, "exp2.blockgd_excess", ex_b);
-    stats_put(st, "exp2.control.gd_excess", ex_gd);
-    stats_put(st, "exp2.blockhb_excess", ex_bh);
-    stats_put(st, "exp2.control.heavy_ball_excess", ex_hb);
-    stats_put(st, "exp2.blockgd_excess_over_adam_b1_0", ex_b0);
-    stats_put(st, "exp2.control.gd_excess_over_adam_b1_0", ex_gd0);
-    stats_put(st, "exp2.full_batch_blockgd_excess", ex_f);
-    stats_put(st, "exp2.control.full_batch_gd_excess", ex_fg);
-    stats_put(st, "exp2.blockgd_hessian_rule_excess", ex_hessian);
-    stats_put(st, "exp2.grids_at_bound", at_bound);
-    stats_put(st, "exp2.coordinate_groups_at_bound", cs[C_BGD].at_bound + cs[C_BHB].at_bound + cs[C_FULL].at_bound);
-    csv_close(st);
+static exp2_stats judge(study *st)
+{
+    const ttexp_record *A = best_of(st, S_ADAMW), *A0 = best_of(st, S_ADAM0), *GD = best_of(st, S_GD),
+                       *HB = best_of(st, S_HB), *B0 = best_of(st, S_BGD), *FA = best_of(st, F_ADAMW),
+                       *FG = best_of(st, F_GD);
+    const ttexp_record *B = &st->fin[C_BGD].rec, *BH = &st->fin[C_BHB].rec, *FB = &st->fin[C_FULL].rec;
+    exp2_stats r;
+    r.blockgd = ttexp_excess_share(&st->e, B, A, NULL);
+    r.gd = ttexp_excess_share(&st->e, GD, A, NULL);
+    r.blockhb = ttexp_excess_share(&st->e, BH, A, NULL);
+    r.hb = ttexp_excess_share(&st->e, HB, A, NULL);
+    r.blockgd_b1_0 = ttexp_excess_share(&st->e, B, A0, NULL);
+    r.gd_b1_0 = ttexp_excess_share(&st->e, GD, A0, NULL);
+    r.full = ttexp_train_excess_share(&st->full, FB, FA);
+    r.full_gd = ttexp_train_excess_share(&st->full, FG, FA);
+    r.hessian_rule = ttexp_excess_share(&st->e, B0, A, NULL);
+    return r;
+}
 
-    char *path = path_join(a.out, "claims.txt");
-    f = outfile_open(path);
+static void write_stats(const study *st, const exp2_stats *r)
+{
+    outfile *f = stats_open(st->x.a.out);
+    stats_put(f, "exp2.blockgd_excess", r->blockgd);
+    stats_put(f, "exp2.control.gd_excess", r->gd);
+    stats_put(f, "exp2.blockhb_excess", r->blockhb);
+    stats_put(f, "exp2.control.heavy_ball_excess", r->hb);
+    stats_put(f, "exp2.blockgd_excess_over_adam_b1_0", r->blockgd_b1_0);
+    stats_put(f, "exp2.control.gd_excess_over_adam_b1_0", r->gd_b1_0);
+    stats_put(f, "exp2.full_batch_blockgd_excess", r->full);
+    stats_put(f, "exp2.control.full_batch_gd_excess", r->full_gd);
+    stats_put(f, "exp2.blockgd_hessian_rule_excess", r->hessian_rule);
+    stats_put(f, "exp2.grids_at_bound", st->at_bound);
+    stats_put(f, "exp2.coordinate_groups_at_bound", st->cs[C_BGD].at_bound + st->cs[C_BHB].at_bound +
+                                                        st->cs[C_FULL].at_bound);
+    csv_close(f);
+}
+
+static void write_claims(study *st, const exp2_stats *r)
+{
+    const exp2_args *x = &st->x;
+    const ttexp_record *A = best_of(st, S_ADAMW), *FA = best_of(st, F_ADAMW);
+    char *path = path_join(x->a.out, "claims.txt");
+    outfile *f = outfile_open(path);
     FILE *cl = outfile_fp(f);
     fprintf(cl, "exp2_blockwise_gd: 1-layer Transformer, %ld steps, seed %ld; coordinate search over %d %s, %d "
-                "pass(es); full batch on %d sequences; %ld training runs\n", a.steps, a.seed, ngroups,
-            per_block ? "Algorithm 3 blocks" : "layers", passes, train_set, runs);
-    run_note("search seconds: %.1f", wall_seconds() - t0);
-    fprintf(cl, "learning-rate searches (%d of %d not interior; coordinate factors at a bound: %d, %d, %d):\n", at_bound,
-            (int)NSEARCH, cs[C_BGD].at_bound, cs[C_BHB].at_bound, cs[C_FULL].at_bound);
-    for (int k = 0; k < NSEARCH; k++) ttexp_print_search(cl, &g[k]);
+                "pass(es); full batch on %d sequences; %ld training runs\n", x->a.steps, x->a.seed, st->ngroups,
+            x->per_block ? "Algorithm 3 blocks" : "layers", x->passes, x->train_set, st->runs);
+    run_note("search seconds: %.1f", wall_seconds() - st->t0);
+    fprintf(cl, "learning-rate searches (%d of %d not interior; coordinate factors at a bound: %d, %d, %d):\n",
+            st->at_bound, (int)NSEARCH, st->cs[C_BGD].at_bound, st->cs[C_BHB].at_bound, st->cs[C_FULL].at_bound);
+    for (int k = 0; k < NSEARCH; k++) ttexp_print_search(cl, &st->g[k]);
     fprintf(cl, "held-out loss at the end (floor %.4f): AdamW %.4f, Adam beta1 = 0 %.4f, GD %.4f, heavy ball %.4f, "
                 "blockwise GD (Hessian rule) %.4f, blockwise GD searched %.4f, blockwise heavy ball searched %.4f\n",
-            ttexp_optimal_loss(&e), A->final_eval, A0->final_eval, GD->final_eval, HB->final_eval, B0->final_eval,
-            B->final_eval, BH->final_eval);
+            ttexp_optimal_loss(&st->e), A->final_eval, best_of(st, S_ADAM0)->final_eval, best_of(st, S_GD)->final_eval,
+            best_of(st, S_HB)->final_eval, best_of(st, S_BGD)->final_eval, st->fin[C_BGD].rec.final_eval,
+            st->fin[C_BHB].rec.final_eval);
     fprintf(cl, "full batch, training-set loss at the end (initial %.4f): AdamW %.4f, GD %.4f, blockwise GD searched "
-                "%.4f\n", FA->train_loss[0], FA->final_train, FG->final_train, FB->final_train);
+                "%.4f\n", FA->train_loss[0], FA->final_train, best_of(st, F_GD)->final_train,
+            st->fin[C_FULL].rec.final_train);
     fprintf(cl, "excess over the reference as a share of the reference's progress, (L_X - L_ref)/(L_0 - L_ref):\n");
-    ttexp_print_claim(cl, "exp2.blockgd_vs_adamw", ex_b, ex_gd);
-    ttexp_print_claim(cl, "exp2.heavy_ball_vs_adamw", ex_bh, ex_hb);
-    ttexp_print_claim(cl, "exp2.blockgd_vs_adam_b1_0", ex_b0, ex_gd0);
-    ttexp_print_claim(cl, "exp2.full_batch", ex_f, ex_fg);
+    ttexp_print_claim(cl, "exp2.blockgd_vs_adamw", r->blockgd, r->gd);
+    ttexp_print_claim(cl, "exp2.heavy_ball_vs_adamw", r->blockhb, r->hb);
+    ttexp_print_claim(cl, "exp2.blockgd_vs_adam_b1_0", r->blockgd_b1_0, r->gd_b1_0);
+    ttexp_print_claim(cl, "exp2.full_batch", r->full, r->full_gd);
     outfile_commit(f);
     echo_file(path);
     free(path);
-    ttexp_write_reference(&e, a.out);
-    run_write_info(a.out, (unsigned long)a.seed);
+}
 
+static void study_close(study *st)
+{
     for (int k = 0; k < NCOORD; k++) {
-        ttexp_record_free(&fin[k].rec);
-        free(cs[k].lr_b);
+        ttexp_record_free(&st->fin[k].rec);
+        free(st->cs[k].lr_b);
     }
-    for (int k = 0; k < NSEARCH; k++) ttexp_search_free(&g[k]);
-    free(eta);
-    free(group);
-    partition_free(alg3);
-    ttexp_close(&full);
-    ttexp_close(&e);
+    for (int k = 0; k < NSEARCH; k++) ttexp_search_free(&st->g[k]);
+    free(st->eta);
+    free(st->group);
+    partition_free(st->alg3);
+    ttexp_close(&st->full);
+    ttexp_close(&st->e);
+}
+
+int main(int argc, char **argv)
+{
+    exp2_args x = parse_args(argc, argv);
+    study st = {0};
+    study_open(&st, &x);
+    search_single_lrs(&st);
+    coordinate_passes(&st);
+    write_rates_and_curves(&st);
+    exp2_stats r = judge(&st);
+    write_stats(&st, &r);
+    write_claims(&st, &r);
+    ttexp_write_reference(&st.e, x.a.out);
+    run_write_info(x.a.out, (unsigned long)x.a.seed);
+    study_close(&st);
     return 0;
 }

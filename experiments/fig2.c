@@ -36,6 +36,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What one checkpoint measured for the claim (the off-diagonal statistics) and the
+ * old rule (the mass ratios). */
+typedef struct {
+    char tag[16];                /* init, mid, end or pNNN */
+    offdiag_stats hidden, whole; /* the hidden-neuron blocks (in fc1-fc1), the neuron blocks of the whole H */
+    offdiag_stats hidden_perm, whole_perm; /* the same on a random permutation (the control) */
+    double hidden_block_min;     /* the smallest excess of one hidden neuron's block */
+    double mass, base, hmass, hbase; /* old rule: whole and hidden mass ratios, their random means */
+    double share;                /* share of ||H||_F^2 in fc1-fc1 */
+} ckpt_result;
+
 typedef struct {
     /* options */
     const char *data, *data_dir, *out, *act, *pool_kind, *scale;
@@ -54,16 +65,10 @@ typedef struct {
     double *Xb, *Xe;
     int *yb, *ye, *perm;
     long total, steps_per_epoch;
-    int bsize;
     int ncheck;
     long check_step[LIST_MAX];
     outfile *train_csv, *check_csv, *block_csv;
-    /* per checkpoint results for the claim */
-    double mass[LIST_MAX], base[LIST_MAX], hmass[LIST_MAX], hbase[LIST_MAX], share[LIST_MAX];
-    offdiag_stats hidden[LIST_MAX], whole[LIST_MAX];             /* the neuron blocks' off-diagonal statistics */
-    offdiag_stats hidden_perm[LIST_MAX], whole_perm[LIST_MAX];   /* the same on a random permutation */
-    double hidden_block_min[LIST_MAX];                            /* the smallest excess of one hidden neuron */
-    char tags[LIST_MAX][16];
+    ckpt_result res[LIST_MAX];
     int done;
 } run;
 
@@ -154,58 +159,45 @@ static void write_heatmap(run *r, const double *H, const char *tag, long step, i
             "sub1 = \"off-diagonal excess of the neuron blocks: hidden layer %.2f, whole H %.2f (0 random, 1 block-diagonal)\"\n"
             "sub2 = \"%s, %zu params, %s-pooled %zux%zu, log colour; lines: hidden neurons, then fc2 + bias\"\n",
             pr, f, mx, mx * 1e-4, c->in, c->width, c->classes, act_name(c->act), tag, step, r->total,
-            r->hidden[idx].excess, r->whole[idx].excess, r->data, P, r->pool_kind, f, f);
+            r->res[idx].hidden.excess, r->res[idx].whole.excess, r->data, P, r->pool_kind, f, f);
     outfile_commit(o);
     free(path);
 }
 
-static void checkpoint(run *r, long step, int idx)
+/* The neuron partition (Algorithm 3 on the MLP: hidden rows, output rows, the bias) and
+ * the hidden neurons alone (inside the fc1-fc1 part of H): their off-diagonal statistics
+ * with the control's, and the old mass ratios. The random draws in this order: the
+ * baselines' (whole, hidden), then the permutations' (hidden, whole). */
+static void measure(run *r, const double *H, const partition *neurons, const partition *hidden, ckpt_result *c,
+                    double *sd, double *hsd)
 {
     model *m = r->m;
     size_t P = m->P;
-    const char *tag = r->tags[idx];
-    double test_loss, test_acc;
-    evaluate(r, r->test, &test_loss, &test_acc);
-    mlp_set_batch(m, r->Xe, r->ye, r->eval_n);
-    double batch_loss = m->loss(m), batch_acc = mlp_accuracy(m);
-    hessian_opts o = hessian_defaults();
-    o.panel = r->panel;
-    o.symmetric = 0; /* every entry computed, so that the asymmetry reported below is a check */
-    char label[64];
-    snprintf(label, sizeof label, "fig2 H at %s", tag);
-    o.label = label;
-    double t0 = wall_seconds();
-    double *H = hessian_full(m, &o);
-    double hsec = wall_seconds() - t0, asym = hessian_asymmetry(P, H);
-
-    /* the neuron partition (Algorithm 3 on the MLP): hidden rows, output rows, the bias;
-     * and the hidden neurons alone, inside the fc1–fc1 part of H */
-    partition *neurons = partition_alg3(m, 0), *hidden = partition_new();
-    partition_add_tensor(hidden, m, 0, SPLIT_ROWS);
-    double mass = mass_ratio(H, P, neurons), hmass = mass_ratio(H, P, hidden), base, sd, hbase, hsd;
-    mass_ratio_random(H, P, neurons, r->base_rng, r->reps, &base, &sd);
-    mass_ratio_random(H, P, hidden, r->base_rng, r->reps, &hbase, &hsd);
+    c->mass = mass_ratio(H, P, neurons);
+    c->hmass = mass_ratio(H, P, hidden);
+    mass_ratio_random(H, P, neurons, r->base_rng, r->reps, &c->base, sd);
+    mass_ratio_random(H, P, hidden, r->base_rng, r->reps, &c->hbase, hsd);
     size_t P1 = tensor_size(&m->tensors[0]);
     double fc1 = 0;
     for (size_t i = 0; i < P1; i++) fc1 += frobenius_sq(P1, H + i * P);
-    double share = fc1 / frobenius_sq(P * P, H);
-    r->mass[idx] = mass;
-    r->base[idx] = base;
-    r->hmass[idx] = hmass;
-    r->hbase[idx] = hbase;
-    r->share[idx] = share;
-    r->hidden[idx] = offdiag_structure(H, P, hidden);
-    r->whole[idx] = offdiag_structure(H, P, neurons);
-    r->hidden_perm[idx] = offdiag_structure_random(H, P, hidden, r->perm_rng);
-    r->whole_perm[idx] = offdiag_structure_random(H, P, neurons, r->perm_rng);
+    c->share = fc1 / frobenius_sq(P * P, H);
+    c->hidden = offdiag_structure(H, P, hidden);
+    c->whole = offdiag_structure(H, P, neurons);
+    c->hidden_perm = offdiag_structure_random(H, P, hidden, r->perm_rng);
+    c->whole_perm = offdiag_structure_random(H, P, neurons, r->perm_rng);
     double *he = xmalloc((size_t)hidden->nblocks * sizeof(double));
     offdiag_block_excess(H, P, hidden, he);
-    r->hidden_block_min[idx] = he[0];
-    for (int b = 1; b < hidden->nblocks; b++) r->hidden_block_min[idx] = fmin(r->hidden_block_min[idx], he[b]);
+    c->hidden_block_min = he[0];
+    for (int b = 1; b < hidden->nblocks; b++) c->hidden_block_min = fmin(c->hidden_block_min, he[b]);
     free(he);
+}
+
+/* blocks.csv: every neuron block's metrics, kappa(D H_b) with D_Adam from this run's v-hat. */
+static void write_blocks(run *r, const double *H, const partition *neurons, const char *tag, long step)
+{
+    size_t P = r->m->P;
     double *we = xmalloc((size_t)neurons->nblocks * sizeof(double));
     offdiag_block_excess(H, P, neurons, we);
-
     double *d = NULL;
     if (optim_steps_taken(r->opt) > 0) {   /* D_Adam = 1/(√v̂ + ε) from this run's Adam */
         d = xmalloc(P * sizeof(double));
@@ -222,29 +214,62 @@ static void checkpoint(run *r, long step, int idx)
     }
     free(we);
     free(d);
-    const offdiag_stats *hs = &r->hidden[idx], *ws = &r->whole[idx];
-    csv_row(r->check_csv, "%s,%.6g,%ld,%.10g,%.10g,%.10g,%.10g,%zu,%.3e,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
-            "%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g",
-            tag, (double)step / r->total, step, test_loss, test_acc, batch_loss, batch_acc, P, asym, mass, base, sd,
-            hmass, hbase, hsd, share, hs->share, hs->chance, hs->excess, r->hidden_block_min[idx],
-            r->hidden_perm[idx].excess, hs->diag / (hs->diag + hs->offdiag), ws->share, ws->chance, ws->excess,
-            r->whole_perm[idx].excess, ws->diag / (ws->diag + ws->offdiag));
-    run_note("hessian seconds at %s: %.3f", tag, hsec);
-    if (!core_quiet)
-        fprintf(stderr, "fig2: %s (step %ld): test loss %.4f acc %.4f; H in %.2fs, asymmetry %.1e; "
-                "neuron-block excess: hidden %.3f (permuted %.3f), whole H %.3f (permuted %.3f)\n", tag, step,
-                test_loss, test_acc, hsec, asym, hs->excess, r->hidden_perm[idx].excess, ws->excess,
-                r->whole_perm[idx].excess);
+}
 
+/* H_<tag>.npy (--save-h 1), weights_<tag>.npy and the heatmap. */
+static void save_checkpoint(run *r, const double *H, long step, int idx)
+{
+    const char *tag = r->res[idx].tag;
+    size_t P = r->m->P, shape[2] = {P, P};
     char name[64];
-    size_t shape[2] = {P, P};
     if (r->save_h) {
         snprintf(name, sizeof name, "H_%s.npy", tag);
         npy_write_in(r->out, name, H, 2, shape);
     }
     snprintf(name, sizeof name, "weights_%s.npy", tag);
-    npy_write_in(r->out, name, m->params, 1, &P);
+    npy_write_in(r->out, name, r->m->params, 1, &P);
     write_heatmap(r, H, tag, step, idx);
+}
+
+/* At a checkpoint: the test set's and the evaluation batch's loss, the exact H on the
+ * evaluation batch, what the claims measure, blocks.csv, checkpoints.csv, the files of H. */
+static void checkpoint(run *r, long step, int idx)
+{
+    model *m = r->m;
+    size_t P = m->P;
+    ckpt_result *c = &r->res[idx];
+    double test_loss, test_acc;
+    evaluate(r, r->test, &test_loss, &test_acc);
+    mlp_set_batch(m, r->Xe, r->ye, r->eval_n);
+    double batch_loss = m->loss(m), batch_acc = mlp_accuracy(m);
+    hessian_opts o = hessian_defaults();
+    o.panel = r->panel;
+    o.symmetric = 0; /* every entry computed, so that the asymmetry reported below is a check */
+    char label[64];
+    snprintf(label, sizeof label, "fig2 H at %s", c->tag);
+    o.label = label;
+    double t0 = wall_seconds();
+    double *H = hessian_full(m, &o);
+    double hsec = wall_seconds() - t0, asym = hessian_asymmetry(P, H);
+
+    partition *neurons = partition_alg3(m, 0), *hidden = partition_new();
+    partition_add_tensor(hidden, m, 0, SPLIT_ROWS);
+    double sd, hsd;
+    measure(r, H, neurons, hidden, c, &sd, &hsd);
+    write_blocks(r, H, neurons, c->tag, step);
+    const offdiag_stats *hs = &c->hidden, *ws = &c->whole;
+    csv_row(r->check_csv, "%s,%.6g,%ld,%.10g,%.10g,%.10g,%.10g,%zu,%.3e,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
+            "%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g",
+            c->tag, (double)step / r->total, step, test_loss, test_acc, batch_loss, batch_acc, P, asym, c->mass, c->base,
+            sd, c->hmass, c->hbase, hsd, c->share, hs->share, hs->chance, hs->excess, c->hidden_block_min,
+            c->hidden_perm.excess, hs->diag / (hs->diag + hs->offdiag), ws->share, ws->chance, ws->excess,
+            c->whole_perm.excess, ws->diag / (ws->diag + ws->offdiag));
+    run_note("hessian seconds at %s: %.3f", c->tag, hsec);
+    if (!core_quiet)
+        fprintf(stderr, "fig2: %s (step %ld): test loss %.4f acc %.4f; H in %.2fs, asymmetry %.1e; "
+                "neuron-block excess: hidden %.3f (permuted %.3f), whole H %.3f (permuted %.3f)\n", c->tag, step,
+                test_loss, test_acc, hsec, asym, hs->excess, c->hidden_perm.excess, ws->excess, c->whole_perm.excess);
+    save_checkpoint(r, H, step, idx);
     free(H);
     partition_free(neurons);
     partition_free(hidden);
@@ -271,52 +296,75 @@ static void after_step(void *ctx, long s, double loss, double lr)
 #define MASS_MIN 0.5
 #define MASS_FACTOR 3.0
 
-static int old_rule(const double *mass, const double *base, int n)
+/* The four off-diagonal statistics of a checkpoint. */
+enum { HIDDEN, WHOLE, HIDDEN_PERM, WHOLE_PERM };
+static const offdiag_stats *stats_of(const ckpt_result *c, int which)
 {
-    int ok = 1;
-    for (int c = 0; c < n; c++) ok &= mass[c] >= MASS_MIN && mass[c] >= MASS_FACTOR * base[c];
-    return ok;
+    const offdiag_stats *all[4] = {&c->hidden, &c->whole, &c->hidden_perm, &c->whole_perm};
+    return all[which];
 }
 
-static double min_excess(const offdiag_stats *st, int n)
+static double min_excess(const ckpt_result *res, int n, int which)
 {
     double v = INFINITY;
-    for (int c = 0; c < n; c++) v = fmin(v, st[c].excess);
+    for (int c = 0; c < n; c++) v = fmin(v, stats_of(&res[c], which)->excess);
     return v;
+}
+
+/* The old rule on the whole H's mass ratios (whole = 1) or the hidden neurons'. */
+static int old_rule(const ckpt_result *res, int n, int whole)
+{
+    int ok = 1;
+    for (int c = 0; c < n; c++) {
+        double mass = whole ? res[c].mass : res[c].hmass, base = whole ? res[c].base : res[c].hbase;
+        ok &= mass >= MASS_MIN && mass >= MASS_FACTOR * base;
+    }
+    return ok;
 }
 
 static void write_stats(const run *r)
 {
     int n = r->ncheck;
     outfile *f = stats_open(r->out);
-    stats_put(f, "fig2.hidden.min_excess", min_excess(r->hidden, n));
-    stats_put(f, "fig2.control.hidden.min_excess", min_excess(r->hidden_perm, n));
-    stats_put(f, "fig2.whole.min_excess", min_excess(r->whole, n));
-    stats_put(f, "fig2.control.whole.min_excess", min_excess(r->whole_perm, n));
-    for (int c = 0; c < n; c++) {
+    stats_put(f, "fig2.hidden.min_excess", min_excess(r->res, n, HIDDEN));
+    stats_put(f, "fig2.control.hidden.min_excess", min_excess(r->res, n, HIDDEN_PERM));
+    stats_put(f, "fig2.whole.min_excess", min_excess(r->res, n, WHOLE));
+    stats_put(f, "fig2.control.whole.min_excess", min_excess(r->res, n, WHOLE_PERM));
+    for (int k = 0; k < n; k++) {
+        const ckpt_result *c = &r->res[k];
         char name[96];
-#define PUT(what, v) (snprintf(name, sizeof name, "fig2.%s.%s", r->tags[c], what), stats_put(f, name, v))
-        PUT("hidden_excess", r->hidden[c].excess);
-        PUT("hidden_block_excess_min", r->hidden_block_min[c]);
-        PUT("whole_excess", r->whole[c].excess);
-        PUT("old_hidden_mass", r->hmass[c]);
-        PUT("old_hidden_random", r->hbase[c]);
-        PUT("old_whole_mass", r->mass[c]);
-        PUT("old_whole_random", r->base[c]);
-        PUT("fc1_share", r->share[c]);
+#define PUT(what, v) (snprintf(name, sizeof name, "fig2.%s.%s", c->tag, what), stats_put(f, name, v))
+        PUT("hidden_excess", c->hidden.excess);
+        PUT("hidden_block_excess_min", c->hidden_block_min);
+        PUT("whole_excess", c->whole.excess);
+        PUT("old_hidden_mass", c->hmass);
+        PUT("old_hidden_random", c->hbase);
+        PUT("old_whole_mass", c->mass);
+        PUT("old_whole_random", c->base);
+        PUT("fc1_share", c->share);
 #undef PUT
     }
     csv_close(f);
 }
 
-static void excess_line(FILE *fp, const char *text, const char (*tags)[16], const offdiag_stats *st,
-                        const offdiag_stats *perm, int n)
+static void excess_line(FILE *fp, const char *text, const ckpt_result *res, int n, int which, int perm)
 {
-    fprintf(fp, "%s: %s", min_excess(st, n) >= EXCESS_MIN ? "PASS" : "FAIL", text);
-    for (int c = 0; c < n; c++)
-        fprintf(fp, "%s %s %.3f (off-diagonal mass inside %.4f, random %.4f; permuted %.3f)", c ? "," : ":", tags[c],
-                st[c].excess, st[c].share, st[c].chance, perm[c].excess);
+    fprintf(fp, "%s: %s", min_excess(res, n, which) >= EXCESS_MIN ? "PASS" : "FAIL", text);
+    for (int c = 0; c < n; c++) {
+        const offdiag_stats *st = stats_of(&res[c], which);
+        fprintf(fp, "%s %s %.3f (off-diagonal mass inside %.4f, random %.4f; permuted %.3f)", c ? "," : ":", res[c].tag,
+                st->excess, st->share, st->chance, stats_of(&res[c], perm)->excess);
+    }
     fputc('\n', fp);
+}
+
+static void old_rule_line(FILE *fp, const char *text, const ckpt_result *res, int n, int whole)
+{
+    fprintf(fp, "old rule %s (kept for comparison): %s", old_rule(res, n, whole) ? "PASS" : "FAIL", text);
+    for (int c = 0; c < n; c++) {
+        double mass = whole ? res[c].mass : res[c].hmass, base = whole ? res[c].base : res[c].hbase;
+        fprintf(fp, "%s %s %.4f (random %.4f, x%.1f)", c ? "," : ":", res[c].tag, mass, base, mass / base);
+    }
 }
 
 static void write_claims(run *r)
@@ -325,33 +373,28 @@ static void write_claims(run *r)
     outfile *o = outfile_open(path);
     FILE *fp = outfile_fp(o);
     int n = r->ncheck, width = mlp_get_config(r->m)->width;
-    const char(*tags)[16] = r->tags;
+    const ckpt_result *res = r->res;
     excess_line(fp, "the Hessian is near-block-diagonal with one block per hidden neuron, maintained through "
                     "training (paper Fig. 2): off-diagonal excess of the hidden-neuron blocks inside the fc1-fc1 part "
-                    "of H", tags, r->hidden, r->hidden_perm, n);
-    excess_line(fp, "the same on the whole H, with the output neurons and the output bias as blocks too", tags,
-                r->whole, r->whole_perm, n);
+                    "of H", res, n, HIDDEN, HIDDEN_PERM);
+    excess_line(fp, "the same on the whole H, with the output neurons and the output bias as blocks too", res, n, WHOLE,
+                WHOLE_PERM);
     fprintf(fp, "rule: PASS iff at every checkpoint the off-diagonal excess e = (s - q)/(1 - q) is >= %.2f: s = share "
                 "of the off-diagonal squared mass of H_SS (S = the parameters the blocks cover) inside the blocks, q = "
                 "its exact mean for blocks of the same sizes on a random permutation of S (0: random, 1: "
                 "block-diagonal; the diagonal, which random blocks keep too, is left out); permuted: the same blocks "
                 "on one random permutation (the negative control)\n", EXCESS_MIN);
-    fprintf(fp, "old rule %s (kept for comparison): hidden-neuron mass ratio", old_rule(r->hmass, r->hbase, n) ? "PASS" : "FAIL");
-    for (int c = 0; c < n; c++)
-        fprintf(fp, "%s %s %.4f (random %.4f, x%.1f)", c ? "," : ":", r->tags[c], r->hmass[c], r->hbase[c],
-                r->hmass[c] / r->hbase[c]);
-    fprintf(fp, "\nold rule %s (kept for comparison): whole-H mass ratio", old_rule(r->mass, r->base, n) ? "PASS" : "FAIL");
-    for (int c = 0; c < n; c++)
-        fprintf(fp, "%s %s %.4f (random %.4f, x%.1f)", c ? "," : ":", r->tags[c], r->mass[c], r->base[c],
-                r->mass[c] / r->base[c]);
+    old_rule_line(fp, "hidden-neuron mass ratio", res, n, 0);
+    fputc('\n', fp);
+    old_rule_line(fp, "whole-H mass ratio", res, n, 1);
     fprintf(fp, "\nold rule: PASS iff at every checkpoint the mass ratio sum_b ||H_bb||_F^2 / ||H_SS||_F^2 (diagonal "
                 "included) is >= %.2f and >= %.1fx the ratio of blocks of the same sizes over a random permutation of "
                 "S (mean of %d draws)\n", MASS_MIN, MASS_FACTOR, r->reps);
     fprintf(fp, "context: %d hidden neurons of %d inputs + bias; smallest excess of one hidden neuron's block:", width,
             r->train->dim);
-    for (int c = 0; c < n; c++) fprintf(fp, "%s %s %.3f", c ? "," : "", r->tags[c], r->hidden_block_min[c]);
+    for (int c = 0; c < n; c++) fprintf(fp, "%s %s %.3f", c ? "," : "", res[c].tag, res[c].hidden_block_min);
     fprintf(fp, "; share of ||H||_F^2 in fc1-fc1:");
-    for (int c = 0; c < n; c++) fprintf(fp, "%s %s %.3f", c ? "," : "", r->tags[c], r->share[c]);
+    for (int c = 0; c < n; c++) fprintf(fp, "%s %s %.3f", c ? "," : "", res[c].tag, res[c].share);
     fprintf(fp, " (fc1-fc1 entries scale with W2^2, the fc1-fc2 cross terms with W2: at a small init the cross "
                 "terms carry much of the mass)\n");
     outfile_commit(o);
@@ -394,52 +437,35 @@ static void check_options(run *r)
     }
 }
 
-int main(int argc, char **argv)
+static void parse_args(run *r, int argc, char **argv)
 {
-    run r = {0};
-    r.data = "fashion-mnist";
-    r.out = "results/fig2";
-    r.act = "tanh";
-    r.pool_kind = "mean";
-    r.scale = "quick";
-    r.pool = -1;
-    r.epochs = -1;
-    r.standardize = 1;
-    r.width = 8;
-    r.bias = 1;
-    r.batch = 128;
-    r.lr = 1e-4;
-    r.eval_n = 1000;
-    r.pixels = 300;
-    r.panel = 128;
-    r.reps = 20;
-    r.save_h = 1;
-    r.seed = 1;
-    r.data_seed = 1;
-    r.fractions = (double_list){3, {0, 0.5, 1}};
+    *r = (run){.data = "fashion-mnist", .out = "results/fig2", .act = "tanh", .pool_kind = "mean", .scale = "quick",
+               .pool = -1, .epochs = -1, .standardize = 1, .width = 8, .bias = 1, .batch = 128, .lr = 1e-4,
+               .eval_n = 1000, .pixels = 300, .panel = 128, .reps = 20, .save_h = 1, .seed = 1, .data_seed = 1,
+               .fractions = {3, {0, 0.5, 1}}};
     const cli_opt opts[] = {
-        {"scale", OPT_STRING, &r.scale, "quick (2x2-pooled inputs) or paper (full-size inputs); both train 20 epochs"},
-        {"data", OPT_STRING, &r.data, "fashion-mnist, cifar10, cifar100 or synthetic"},
-        {"data-dir", OPT_STRING, &r.data_dir, "folder of the data files (fashion-mnist: /usr/share/datasets/fashion-mnist)"},
-        {"pool", OPT_INT, &r.pool, "k x k average pooling of the images (default: 2 quick, 1 paper)"},
-        {"standardize", OPT_INT, &r.standardize, "1: per-feature standardisation after [0,1] scaling; 0: [0,1] pixels"},
-        {"width", OPT_INT, &r.width, "hidden neurons"},
-        {"act", OPT_STRING, &r.act, "activation: relu, tanh, gelu or linear (the paper does not say)"},
-        {"bias", OPT_INT, &r.bias, "1: biases in both layers"},
-        {"lr", OPT_DOUBLE, &r.lr, "Adam learning rate (cosine decay to 0)"},
-        {"batch", OPT_INT, &r.batch, "mini-batch size"},
-        {"epochs", OPT_INT, &r.epochs, "epochs (the paper: 20)"},
-        {"steps", OPT_LONG, &r.steps, "total steps instead of epochs (0: from --epochs)"},
-        {"checkpoints", OPT_DOUBLE_LIST, &r.fractions, "fractions of training at which H is computed"},
-        {"eval-n", OPT_INT, &r.eval_n, "size of the fixed evaluation batch (first test images) for H"},
-        {"panel", OPT_INT, &r.panel, "Hessian columns per panel"},
-        {"pixels", OPT_INT, &r.pixels, "heatmap side at most this many pixels"},
-        {"pool-kind", OPT_STRING, &r.pool_kind, "heatmap pooling of |H|: max or mean"},
-        {"reps", OPT_INT, &r.reps, "random permutations for the mass-ratio baseline"},
-        {"save-h", OPT_INT, &r.save_h, "1: write H_<tag>.npy at every checkpoint"},
-        {"seed", OPT_LONG, &r.seed, "the run's seed: initialisation, shuffles, random baselines"},
-        {"data-seed", OPT_LONG, &r.data_seed, "the data's seed (--data synthetic)"},
-        {"out", OPT_STRING, &r.out, "output folder"},
+        {"scale", OPT_STRING, &r->scale, "quick (2x2-pooled inputs) or paper (full-size inputs); both train 20 epochs"},
+        {"data", OPT_STRING, &r->data, "fashion-mnist, cifar10, cifar100 or synthetic"},
+        {"data-dir", OPT_STRING, &r->data_dir, "folder of the data files (fashion-mnist: /usr/share/datasets/fashion-mnist)"},
+        {"pool", OPT_INT, &r->pool, "k x k average pooling of the images (default: 2 quick, 1 paper)"},
+        {"standardize", OPT_INT, &r->standardize, "1: per-feature standardisation after [0,1] scaling; 0: [0,1] pixels"},
+        {"width", OPT_INT, &r->width, "hidden neurons"},
+        {"act", OPT_STRING, &r->act, "activation: relu, tanh, gelu or linear (the paper does not say)"},
+        {"bias", OPT_INT, &r->bias, "1: biases in both layers"},
+        {"lr", OPT_DOUBLE, &r->lr, "Adam learning rate (cosine decay to 0)"},
+        {"batch", OPT_INT, &r->batch, "mini-batch size"},
+        {"epochs", OPT_INT, &r->epochs, "epochs (the paper: 20)"},
+        {"steps", OPT_LONG, &r->steps, "total steps instead of epochs (0: from --epochs)"},
+        {"checkpoints", OPT_DOUBLE_LIST, &r->fractions, "fractions of training at which H is computed"},
+        {"eval-n", OPT_INT, &r->eval_n, "size of the fixed evaluation batch (first test images) for H"},
+        {"panel", OPT_INT, &r->panel, "Hessian columns per panel"},
+        {"pixels", OPT_INT, &r->pixels, "heatmap side at most this many pixels"},
+        {"pool-kind", OPT_STRING, &r->pool_kind, "heatmap pooling of |H|: max or mean"},
+        {"reps", OPT_INT, &r->reps, "random permutations for the mass-ratio baseline"},
+        {"save-h", OPT_INT, &r->save_h, "1: write H_<tag>.npy at every checkpoint"},
+        {"seed", OPT_LONG, &r->seed, "the run's seed: initialisation, shuffles, random baselines"},
+        {"data-seed", OPT_LONG, &r->data_seed, "the data's seed (--data synthetic)"},
+        {"out", OPT_STRING, &r->out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -450,95 +476,120 @@ int main(int argc, char **argv)
               "cifar100 --data-dir DIR). Inputs: [0,1] pixels, k x k pooled, constant features dropped,\n"
               "standardised per feature. Activation tanh by default (the paper does not say).",
               opts, sizeof opts / sizeof *opts);
-    apply_scale(&r);
-    check_options(&r);
-    mlp_act act = act_parse(r.act);
-    ensure_dir(r.out);
+    apply_scale(r);
+    check_options(r);
+}
 
-    load_data(&r);
-    mlp_config cfg = {r.train->dim, r.width, r.train->classes, act, r.bias ? 1 : 0, LOSS_XENT,
-                      seed_for((unsigned long)r.seed, SEED_INIT)};
-    r.m = mlp_new(&cfg);
-    r.rng = rng_new(seed_for((unsigned long)r.seed, SEED_BATCHES));
-    r.base_rng = rng_new(seed_for((unsigned long)r.seed, SEED_BASELINES));
-    if (r.batch > r.train->n) die_user("--batch %d is more than the %d training images", r.batch, r.train->n);
-    r.perm_rng = rng_new(seed_for((unsigned long)r.seed, SEED_DRAWS));
-    r.steps_per_epoch = (r.train->n + r.batch - 1) / r.batch;
-    r.total = r.steps > 0 ? r.steps : r.epochs * r.steps_per_epoch;
-    r.ncheck = r.fractions.n;
-    for (int c = 0; c < r.ncheck; c++) {
-        r.check_step[c] = lround(r.fractions.v[c] * r.total);
-        tag_of(r.fractions.v[c], r.tags[c], sizeof r.tags[c]);
+/* The data, the model, the random streams, the batches, the checkpoints and Adam. */
+static void run_open(run *r)
+{
+    mlp_act act = act_parse(r->act);
+    ensure_dir(r->out);
+    load_data(r);
+    mlp_config cfg = {.in = r->train->dim, .width = r->width, .classes = r->train->classes, .act = act,
+                      .bias = r->bias ? 1 : 0, .loss = LOSS_XENT, .seed = seed_for((unsigned long)r->seed, SEED_INIT)};
+    r->m = mlp_new(&cfg);
+    r->rng = rng_new(seed_for((unsigned long)r->seed, SEED_BATCHES));
+    r->base_rng = rng_new(seed_for((unsigned long)r->seed, SEED_BASELINES));
+    if (r->batch > r->train->n) die_user("--batch %d is more than the %d training images", r->batch, r->train->n);
+    r->perm_rng = rng_new(seed_for((unsigned long)r->seed, SEED_DRAWS));
+    r->steps_per_epoch = (r->train->n + r->batch - 1) / r->batch;
+    r->total = r->steps > 0 ? r->steps : r->epochs * r->steps_per_epoch;
+    r->ncheck = r->fractions.n;
+    for (int c = 0; c < r->ncheck; c++) {
+        r->check_step[c] = lround(r->fractions.v[c] * r->total);
+        tag_of(r->fractions.v[c], r->res[c].tag, sizeof r->res[c].tag);
     }
-    int dim = r.train->dim;
-    r.Xb = xmalloc((size_t)r.batch * dim * sizeof(double));
-    r.yb = xmalloc((size_t)r.batch * sizeof(int));
-    r.perm = xmalloc((size_t)r.train->n * sizeof(int));
-    for (int i = 0; i < r.train->n; i++) r.perm[i] = i;
-    r.Xe = xmalloc((size_t)r.eval_n * dim * sizeof(double));
-    r.ye = xmalloc((size_t)r.eval_n * sizeof(int));
-    mlp_data_head(&r.d, r.eval_n, "--eval-n", r.Xe, r.ye);
+    int dim = r->train->dim;
+    r->Xb = xmalloc((size_t)r->batch * dim * sizeof(double));
+    r->yb = xmalloc((size_t)r->batch * sizeof(int));
+    r->perm = xmalloc((size_t)r->train->n * sizeof(int));
+    for (int i = 0; i < r->train->n; i++) r->perm[i] = i;
+    r->Xe = xmalloc((size_t)r->eval_n * dim * sizeof(double));
+    r->ye = xmalloc((size_t)r->eval_n * sizeof(int));
+    mlp_data_head(&r->d, r->eval_n, "--eval-n", r->Xe, r->ye);
     optim_config oc = optim_defaults(OPTIM_ADAM);
-    optim_check_config(&oc, r.lr);
-    r.opt = optim_new(OPTIM_ADAM, &oc, r.m->P, NULL, r.m);
+    optim_check_config(&oc, r->lr);
+    r->opt = optim_new(OPTIM_ADAM, &oc, r->m->P, NULL, r->m);
+}
 
-    r.train_csv = csv_open_in(r.out, "train.csv", "step,lr,batch_loss");
-    r.check_csv = csv_open_in(r.out, "checkpoints.csv", "tag,fraction,step,test_loss,test_acc,eval_batch_loss,eval_batch_acc,P,asymmetry,"
-                              "mass_ratio,mass_ratio_random,mass_ratio_random_sd,hidden_mass_ratio,"
-                              "hidden_mass_ratio_random,hidden_mass_ratio_random_sd,fc1_share,hidden_offdiag_share,hidden_chance,"
-                              "hidden_excess,hidden_block_excess_min,hidden_perm_excess,hidden_diag_share,whole_offdiag_share,"
-                              "whole_chance,whole_excess,whole_perm_excess,whole_diag_share");
-    r.block_csv = csv_open_in(r.out, "blocks.csv", "tag,step,block,name,n,fro2,row_mass_ratio,tau,lambda_min,lambda_max,kappa,n_negative,"
-                              "kappa_DH_eig,n_negative_DH,kappa_DH_svd,offdiag_excess");
-    outfile *mc = csv_open_in(r.out, "model.csv", "in,width,classes,act,bias,loss,P");
-    csv_row(mc, "%d,%d,%d,%s,%d,xent,%zu", dim, r.width, cfg.classes, act_name(act), cfg.bias, r.m->P);
+/* train.csv, checkpoints.csv and blocks.csv opened; model.csv, the evaluation batch and
+ * the heatmaps' block boundaries (hidden neurons, then fc2 + bias) written. */
+static void open_outputs(run *r)
+{
+    int dim = r->train->dim;
+    const mlp_config *cfg = mlp_get_config(r->m);
+    r->train_csv = csv_open_in(r->out, "train.csv", "step,lr,batch_loss");
+    r->check_csv = csv_open_in(r->out, "checkpoints.csv", "tag,fraction,step,test_loss,test_acc,eval_batch_loss,eval_batch_acc,P,asymmetry,"
+                               "mass_ratio,mass_ratio_random,mass_ratio_random_sd,hidden_mass_ratio,"
+                               "hidden_mass_ratio_random,hidden_mass_ratio_random_sd,fc1_share,hidden_offdiag_share,hidden_chance,"
+                               "hidden_excess,hidden_block_excess_min,hidden_perm_excess,hidden_diag_share,whole_offdiag_share,"
+                               "whole_chance,whole_excess,whole_perm_excess,whole_diag_share");
+    r->block_csv = csv_open_in(r->out, "blocks.csv", "tag,step,block,name,n,fro2,row_mass_ratio,tau,lambda_min,lambda_max,kappa,n_negative,"
+                               "kappa_DH_eig,n_negative_DH,kappa_DH_svd,offdiag_excess");
+    outfile *mc = csv_open_in(r->out, "model.csv", "in,width,classes,act,bias,loss,P");
+    csv_row(mc, "%d,%d,%d,%s,%d,xent,%zu", dim, r->width, cfg->classes, act_name(cfg->act), cfg->bias, r->m->P);
     csv_close(mc);
-    /* the evaluation batch and the block boundaries (hidden neurons, then fc2 + bias) */
-    size_t xs[2] = {(size_t)r.eval_n, (size_t)dim}, ys = (size_t)r.eval_n;
+    size_t xs[2] = {(size_t)r->eval_n, (size_t)dim}, ys = (size_t)r->eval_n;
     double *yd = xmalloc(ys * sizeof(double));
-    for (size_t i = 0; i < ys; i++) yd[i] = r.ye[i];
-    npy_write_in(r.out, "X_eval.npy", r.Xe, 2, xs);
-    npy_write_in(r.out, "y_eval.npy", yd, 1, &ys);
+    for (size_t i = 0; i < ys; i++) yd[i] = r->ye[i];
+    npy_write_in(r->out, "X_eval.npy", r->Xe, 2, xs);
+    npy_write_in(r->out, "y_eval.npy", yd, 1, &ys);
     free(yd);
-    {
-        partition *b = partition_new();
-        partition_add_tensor(b, r.m, 0, SPLIT_ROWS);
-        partition_add(b, r.m->tensors[1].offset, r.m->P - r.m->tensors[1].offset, 1, 1, "fc2 and bias");
-        size_t f = (r.m->P + r.pixels - 1) / r.pixels;
-        char *p = path_join(r.out, "bounds.csv");
-        heatmap_write_bounds(p, b, 0, f < 1 ? 1 : f);
-        free(p);
-        partition_free(b);
-    }
+    partition *b = partition_new();
+    partition_add_tensor(b, r->m, 0, SPLIT_ROWS);
+    partition_add(b, r->m->tensors[1].offset, r->m->P - r->m->tensors[1].offset, 1, 1, "fc2 and bias");
+    size_t f = (r->m->P + r->pixels - 1) / r->pixels;
+    char *p = path_join(r->out, "bounds.csv");
+    heatmap_write_bounds(p, b, 0, f < 1 ? 1 : f);
+    free(p);
+    partition_free(b);
     if (!core_quiet)
         fprintf(stderr, "fig2: MLP %d-%d-%d %s, P = %zu; Adam lr %g cosine, batch %d, %ld steps (%ld per epoch)\n",
-                dim, r.width, cfg.classes, r.act, r.m->P, r.lr, r.batch, r.total, r.steps_per_epoch);
+                dim, r->width, cfg->classes, r->act, r->m->P, r->lr, r->batch, r->total, r->steps_per_epoch);
+}
 
-    for (int c = 0; c < r.ncheck; c++)
-        if (r.check_step[c] == 0) checkpoint(&r, 0, c);
-    train_config tc = {r.total, r.lr, SCHED_COSINE, 0, 0.0};
-    train_hooks hooks = {set_batch, after_step, &r};
+/* Adam with cosine decay; the Hessian at every checkpoint on the way (after_step). */
+static void train(run *r)
+{
+    for (int c = 0; c < r->ncheck; c++)
+        if (r->check_step[c] == 0) checkpoint(r, 0, c);
+    train_config tc = {.steps = r->total, .lr = r->lr, .schedule = SCHED_COSINE};
+    train_hooks hooks = {.set_batch = set_batch, .after_step = after_step, .ctx = r};
     int diverged = 0;
-    long ran = train_run(r.m, r.opt, &tc, &hooks, &diverged);
+    long ran = train_run(r->m, r->opt, &tc, &hooks, &diverged);
     if (diverged) die_diverged("training diverged at step %ld (non-finite loss or gradient); lower --lr", ran);
-    if (r.done != r.ncheck) DIE("%d of %d checkpoints done", r.done, r.ncheck);
-    csv_close(r.train_csv);
-    csv_close(r.check_csv);
-    csv_close(r.block_csv);
+    if (r->done != r->ncheck) DIE("%d of %d checkpoints done", r->done, r->ncheck);
+    csv_close(r->train_csv);
+    csv_close(r->check_csv);
+    csv_close(r->block_csv);
+}
+
+static void run_close(run *r)
+{
+    free(r->Xb);
+    free(r->yb);
+    free(r->Xe);
+    free(r->ye);
+    free(r->perm);
+    optim_free(r->opt);
+    model_free(r->m);
+    rng_free(r->rng);
+    rng_free(r->base_rng);
+    rng_free(r->perm_rng);
+    mlp_data_free(&r->d);
+}
+
+int main(int argc, char **argv)
+{
+    run r;
+    parse_args(&r, argc, argv);
+    run_open(&r);
+    open_outputs(&r);
+    train(&r);
     write_stats(&r);
     write_claims(&r);
     run_write_info(r.out, (unsigned long)r.seed);
-
-    free(r.Xb);
-    free(r.yb);
-    free(r.Xe);
-    free(r.ye);
-    free(r.perm);
-    optim_free(r.opt);
-    model_free(r.m);
-    rng_free(r.rng);
-    rng_free(r.base_rng);
-    rng_free(r.perm_rng);
-    mlp_data_free(&r.d);
+    run_close(&r);
     return 0;
 }

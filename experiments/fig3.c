@@ -115,13 +115,10 @@ static void fmt_steps(char *buf, size_t n, const double *loss, long steps)
     else snprintf(buf, n, "%ld", s);
 }
 
-/* One claim: its gap and its control's, in stats.csv and claims.txt. */
-static void claim(FILE *fp, outfile *st, int num, const char *text, const char *stat, curve a, curve b,
-                  const char *control_text, const char *control_stat, curve ca, curve cb, long steps)
+/* One claim in claims.txt: its gap (a vs b) and its control's (ca vs cb). */
+static void print_claim(FILE *fp, int num, const char *text, curve a, curve b, double gap, const char *control_text,
+                        double cgap, long steps)
 {
-    double gap = quad_log_gap(a.loss, b.loss, steps), cgap = quad_log_gap(ca.loss, cb.loss, steps);
-    stats_put(st, stat, gap);
-    stats_put(st, control_stat, cgap);
     char ta[32], tb[32];
     fmt_steps(ta, sizeof ta, a.loss, steps);
     fmt_steps(tb, sizeof tb, b.loss, steps);
@@ -169,137 +166,249 @@ static quad_grid *run_grid(const problem *p, optim_kind kind, const partition *b
 
 static double *new_matrix(int n) { return xmalloc((size_t)n * n * sizeof(double)); }
 
-int main(int argc, char **argv)
+/* ---- the recipe ------------------------------------------------------------------------ */
+
+typedef struct {
+    long steps, seed;
+    int lr_points, bsize;
+    double lr_lo, lr_hi, beta1, eps;
+    const char *out;
+} fig3_args;
+
+/* The study's problems: H, its first block, the controls' matrices, H permuted. */
+enum { P_FULL, P_H1, P_HOM, P_DSP, P_DH1, NPROB };
+typedef struct {
+    int n, bsize;
+    problem p[NPROB];
+    problem shuf;              /* H with its coordinates permuted (the random partition's control) */
+    double *lambda, *lambda_hom;  /* eigenvalues of H and of the homogeneous H (n) */
+    double *lambda_sp;            /* of the diagonal control block (bsize) */
+    double *w0;                /* (n) the start of every problem (the first bsize entries for a block) */
+    int *perm;
+    partition *p3, *p1;        /* H's three blocks; H1 as one block */
+} problems;
+
+/* Adam's (and Adam-mini's) lr grids, in the order they run. */
+enum { G_FULL_ADAM, G_FULL_MINI, G_H1_ADAM, G_H1_MINI, G_HOM, G_DSP, G_DH1, NGRID };
+static const struct {
+    int prob;
+    optim_kind kind;
+    const char *opt;
+} GRIDS[NGRID] = {
+    [G_FULL_ADAM] = {P_FULL, OPTIM_ADAM, "adam"}, [G_FULL_MINI] = {P_FULL, OPTIM_ADAM_MINI, "adam_mini"},
+    [G_H1_ADAM] = {P_H1, OPTIM_ADAM, "adam"},     [G_H1_MINI] = {P_H1, OPTIM_ADAM_MINI, "adam_mini"},
+    [G_HOM] = {P_HOM, OPTIM_ADAM, "adam"},        [G_DSP] = {P_DSP, OPTIM_ADAM, "adam"},
+    [G_DH1] = {P_DH1, OPTIM_ADAM, "adam"},
+};
+
+/* What ran: GD at 2/(L+mu) on every problem, blockwise GD on H and on H permuted, the grids. */
+typedef struct {
+    double *gd[NPROB], lr_gd[NPROB];
+    double *bgd, *bgd_rand, blr[3], blr_rand[3];
+    quad_grid *grid[NGRID];
+} runs;
+
+/* Each claim's gap and its control's; the reference and Adam-mini's gap (not claims). */
+typedef struct {
+    double gap[3], control[3];
+    double ref, mini;
+} fig3_stats;
+
+static fig3_args parse_args(int argc, char **argv)
 {
-    long steps = 1000, seed = 1;
-    int lr_points = 17, bsize = 30;
-    double lr_lo = 1e-4, lr_hi = 1, beta1 = 0, eps = 1e-8;
-    const char *out = "results/fig3";
+    fig3_args x = {.steps = 1000, .seed = 1, .lr_points = 17, .bsize = 30, .lr_lo = 1e-4, .lr_hi = 1, .beta1 = 0,
+                   .eps = 1e-8, .out = "results/fig3"};
     const cli_opt opts[] = {
-        {"steps", OPT_LONG, &steps, "optimizer steps per run, 1..10000000"},
-        {"block", OPT_INT, &bsize, "size of each of the three blocks (paper: 30), 3..2000"},
-        {"lr-lo", OPT_DOUBLE, &lr_lo, "smallest learning rate of Adam's first grid, >= 1e-12"},
-        {"lr-hi", OPT_DOUBLE, &lr_hi, "largest learning rate of Adam's first grid, <= 1e6"},
-        {"lr-points", OPT_INT, &lr_points, "points of the first grid (log-spaced), 2..32"},
-        {"beta1", OPT_DOUBLE, &beta1, "Adam's beta1 (paper: 0), in [0, 1); beta2 is the exact limit 1"},
-        {"eps", OPT_DOUBLE, &eps, "Adam's epsilon"},
-        {"seed", OPT_LONG, &seed, "the run's seed: matrices (draws stream), w0 (init), random partition (baselines)"},
-        {"out", OPT_STRING, &out, "output folder"},
+        {"steps", OPT_LONG, &x.steps, "optimizer steps per run, 1..10000000"},
+        {"block", OPT_INT, &x.bsize, "size of each of the three blocks (paper: 30), 3..2000"},
+        {"lr-lo", OPT_DOUBLE, &x.lr_lo, "smallest learning rate of Adam's first grid, >= 1e-12"},
+        {"lr-hi", OPT_DOUBLE, &x.lr_hi, "largest learning rate of Adam's first grid, <= 1e6"},
+        {"lr-points", OPT_INT, &x.lr_points, "points of the first grid (log-spaced), 2..32"},
+        {"beta1", OPT_DOUBLE, &x.beta1, "Adam's beta1 (paper: 0), in [0, 1); beta2 is the exact limit 1"},
+        {"eps", OPT_DOUBLE, &x.eps, "Adam's epsilon"},
+        {"seed", OPT_LONG, &x.seed, "the run's seed: matrices (draws stream), w0 (init), random partition (baselines)"},
+        {"out", OPT_STRING, &x.out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv, SUMMARY, opts, sizeof opts / sizeof *opts);
-    if (steps < 1 || steps > 10000000) die_user("--steps must be in 1..10000000 (got %ld)", steps);
-    if (bsize < 3 || bsize > 2000) die_user("--block must be in 3..2000 (got %d)", bsize);
-    if (!(lr_lo >= 1e-12 && lr_hi > lr_lo && lr_hi <= 1e6))
-        die_user("--lr-lo and --lr-hi must satisfy 1e-12 <= lo < hi <= 1e6 (got %g, %g)", lr_lo, lr_hi);
-    if (lr_points < 2 || lr_points > 32) die_user("--lr-points must be in 2..32 (got %d)", lr_points);
-    if (seed < 0) die_user("--seed must be >= 0 (got %ld)", seed);
-    search srch = {steps, lr_points, lr_lo, lr_hi, optim_defaults(OPTIM_ADAM)};
-    srch.adam.beta1 = beta1, srch.adam.beta2 = 1, srch.adam.eps = eps;
-    optim_check_config(&srch.adam, lr_lo);
-    ensure_dir(out);
+    if (x.steps < 1 || x.steps > 10000000) die_user("--steps must be in 1..10000000 (got %ld)", x.steps);
+    if (x.bsize < 3 || x.bsize > 2000) die_user("--block must be in 3..2000 (got %d)", x.bsize);
+    if (!(x.lr_lo >= 1e-12 && x.lr_hi > x.lr_lo && x.lr_hi <= 1e6))
+        die_user("--lr-lo and --lr-hi must satisfy 1e-12 <= lo < hi <= 1e6 (got %g, %g)", x.lr_lo, x.lr_hi);
+    if (x.lr_points < 2 || x.lr_points > 32) die_user("--lr-points must be in 2..32 (got %d)", x.lr_points);
+    if (x.seed < 0) die_user("--seed must be >= 0 (got %ld)", x.seed);
+    return x;
+}
 
-    /* the problems: H and its first block; the controls' matrices from the same stream */
-    gsl_rng *draws = rng_new(seed_for((unsigned long)seed, SEED_DRAWS));
-    gsl_rng *init = rng_new(seed_for((unsigned long)seed, SEED_INIT));
-    gsl_rng *base = rng_new(seed_for((unsigned long)seed, SEED_BASELINES));
-    int n = 3 * bsize, sizes[3] = {bsize, bsize, bsize}, len[3] = {3, 3, 3};
+/* Adam's configuration: beta1, the exact beta2 -> 1 limit, eps. */
+static search search_of(const fig3_args *x)
+{
+    search s = {.steps = x->steps, .lr_points = x->lr_points, .lr_lo = x->lr_lo, .lr_hi = x->lr_hi,
+                .adam = optim_defaults(OPTIM_ADAM)};
+    s.adam.beta1 = x->beta1, s.adam.beta2 = 1, s.adam.eps = x->eps;
+    optim_check_config(&s.adam, x->lr_lo);
+    return s;
+}
+
+static problem new_problem(const char *name, int n, double *w0)
+{
+    return (problem){.name = name, .n = n, .H = new_matrix(n), .w0 = w0};
+}
+
+/* The matrices from the draws stream (H, the homogeneous H, the diagonal control block, in
+ * this order), w0 from the init stream, the random partition's permutation from the
+ * baselines stream. */
+static void make_problems(problems *q, const fig3_args *x)
+{
+    gsl_rng *draws = rng_new(seed_for((unsigned long)x->seed, SEED_DRAWS));
+    gsl_rng *init = rng_new(seed_for((unsigned long)x->seed, SEED_INIT));
+    gsl_rng *base = rng_new(seed_for((unsigned long)x->seed, SEED_BASELINES));
+    int bsize = x->bsize, n = 3 * bsize, sizes[3] = {bsize, bsize, bsize}, len[3] = {3, 3, 3};
     const double s1[3] = {1, 2, 3}, s2[3] = {99, 100, 101}, s3[3] = {4998, 4999, 5000};
     const double *sets[3] = {s1, s2, s3}, *homogeneous[3] = {s1, s1, s1};
     /* the diagonal control block: a third of its entries from each set */
     int thirds[3] = {bsize / 3, bsize / 3, bsize - 2 * (bsize / 3)};
-    double *lambda = xmalloc((size_t)n * sizeof(double)), *lambda_hom = xmalloc((size_t)n * sizeof(double));
-    double *lambda_sp = xmalloc((size_t)bsize * sizeof(double)), *w0 = xmalloc((size_t)n * sizeof(double));
-    problem full = {"full", n, new_matrix(n), w0}, h1 = {"h1", bsize, new_matrix(bsize), w0};
-    problem hom = {"homogeneous", n, new_matrix(n), w0}, dsp = {"diag_spread", bsize, new_matrix(bsize), w0};
-    problem dh1 = {"diag_h1", bsize, new_matrix(bsize), w0};
-    block_quadratic(full.H, lambda, draws, sizes, sets, len, 3);
-    block_quadratic(hom.H, lambda_hom, draws, sizes, homogeneous, len, 3);
-    diag_quadratic(dsp.H, lambda_sp, draws, thirds, sets, len, 3);
-    for (int i = 0; i < n; i++) w0[i] = rng_gaussian(init, 1.0);
-    for (int i = 0; i < bsize; i++) memcpy(h1.H + (size_t)i * bsize, full.H + (size_t)i * n, bsize * sizeof(double));
-    memset(dh1.H, 0, (size_t)bsize * bsize * sizeof(double));
-    for (int i = 0; i < bsize; i++) dh1.H[(size_t)i * bsize + i] = lambda[i];
+    q->n = n, q->bsize = bsize;
+    q->lambda = xmalloc((size_t)n * sizeof(double));
+    q->lambda_hom = xmalloc((size_t)n * sizeof(double));
+    q->lambda_sp = xmalloc((size_t)bsize * sizeof(double));
+    q->w0 = xmalloc((size_t)n * sizeof(double));
+    problem *p = q->p;
+    p[P_FULL] = new_problem("full", n, q->w0);
+    p[P_H1] = new_problem("h1", bsize, q->w0);
+    p[P_HOM] = new_problem("homogeneous", n, q->w0);
+    p[P_DSP] = new_problem("diag_spread", bsize, q->w0);
+    p[P_DH1] = new_problem("diag_h1", bsize, q->w0);
+    block_quadratic(p[P_FULL].H, q->lambda, draws, sizes, sets, len, 3);
+    block_quadratic(p[P_HOM].H, q->lambda_hom, draws, sizes, homogeneous, len, 3);
+    diag_quadratic(p[P_DSP].H, q->lambda_sp, draws, thirds, sets, len, 3);
+    for (int i = 0; i < n; i++) q->w0[i] = rng_gaussian(init, 1.0);
+    for (int i = 0; i < bsize; i++)
+        memcpy(p[P_H1].H + (size_t)i * bsize, p[P_FULL].H + (size_t)i * n, bsize * sizeof(double));
+    memset(p[P_DH1].H, 0, (size_t)bsize * bsize * sizeof(double));
+    for (int i = 0; i < bsize; i++) p[P_DH1].H[(size_t)i * bsize + i] = q->lambda[i];
     /* the random partition: H's coordinates permuted, then cut into three contiguous blocks */
-    int *perm = xmalloc((size_t)n * sizeof(int));
-    random_permutation(perm, base, n);
-    problem shuf = {"full_permuted", n, new_matrix(n), xmalloc((size_t)n * sizeof(double))};
-    quad_permute(shuf.H, shuf.w0, full.H, w0, perm, n);
-    partition *p3 = quad_partition(sizes, 3, n), *p1 = quad_partition(sizes, 1, bsize);
+    q->perm = xmalloc((size_t)n * sizeof(int));
+    random_permutation(q->perm, base, n);
+    q->shuf = new_problem("full_permuted", n, xmalloc((size_t)n * sizeof(double)));
+    quad_permute(q->shuf.H, q->shuf.w0, p[P_FULL].H, q->w0, q->perm, n);
+    q->p3 = quad_partition(sizes, 3, n);
+    q->p1 = quad_partition(sizes, 1, bsize);
+    rng_free(draws), rng_free(init), rng_free(base);
+}
 
+/* Every run: before a problem's first grid its GD run (and on H the blockwise ones). */
+static void run_all(runs *r, const problems *q, const search *srch)
+{
+    long steps = srch->steps;
     progress prog;
-    progress_start(&prog, "fig3", 7);
-    long done = 0;
-    double lr_gd, lr_gd1, lr_gdh, lr_gds, lr_gdd, blr[3], blr_rand[3];
-    double *gd = run_gd(&full, steps, &lr_gd), *bgd = run_blockgd(&full, p3, steps, blr);
-    double *bgd_rand = run_blockgd(&shuf, p3, steps, blr_rand);
-    quad_grid *ga = run_grid(&full, OPTIM_ADAM, NULL, &srch);
-    progress_update(&prog, ++done);
-    quad_grid *gm = run_grid(&full, OPTIM_ADAM_MINI, p3, &srch);
-    progress_update(&prog, ++done);
-    double *gd1 = run_gd(&h1, steps, &lr_gd1);
-    quad_grid *ga1 = run_grid(&h1, OPTIM_ADAM, NULL, &srch);
-    progress_update(&prog, ++done);
-    quad_grid *gm1 = run_grid(&h1, OPTIM_ADAM_MINI, p1, &srch);
-    progress_update(&prog, ++done);
-    double *gdh = run_gd(&hom, steps, &lr_gdh);
-    quad_grid *gah = run_grid(&hom, OPTIM_ADAM, NULL, &srch);
-    progress_update(&prog, ++done);
-    double *gds = run_gd(&dsp, steps, &lr_gds);
-    quad_grid *gas = run_grid(&dsp, OPTIM_ADAM, NULL, &srch);
-    progress_update(&prog, ++done);
-    double *gdd = run_gd(&dh1, steps, &lr_gdd);
-    quad_grid *gad = run_grid(&dh1, OPTIM_ADAM, NULL, &srch);
-    progress_update(&prog, ++done);
+    progress_start(&prog, "fig3", NGRID);
+    for (int k = 0; k < NGRID; k++) {
+        const problem *p = &q->p[GRIDS[k].prob];
+        if (k == 0 || GRIDS[k - 1].prob != GRIDS[k].prob) {
+            r->gd[GRIDS[k].prob] = run_gd(p, steps, &r->lr_gd[GRIDS[k].prob]);
+            if (GRIDS[k].prob == P_FULL) {
+                r->bgd = run_blockgd(p, q->p3, steps, r->blr);
+                r->bgd_rand = run_blockgd(&q->shuf, q->p3, steps, r->blr_rand);
+            }
+        }
+        const partition *blocks = GRIDS[k].kind == OPTIM_ADAM ? NULL : GRIDS[k].prob == P_FULL ? q->p3 : q->p1;
+        r->grid[k] = run_grid(p, GRIDS[k].kind, blocks, srch);
+        progress_update(&prog, k + 1);
+    }
     progress_end(&prog);
+}
 
-    curve full_c[5] = {{"gd", lr_gd, gd}, {"blockgd", 1, bgd}, best_of("adam", ga, steps),
-                       best_of("adam_mini", gm, steps), {"blockgd_random", 1, bgd_rand}};
-    curve sub_c[3] = {{"gd", lr_gd1, gd1}, best_of("adam", ga1, steps), best_of("adam_mini", gm1, steps)};
-    curve hom_c[2] = {{"gd", lr_gdh, gdh}, best_of("adam", gah, steps)};
-    curve dsp_c[2] = {{"gd", lr_gds, gds}, best_of("adam", gas, steps)};
-    curve dh1_c[2] = {{"gd", lr_gdd, gdd}, best_of("adam", gad, steps)};
+/* GD (and on H blockwise GD) and each grid's best run, per problem. */
+static curve gd_curve(const runs *r, int p) { return (curve){"gd", r->lr_gd[p], r->gd[p]}; }
+static curve grid_curve(const runs *r, int k, long steps) { return best_of(GRIDS[k].opt, r->grid[k], steps); }
 
-    /* outputs */
+static fig3_stats judge(const runs *r, long steps)
+{
+    curve adam = grid_curve(r, G_FULL_ADAM, steps);
+    curve bgd = {"blockgd", 1, r->bgd}, rnd = {"blockgd_random", 1, r->bgd_rand};
+    fig3_stats st;
+    st.gap[0] = quad_log_gap(adam.loss, r->gd[P_FULL], steps);
+    st.control[0] = quad_log_gap(grid_curve(r, G_HOM, steps).loss, r->gd[P_HOM], steps);
+    st.gap[1] = quad_log_gap(r->gd[P_H1], grid_curve(r, G_H1_ADAM, steps).loss, steps);
+    st.control[1] = quad_log_gap(r->gd[P_DSP], grid_curve(r, G_DSP, steps).loss, steps);
+    st.gap[2] = quad_log_gap(bgd.loss, adam.loss, steps);
+    st.control[2] = quad_log_gap(rnd.loss, adam.loss, steps);
+    st.ref = quad_log_gap(r->gd[P_DH1], grid_curve(r, G_DH1, steps).loss, steps);
+    st.mini = quad_log_gap(grid_curve(r, G_FULL_MINI, steps).loss, adam.loss, steps);
+    return st;
+}
+
+/* H.npy, H1.npy, eigenvalues.csv, the loss curves, lrs.csv, grid.csv and every grid's curves. */
+static void write_results(const char *out, const problems *q, const runs *r, long steps)
+{
+    int n = q->n, bsize = q->bsize;
     size_t shape[2] = {(size_t)n, (size_t)n};
-    npy_write_in(out, "H.npy", full.H, 2, shape);
+    npy_write_in(out, "H.npy", q->p[P_FULL].H, 2, shape);
     shape[0] = shape[1] = (size_t)bsize;
-    npy_write_in(out, "H1.npy", h1.H, 2, shape);
+    npy_write_in(out, "H1.npy", q->p[P_H1].H, 2, shape);
     outfile *f = csv_open_in(out, "eigenvalues.csv", "problem,index,block,eigenvalue");
-    for (int i = 0; i < n; i++) csv_row(f, "full,%d,%d,%g", i, i / bsize + 1, lambda[i]);
-    for (int i = 0; i < n; i++) csv_row(f, "homogeneous,%d,%d,%g", i, i / bsize + 1, lambda_hom[i]);
-    for (int i = 0; i < bsize; i++) csv_row(f, "diag_spread,%d,1,%g", i, lambda_sp[i]);
+    for (int i = 0; i < n; i++) csv_row(f, "full,%d,%d,%g", i, i / bsize + 1, q->lambda[i]);
+    for (int i = 0; i < n; i++) csv_row(f, "homogeneous,%d,%d,%g", i, i / bsize + 1, q->lambda_hom[i]);
+    for (int i = 0; i < bsize; i++) csv_row(f, "diag_spread,%d,1,%g", i, q->lambda_sp[i]);
     csv_close(f);
+    curve full_c[5] = {gd_curve(r, P_FULL), {"blockgd", 1, r->bgd}, grid_curve(r, G_FULL_ADAM, steps),
+                       grid_curve(r, G_FULL_MINI, steps), {"blockgd_random", 1, r->bgd_rand}};
+    curve sub_c[3] = {gd_curve(r, P_H1), grid_curve(r, G_H1_ADAM, steps), grid_curve(r, G_H1_MINI, steps)};
+    curve hom_c[2] = {gd_curve(r, P_HOM), grid_curve(r, G_HOM, steps)};
+    curve dsp_c[2] = {gd_curve(r, P_DSP), grid_curve(r, G_DSP, steps)};
+    curve dh1_c[2] = {gd_curve(r, P_DH1), grid_curve(r, G_DH1, steps)};
     write_curves(out, "loss_full.csv", full_c, 5, steps);
     write_curves(out, "loss_h1.csv", sub_c, 3, steps);
     write_curves(out, "loss_homogeneous.csv", hom_c, 2, steps);
     write_curves(out, "loss_diag_spread.csv", dsp_c, 2, steps);
     write_curves(out, "loss_diag_h1.csv", dh1_c, 2, steps);
     f = csv_open_in(out, "lrs.csv", "problem,method,lr,note");
-    csv_row(f, "full,gd,%.10g,2/(L+mu) of H", lr_gd);
-    for (int b = 0; b < 3; b++) csv_row(f, "full,blockgd,%.10g,2/(L+mu) of block H%d", blr[b], b + 1);
-    for (int b = 0; b < 3; b++) csv_row(f, "full,blockgd_random,%.10g,2/(L+mu) of random block %d", blr_rand[b], b + 1);
+    csv_row(f, "full,gd,%.10g,2/(L+mu) of H", r->lr_gd[P_FULL]);
+    for (int b = 0; b < 3; b++) csv_row(f, "full,blockgd,%.10g,2/(L+mu) of block H%d", r->blr[b], b + 1);
+    for (int b = 0; b < 3; b++)
+        csv_row(f, "full,blockgd_random,%.10g,2/(L+mu) of random block %d", r->blr_rand[b], b + 1);
     csv_row(f, "full,adam,%.10g,best of grid", full_c[2].lr);
     csv_row(f, "full,adam_mini,%.10g,best of grid", full_c[3].lr);
-    csv_row(f, "h1,gd,%.10g,2/(L+mu) of H1", lr_gd1);
+    csv_row(f, "h1,gd,%.10g,2/(L+mu) of H1", r->lr_gd[P_H1]);
     csv_row(f, "h1,adam,%.10g,best of grid", sub_c[1].lr);
     csv_row(f, "h1,adam_mini,%.10g,best of grid", sub_c[2].lr);
-    csv_row(f, "homogeneous,gd,%.10g,2/(L+mu)", lr_gdh);
+    csv_row(f, "homogeneous,gd,%.10g,2/(L+mu)", r->lr_gd[P_HOM]);
     csv_row(f, "homogeneous,adam,%.10g,best of grid", hom_c[1].lr);
-    csv_row(f, "diag_spread,gd,%.10g,2/(L+mu)", lr_gds);
+    csv_row(f, "diag_spread,gd,%.10g,2/(L+mu)", r->lr_gd[P_DSP]);
     csv_row(f, "diag_spread,adam,%.10g,best of grid", dsp_c[1].lr);
-    csv_row(f, "diag_h1,gd,%.10g,2/(L+mu)", lr_gdd);
+    csv_row(f, "diag_h1,gd,%.10g,2/(L+mu)", r->lr_gd[P_DH1]);
     csv_row(f, "diag_h1,adam,%.10g,best of grid", dh1_c[1].lr);
     csv_close(f);
     f = csv_open_in(out, "grid.csv", "problem,method,lr,score,final_loss,best,status");
-    quad_grid *all[7] = {ga, gm, ga1, gm1, gah, gas, gad};
-    const char *gprob[7] = {"full", "full", "h1", "h1", "homogeneous", "diag_spread", "diag_h1"};
-    const char *gopt[7] = {"adam", "adam_mini", "adam", "adam_mini", "adam", "adam", "adam"};
-    for (int k = 0; k < 7; k++) write_grid(out, gprob[k], gopt[k], all[k], steps, f);
+    for (int k = 0; k < NGRID; k++) write_grid(out, q->p[GRIDS[k].prob].name, GRIDS[k].opt, r->grid[k], steps, f);
     csv_close(f);
+}
 
-    outfile *st = stats_open(out);
-    outfile *cf = outfile_open_in(out, "claims.txt");
+static void write_stats(const char *out, const problems *q, const runs *r, const fig3_stats *st)
+{
+    static const char *GAP[3] = {"fig3.gap.adam_gd.full", "fig3.gap.gd_adam.h1", "fig3.gap.blockgd_adam.full"};
+    static const char *CONTROL[3] = {"fig3.control.gap.adam_gd.homogeneous", "fig3.control.gap.gd_adam.diag_spread",
+                                     "fig3.control.gap.blockgd_random_adam.full"};
+    outfile *f = stats_open(out);
+    for (int c = 0; c < 3; c++) {
+        stats_put(f, GAP[c], st->gap[c]);
+        stats_put(f, CONTROL[c], st->control[c]);
+    }
+    stats_put(f, "fig3.ref.gap.gd_adam.diag_h1", st->ref);
+    stats_put(f, "fig3.ref.gap.adam_mini_adam.full", st->mini);
+    for (int k = 0; k < NGRID; k++)
+        stats_putf(f, r->grid[k]->status == GRID_INTERIOR, "fig3.grid_interior.%s_%s", q->p[GRIDS[k].prob].name,
+                   GRIDS[k].opt);
+    csv_close(f);
+}
+
+static void write_claims(const fig3_args *x, const problems *q, const runs *r, const fig3_stats *st)
+{
+    long steps = x->steps;
+    curve adam = grid_curve(r, G_FULL_ADAM, steps), adam1 = grid_curve(r, G_H1_ADAM, steps);
+    curve mini = grid_curve(r, G_FULL_MINI, steps), mini1 = grid_curve(r, G_H1_MINI, steps);
+    outfile *cf = outfile_open_in(x->out, "claims.txt");
     FILE *cl = outfile_fp(cf);
     fprintf(cl, "E2 (paper Fig. 3): three-block quadratic, %d x %d, %ld steps, seed %ld, w0 ~ N(0, I).\n"
                 "Adam: beta1 = %g, beta2 -> 1 (running mean), eps = %g; lr = best mean log10 loss of a log grid\n"
@@ -307,45 +416,58 @@ int main(int argc, char **argv)
                 "%.4g on H1 (%s). GD: 2/(L+mu) = %.4g on H, %.4g on H1. Blockwise GD: 2/(L_l+mu_l) = %.4g, %.4g, %.4g.\n"
                 "Statistic: gap = m_A - m_B, m = mean over the run of log10(max(f_t/f_0, 1e-300)); 'A beats B'\n"
                 "when the gap is < 0. make verdicts judges each gap over seeds (sign test) with its control.\n",
-            n, n, steps, seed, beta1, eps, lr_points, lr_lo, lr_hi, full_c[2].lr, grid_status_name(ga->status),
-            sub_c[1].lr, grid_status_name(ga1->status), lr_gd, lr_gd1, blr[0], blr[1], blr[2]);
-    claim(cl, st, 1, "Adam beats single-lr GD on H", "fig3.gap.adam_gd.full", full_c[2], full_c[0],
-          "Adam vs GD on a homogeneous H (all blocks from {1,2,3})", "fig3.control.gap.adam_gd.homogeneous", hom_c[1],
-          hom_c[0], steps);
-    claim(cl, st, 2, "optimal GD beats Adam on H1", "fig3.gap.gd_adam.h1", sub_c[0], sub_c[1],
-          "GD vs Adam on a diagonal block with eigenvalues from all three sets", "fig3.control.gap.gd_adam.diag_spread",
-          dsp_c[0], dsp_c[1], steps);
-    claim(cl, st, 3, "blockwise GD beats Adam on H", "fig3.gap.blockgd_adam.full", full_c[1], full_c[2],
-          "blockwise GD on a random partition of the coordinates vs Adam", "fig3.control.gap.blockgd_random_adam.full",
-          full_c[4], full_c[2], steps);
-    double ref = quad_log_gap(dh1_c[0].loss, dh1_c[1].loss, steps), mini = quad_log_gap(full_c[3].loss, full_c[2].loss, steps);
-    stats_put(st, "fig3.ref.gap.gd_adam.diag_h1", ref);
-    stats_put(st, "fig3.ref.gap.adam_mini_adam.full", mini);
-    for (int k = 0; k < 7; k++)
-        stats_putf(st, all[k]->status == GRID_INTERIOR, "fig3.grid_interior.%s_%s", gprob[k], gopt[k]);
+            q->n, q->n, steps, x->seed, x->beta1, x->eps, x->lr_points, x->lr_lo, x->lr_hi, adam.lr,
+            grid_status_name(r->grid[G_FULL_ADAM]->status), adam1.lr, grid_status_name(r->grid[G_H1_ADAM]->status),
+            r->lr_gd[P_FULL], r->lr_gd[P_H1], r->blr[0], r->blr[1], r->blr[2]);
+    print_claim(cl, 1, "Adam beats single-lr GD on H", adam, gd_curve(r, P_FULL), st->gap[0],
+                "Adam vs GD on a homogeneous H (all blocks from {1,2,3})", st->control[0], steps);
+    print_claim(cl, 2, "optimal GD beats Adam on H1", gd_curve(r, P_H1), adam1, st->gap[1],
+                "GD vs Adam on a diagonal block with eigenvalues from all three sets", st->control[1], steps);
+    print_claim(cl, 3, "blockwise GD beats Adam on H", (curve){"blockgd", 1, r->bgd}, adam, st->gap[2],
+                "blockwise GD on a random partition of the coordinates vs Adam", st->control[2], steps);
     fprintf(cl, "Reference, not a control: GD vs Adam on diag(eigenvalues of H1): gap %+.4g decades. On a diagonal H,\n"
                 "D_Adam H = diag(1/|w|) at a point, so kappa(D_Adam H) = max|w|/min|w| whatever kappa(H) is (Fig. 4 at\n"
                 "tau = 1): at kappa(H1) = 3 one step beats Adam with or without the rotation.\n"
                 "(not a paper claim) Adam-mini, 3 blocks, lr %.4g: gap to Adam on H %+.4g decades; one block on H1,\n"
                 "lr %.4g: final loss %.4e\n",
-            ref, full_c[3].lr, mini, sub_c[2].lr, sub_c[2].loss[steps]);
+            st->ref, mini.lr, st->mini, mini1.lr, mini1.loss[steps]);
     fprintf(cl, "Adam's grids (lr range searched, best, status):\n");
-    for (int k = 0; k < 7; k++)
-        fprintf(cl, "  %-12s %-10s %.3g .. %.3g (%d runs), best %.4g: %s\n", gprob[k], gopt[k], all[k]->grid.lr[0],
-                all[k]->grid.lr[all[k]->grid.n - 1], all[k]->grid.n,
-                all[k]->best >= 0 ? all[k]->grid.lr[all[k]->best] : NAN, grid_status_name(all[k]->status));
-    csv_close(st);
+    for (int k = 0; k < NGRID; k++) {
+        const quad_grid *g = r->grid[k];
+        fprintf(cl, "  %-12s %-10s %.3g .. %.3g (%d runs), best %.4g: %s\n", q->p[GRIDS[k].prob].name, GRIDS[k].opt,
+                g->grid.lr[0], g->grid.lr[g->grid.n - 1], g->grid.n, g->best >= 0 ? g->grid.lr[g->best] : NAN,
+                grid_status_name(g->status));
+    }
     outfile_commit(cf);
-    char *path = path_join(out, "claims.txt");
+    char *path = path_join(x->out, "claims.txt");
     echo_file(path);
     free(path);
-    run_write_info(out, (unsigned long)seed);
+}
 
-    free(gd), free(bgd), free(bgd_rand), free(gd1), free(gdh), free(gds), free(gdd);
-    for (int k = 0; k < 7; k++) quad_grid_free(all[k]);
-    partition_free(p3), partition_free(p1);
-    free(full.H), free(h1.H), free(hom.H), free(dsp.H), free(dh1.H), free(shuf.H), free(shuf.w0);
-    free(lambda), free(lambda_hom), free(lambda_sp), free(w0), free(perm);
-    rng_free(draws), rng_free(init), rng_free(base);
+static void free_all(problems *q, runs *r)
+{
+    for (int p = 0; p < NPROB; p++) free(r->gd[p]), free(q->p[p].H);
+    free(r->bgd), free(r->bgd_rand);
+    for (int k = 0; k < NGRID; k++) quad_grid_free(r->grid[k]);
+    partition_free(q->p3), partition_free(q->p1);
+    free(q->shuf.H), free(q->shuf.w0);
+    free(q->lambda), free(q->lambda_hom), free(q->lambda_sp), free(q->w0), free(q->perm);
+}
+
+int main(int argc, char **argv)
+{
+    fig3_args x = parse_args(argc, argv);
+    search srch = search_of(&x);
+    ensure_dir(x.out);
+    problems q = {0};
+    make_problems(&q, &x);
+    runs r = {0};
+    run_all(&r, &q, &srch);
+    fig3_stats st = judge(&r, x.steps);
+    write_results(x.out, &q, &r, x.steps);
+    write_stats(x.out, &q, &r, &st);
+    write_claims(&x, &q, &r, &st);
+    run_write_info(x.out, (unsigned long)x.seed);
+    free_all(&q, &r);
     return 0;
 }

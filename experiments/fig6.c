@@ -109,7 +109,7 @@ static split_mass local_split_mass(const double *Htt, const double *Hperm, const
 
 static split_mass no_split(split_kind s)
 {
-    offdiag_stats none = {NAN, NAN, NAN, NAN, NAN, NAN};
+    offdiag_stats none = {.diag = NAN, .offdiag = NAN, .inblock = NAN, .share = NAN, .chance = NAN, .excess = NAN};
     return (split_mass){.split = s, .mass = NAN, .rand_mean = NAN, .rand_sd = NAN, .od = none, .od_perm = none,
                         .mass_perm = NAN, .block_min = NAN, .block_median = NAN};
 }
@@ -416,23 +416,18 @@ static void write_model_files(const run *r)
     if (r->save_h) npy_write_in(r->out, "H.npy", r->c.H, 2, shape);
 }
 
-int main(int argc, char **argv)
+static void parse_args(run *r, int argc, char **argv)
 {
-    run r = {0};
-    ckpt_cli_init(&r.cli);
-    r.out = "results/fig6";
-    r.pixels = 256;
-    r.reps = 20;
-    r.decades = 5;
-    r.save_h = 1;
+    *r = (run){.out = "results/fig6", .pixels = 256, .reps = 20, .decades = 5, .save_h = 1};
+    ckpt_cli_init(&r->cli);
     const cli_opt opts[] = {
-        CKPT_CLI_OPTS(&r.cli),
-        {"layer", OPT_INT, &r.layer, "which Transformer block's tensors to draw"},
-        {"pixels", OPT_INT, &r.pixels, "heatmap side at most this many pixels (max-pooled beyond)"},
-        {"decades", OPT_DOUBLE, &r.decades, "log colour range below each block's max |H|, in decades"},
-        {"reps", OPT_INT, &r.reps, "random permutations for the old mass-ratio baselines"},
-        {"save-h", OPT_INT, &r.save_h, "1: write H.npy (P x P)"},
-        {"out", OPT_STRING, &r.out, "output folder"},
+        CKPT_CLI_OPTS(&r->cli),
+        {"layer", OPT_INT, &r->layer, "which Transformer block's tensors to draw"},
+        {"pixels", OPT_INT, &r->pixels, "heatmap side at most this many pixels (max-pooled beyond)"},
+        {"decades", OPT_DOUBLE, &r->decades, "log colour range below each block's max |H|, in decades"},
+        {"reps", OPT_INT, &r->reps, "random permutations for the old mass-ratio baselines"},
+        {"save-h", OPT_INT, &r->save_h, "1: write H.npy (P x P)"},
+        {"out", OPT_STRING, &r->out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -445,26 +440,36 @@ int main(int argc, char **argv)
               "1,000 steps; H at step 10.\n"
               "H is exact (R-operator), on a fixed batch drawn independently of the training batches.",
               opts, sizeof opts / sizeof *opts);
-    r.setup = ckpt_cli_setup(&r.cli);
-    if (r.layer < 0 || r.layer >= r.setup.cfg.layers)
-        die_user("--layer must be in 0..%d (got %d)", r.setup.cfg.layers - 1, r.layer);
-    if (r.pixels < 16 || r.pixels > 4096) die_user("--pixels must be in 16..4096 (got %d)", r.pixels);
-    if (!(r.decades >= 1 && r.decades <= 16)) die_user("--decades must be in 1..16 (got %g)", r.decades);
-    if (r.reps < 2 || r.reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r.reps);
-    if (r.save_h != 0 && r.save_h != 1) die_user("--save-h must be 0 or 1 (got %d)", r.save_h);
-    ensure_dir(r.out);
+    r->setup = ckpt_cli_setup(&r->cli);
+    if (r->layer < 0 || r->layer >= r->setup.cfg.layers)
+        die_user("--layer must be in 0..%d (got %d)", r->setup.cfg.layers - 1, r->layer);
+    if (r->pixels < 16 || r->pixels > 4096) die_user("--pixels must be in 16..4096 (got %d)", r->pixels);
+    if (!(r->decades >= 1 && r->decades <= 16)) die_user("--decades must be in 1..16 (got %g)", r->decades);
+    if (r->reps < 2 || r->reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r->reps);
+    if (r->save_h != 0 && r->save_h != 1) die_user("--save-h must be 0 or 1 (got %d)", r->save_h);
+}
 
-    char *train_dir = path_join(r.out, "train");
-    tt_ckpt_hessian(&r.setup, train_dir, &r.c);
+/* The checkpoint's H (training first, into train/), D_Adam from its v-hat, the random streams. */
+static void take_hessian(run *r)
+{
+    char *train_dir = path_join(r->out, "train");
+    tt_ckpt_hessian(&r->setup, train_dir, &r->c);
     free(train_dir);
     if (!core_quiet)
         fprintf(stderr, "fig6: P = %zu, checkpoint step %ld of %ld, loss %.4f (init %.4f); H on %d sequences in %.2f s\n",
-                r.c.m->P, r.c.step, r.setup.train.steps, r.c.loss, r.c.loss0, r.setup.hess_batch, r.c.hess_seconds);
-    r.d = xmalloc(r.c.m->P * sizeof(double));
-    adam_diag(r.c.m->P, r.c.vhat, r.setup.train.ocfg.eps, r.d);
-    r.rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_BASELINES));
-    r.perm_rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_DRAWS));
+                r->c.m->P, r->c.step, r->setup.train.steps, r->c.loss, r->c.loss0, r->setup.hess_batch, r->c.hess_seconds);
+    r->d = xmalloc(r->c.m->P * sizeof(double));
+    adam_diag(r->c.m->P, r->c.vhat, r->setup.train.ocfg.eps, r->d);
+    r->rng = rng_new(seed_for((unsigned long)r->cli.seed, SEED_BASELINES));
+    r->perm_rng = rng_new(seed_for((unsigned long)r->cli.seed, SEED_DRAWS));
+}
 
+int main(int argc, char **argv)
+{
+    run r;
+    parse_args(&r, argc, argv);
+    ensure_dir(r.out);
+    take_hessian(&r);
     write_model_files(&r);
     r.sum_csv = csv_open_in(r.out, "summary.csv", "block,tensor,n,rows,cols,mean_abs,rms,max_abs,fro2,mass_heads,random_mass_heads,"
                                "mass_rows,random_mass_rows,mass_cols,mass_diag,claimed_mass,claimed_split,claimed_blocks,"

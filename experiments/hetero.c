@@ -55,8 +55,9 @@ static const char *POINTS[NPOINTS] = {"init", "checkpoint", "end"};
 
 typedef struct {
     ckpt_cli cli;
-    const char *out, *mlp_data, *mlp_act;
-    int mlp_width, mlp_pool, mlp_eval_n, reps;
+    const char *out;
+    mlp_cli mlp;
+    int reps;
     tt_ckpt_setup setup;
     mlp_ckpt_setup ms;
     gsl_rng *rng;
@@ -287,20 +288,12 @@ int main(int argc, char **argv)
 {
     run r = {0};
     ckpt_cli_init(&r.cli);
+    mlp_cli_init(&r.mlp);
     r.out = "results/hetero";
-    r.mlp_data = "fashion-mnist";
-    r.mlp_act = "tanh";
-    r.mlp_width = 8;
-    r.mlp_pool = 4;
-    r.mlp_eval_n = 1000;
     const cli_opt opts[] = {
         CKPT_CLI_OPTS(&r.cli),
         {"reps", OPT_INT, &r.reps, "random-permutation partitions per model and point (0: 20 quick, 100 paper)"},
-        {"mlp-data", OPT_STRING, &r.mlp_data, "the MLP's data: fashion-mnist or synthetic"},
-        {"mlp-width", OPT_INT, &r.mlp_width, "the MLP's hidden neurons"},
-        {"mlp-pool", OPT_INT, &r.mlp_pool, "the MLP's k x k average pooling of the images"},
-        {"mlp-act", OPT_STRING, &r.mlp_act, "the MLP's activation: relu, tanh, gelu or linear"},
-        {"mlp-eval-n", OPT_INT, &r.mlp_eval_n, "test images the MLP's Hessian is taken on"},
+        MLP_CLI_OPTS(&r.mlp),
         {"out", OPT_STRING, &r.out, "output folder"},
     };
     run_start(argc, argv);
@@ -318,14 +311,7 @@ int main(int argc, char **argv)
                                     r.cli.frac);
     if (r.reps == 0) r.reps = scale_parse(r.cli.scale) ? 100 : 20;
     if (r.reps < 2 || r.reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r.reps);
-    if (strcmp(r.mlp_data, "fashion-mnist") != 0 && strcmp(r.mlp_data, "synthetic") != 0)
-        die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", r.mlp_data);
-    if (r.mlp_width < 1 || r.mlp_width > 4096) die_user("--mlp-width must be in 1..4096 (got %d)", r.mlp_width);
-    if (r.mlp_pool < 1 || r.mlp_pool > 8) die_user("--mlp-pool must be in 1..8 (got %d)", r.mlp_pool);
-    if (r.mlp_eval_n < 1 || r.mlp_eval_n > 10000) die_user("--mlp-eval-n must be in 1..10000 (got %d)", r.mlp_eval_n);
-    act_parse(r.mlp_act);
-    r.ms = (mlp_ckpt_setup){r.mlp_data, r.mlp_act, r.mlp_width, r.mlp_pool, r.mlp_eval_n, r.cli.batch, r.cli.steps,
-                            r.cli.lr, r.cli.frac, (unsigned long)r.cli.seed, (unsigned long)r.cli.data_seed};
+    r.ms = mlp_cli_setup(&r.mlp, &r.cli);
     ensure_dir(r.out);
     r.rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_DRAWS));
     r.blocks = csv_open_in(r.out, "blocks.csv", "model,point,step,block,name,type,size,lambda_min,lambda_max,"

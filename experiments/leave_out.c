@@ -65,8 +65,8 @@ static void set_mult(ttexp_method *mt, double x, double **owned, void *ctx)
 static void leave_job(ttexp_job *j, const leave_ctx *c, const partition *alg2, double adam_lr, const int *tensors,
                       const double *mult, int x, const ttexp_schedule *sc, size_t P)
 {
-    *j = (ttexp_job){ttexp_method_of("Adam leave-out", OPTIM_ADAM_LEAVE_OUT, alg2, adam_lr), {0},
-                     leave_rates(c, tensors, mult, x)};
+    *j = (ttexp_job){.method = ttexp_method_of("Adam leave-out", OPTIM_ADAM_LEAVE_OUT, alg2, adam_lr),
+                     .owned = leave_rates(c, tensors, mult, x)};
     j->method.cfg.block_lr = j->owned;
     ttexp_record_alloc(&j->rec, sc, P, 0);
 }
@@ -123,16 +123,72 @@ static int joint_pass(ttexp_job *cur, double *mu, const int *ts, int x, double s
     return at_bound;
 }
 
-int main(int argc, char **argv)
+/* ---- the recipe ------------------------------------------------------------------------ */
+
+#define MAX_DRAWS 20
+#define MAX_X 3
+static const double FREEZE = -1;   /* a leave-out multiplier: the tensor frozen (lr 0) */
+
+typedef struct {
+    ttexp_args a;
+    int layers, draws;
+} leave_args;
+
+/* One tensor left out alone (Fig. 5d): its multiplier searched, and frozen (the control). */
+typedef struct {
+    char *label;               /* "leave_out:<tensor>": grid.csv's method */
+    ttexp_search search;
+    double mult;               /* the best multiplier; NAN if none finished */
+    double excess, excess_se;  /* over Adam as a share of its progress; +inf if none finished */
+    double frozen, frozen_se;  /* the same for the tensor frozen */
+} tensor_leave;
+
+/* x tensors drawn at random and left out together, at their own searched multipliers
+ * (x >= 2: after one joint coordinate pass), and frozen. */
+typedef struct {
+    int x, tensor[MAX_X];
+    double mult[MAX_X];
+    ttexp_job *job, *frozen_job;  /* x >= 2: into the study's jobs; x = 1: NULL (the per-tensor runs) */
+    const ttexp_record *rec, *frozen_rec;
+    double excess, excess_se, frozen, frozen_se;
+} leave_set;
+
+typedef struct {
+    leave_args x;
+    ttexp e;
+    ttexp_schedule sc;
+    int nt, points, adam_points;
+    partition *alg2;
+    double *centre;            /* (nt) 1/RMS of each tensor's gradient at initialisation */
+    leave_ctx ctx;
+    ttexp_search adam;
+    const ttexp_record *A;     /* Adam at its best lr */
+    double adam_lr;
+    tensor_leave *one;         /* (nt) */
+    ttexp_job *frozen;         /* (nt) each tensor frozen alone */
+    leave_set set[MAX_X + 1][MAX_DRAWS];  /* [x][draw], x = 1..3 */
+    ttexp_job *xjobs;          /* per x = 2, 3 and draw: left out, frozen */
+    int nxjobs;
+    int at_bound;              /* searches (grids and joint passes) that did not end interior */
+} study;
+
+/* The claims' statistics with their controls (the same tensors frozen). */
+typedef struct {
+    int on_par, frozen_on_par;            /* tensors on par with Adam when left out alone */
+    double share, share_frozen;           /* the same as shares of the tensors */
+    double worst[MAX_X + 1], worst_frozen[MAX_X + 1]; /* per x, the worst draw's excess */
+    double worst_x, worst_x_frozen;       /* the worst over x = 1, 2, 3 */
+} leave_stats;
+
+static leave_args parse_args(int argc, char **argv)
 {
-    ttexp_args a = TTEXP_ARGS("results/leave_out");
-    int layers = 0, draws = 0;
+    leave_args x = {.a = TTEXP_ARGS("results/leave_out")};
     const cli_opt opts[] = {
-        TTEXP_OPTS(a, "quick (2 layers, 200 steps, 3-point multiplier grids, 1 draw per x) or paper (4 layers, 1000, "
-                      "5, 3); Adam's lr grid has 5 points (paper 9)",
+        TTEXP_OPTS(x.a, "quick (2 layers, 200 steps, 3-point multiplier grids, 1 draw per x) or paper (4 layers, "
+                        "1000, 5, 3); Adam's lr grid has 5 points (paper 9)",
                    "points of each tensor's first multiplier grid, 2..9 (0: from --scale)"),
-        {"draws", OPT_INT, &draws, "random tensor sets per x = 1, 2, 3, 1..20 (0: from --scale)"},
-        {"layers", OPT_INT, &layers, "Transformer layers, 1..12 (0: from --scale)"},
+        {"draws", OPT_INT, &x.draws, "random tensor sets per x = 1, 2, 3, 1..20 (0: from --scale)"},
+        {"layers", OPT_INT, &x.layers, "Transformer layers, 1..12 (0: from --scale)"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -147,192 +203,276 @@ int main(int argc, char **argv)
               "[1e-3, 1e-1]). Selection by the mean training loss over the last 10% of steps; comparisons on\n"
               "512 held-out sequences as shares of Adam's progress; stats.csv for make verdicts.",
               opts, sizeof opts / sizeof *opts);
-    ttexp_args_finish(&a, 200, 1000, 3, 5, 9);
-    int points = a.grid, threads = a.threads, adam_points = a.paper ? 9 : 5; /* as train_compare's AdamW */
-    if (draws == 0) draws = a.paper ? 3 : 1;
-    if (draws < 1 || draws > 20) die_user("--draws must be in 1..20 (got %d)", draws);
-    ttexp e;
-    ttexp_schedule sc = ttexp_begin(&e, ttexp_layered_setup(&a, &layers), &a);
-    model *m = e.m;
-    size_t P = m->P;
-    int nt = m->ntensors, at_bound = 0;
-    partition *alg2 = partition_alg2(m);
-    double *centre = xmalloc(nt * sizeof(double));
-    gradient_rms(&e, centre);
-    leave_ctx ctx = {nt, centre, 0};
+    ttexp_args_finish(&x.a, 200, 1000, 3, 5, 9);
+    if (x.draws == 0) x.draws = x.a.paper ? 3 : 1;
+    if (x.draws < 1 || x.draws > MAX_DRAWS) die_user("--draws must be in 1..20 (got %d)", x.draws);
+    return x;
+}
 
-    /* Adam's own learning rate */
-    outfile *gf = ttexp_grid_open(a.out);
-    ttexp_search adam;
+/* The deeper, bias-free model, one block per tensor, and each tensor's rate centre. */
+static void study_open(study *st, const leave_args *x)
+{
+    st->x = *x;
+    st->points = x->a.grid;
+    st->adam_points = x->a.paper ? 9 : 5; /* as train_compare's AdamW */
+    st->sc = ttexp_begin(&st->e, ttexp_layered_setup(&x->a, &st->x.layers), &x->a);
+    st->nt = st->e.m->ntensors;
+    st->alg2 = partition_alg2(st->e.m);
+    st->centre = xmalloc(st->nt * sizeof(double));
+    gradient_rms(&st->e, st->centre);
+    st->ctx = (leave_ctx){.nt = st->nt, .centre = st->centre};
+}
+
+/* Adam's own learning rate, then every tensor left out alone (its multiplier searched)
+ * and frozen; the searches into grid.csv. */
+static void leave_one_out(study *st)
+{
+    int threads = st->x.a.threads;
+    outfile *gf = ttexp_grid_open(st->x.a.out);
     ttexp_method mt = ttexp_method_of("Adam", OPTIM_ADAM, NULL, 0);
-    ttexp_search_run(&adam, "adam", e.s, &sc, &mt, lr_range_of(LR_ADAM), adam_points, NULL, NULL, threads);
-    ttexp_write_search(gf, &adam);
-    at_bound += ttexp_search_at_bound(&adam);
-    if (adam.best < 0) die_diverged("Adam diverged at every learning rate of its grid");
-    const ttexp_record *A = &ttexp_search_best(&adam)->rec;
-    double adam_lr = ttexp_search_value(&adam);
+    ttexp_search_run(&st->adam, "adam", st->e.s, &st->sc, &mt, lr_range_of(LR_ADAM), st->adam_points, NULL, NULL,
+                     threads);
+    ttexp_write_search(gf, &st->adam);
+    st->at_bound += ttexp_search_at_bound(&st->adam);
+    if (st->adam.best < 0) die_diverged("Adam diverged at every learning rate of its grid");
+    st->A = &ttexp_search_best(&st->adam)->rec;
+    st->adam_lr = ttexp_search_value(&st->adam);
 
-    /* every tensor left out alone, its multiplier searched; and frozen */
-    ttexp_search *one = xcalloc(nt, sizeof *one);
-    ttexp_job *frozen = xcalloc(nt, sizeof *frozen);
-    double *best_mult = xmalloc(nt * sizeof(double)), *ex = xmalloc(nt * sizeof(double));
-    double *ex_se = xmalloc(nt * sizeof(double)), *ex_frozen = xmalloc(nt * sizeof(double));
-    double *fz_se = xmalloc(nt * sizeof(double));
-    char **labels = xcalloc(nt, sizeof *labels);
-    const double FREEZE = -1;
-    for (int t = 0; t < nt; t++) {
+    st->one = xcalloc(st->nt, sizeof *st->one);
+    st->frozen = xcalloc(st->nt, sizeof *st->frozen);
+    size_t P = st->e.m->P;
+    for (int t = 0; t < st->nt; t++) {
+        tensor_leave *o = &st->one[t];
         char label[128];
-        snprintf(label, sizeof label, "leave_out:%s", m->tensors[t].name);
-        labels[t] = xstrdup(label);
-        ctx.tensor = t;
-        mt = ttexp_method_of("Adam leave-one-out", OPTIM_ADAM_LEAVE_OUT, alg2, adam_lr);
-        ttexp_search_run(&one[t], labels[t], e.s, &sc, &mt, lr_range_of(LR_LEAVE_OUT), points, set_mult, &ctx, threads);
-        ttexp_write_search(gf, &one[t]);
-        at_bound += ttexp_search_at_bound(&one[t]);
-        leave_job(&frozen[t], &ctx, alg2, adam_lr, &t, &FREEZE, 1, &sc, P);
+        snprintf(label, sizeof label, "leave_out:%s", st->e.m->tensors[t].name);
+        o->label = xstrdup(label);
+        st->ctx.tensor = t;
+        mt = ttexp_method_of("Adam leave-one-out", OPTIM_ADAM_LEAVE_OUT, st->alg2, st->adam_lr);
+        ttexp_search_run(&o->search, o->label, st->e.s, &st->sc, &mt, lr_range_of(LR_LEAVE_OUT), st->points, set_mult,
+                         &st->ctx, threads);
+        ttexp_write_search(gf, &o->search);
+        st->at_bound += ttexp_search_at_bound(&o->search);
+        leave_job(&st->frozen[t], &st->ctx, st->alg2, st->adam_lr, &t, &FREEZE, 1, &st->sc, P);
     }
     csv_close(gf);
-    ttexp_run_jobs(e.s, &sc, frozen, nt, threads, "frozen tensors");
-    const double ON_PAR = TTEXP_ON_PAR;
-    int n_on_par = 0, n_frozen_on_par = 0;
-    outfile *f = csv_open_in(a.out, "gap.csv", "tensor,name,role,best_mult,status,excess,excess_se,frozen_excess,"
-                                             "frozen_se,best_final_eval,frozen_final_eval,adam_final_eval");
-    for (int t = 0; t < nt; t++) {
-        best_mult[t] = one[t].best >= 0 ? ttexp_search_value(&one[t]) : NAN;
-        const ttexp_record *r = one[t].best >= 0 ? &ttexp_search_best(&one[t])->rec : NULL;
-        ex[t] = r ? ttexp_excess_share(&e, r, A, &ex_se[t]) : INFINITY;
-        ex_frozen[t] = ttexp_excess_share(&e, &frozen[t].rec, A, &fz_se[t]);
-        n_on_par += ex[t] < ON_PAR;
-        n_frozen_on_par += ex_frozen[t] < ON_PAR;
+    ttexp_run_jobs(st->e.s, &st->sc, st->frozen, st->nt, threads, "frozen tensors");
+}
+
+/* Each tensor's best multiplier and its excess over Adam, left out and frozen. */
+static void judge_one(study *st)
+{
+    for (int t = 0; t < st->nt; t++) {
+        tensor_leave *o = &st->one[t];
+        o->mult = o->search.best >= 0 ? ttexp_search_value(&o->search) : NAN;
+        const ttexp_record *r = o->search.best >= 0 ? &ttexp_search_best(&o->search)->rec : NULL;
+        o->excess = r ? ttexp_excess_share(&st->e, r, st->A, &o->excess_se) : INFINITY;
+        o->frozen = ttexp_excess_share(&st->e, &st->frozen[t].rec, st->A, &o->frozen_se);
+    }
+}
+
+/* gap.csv: one row per tensor. */
+static void write_gap(const study *st)
+{
+    const model *m = st->e.m;
+    outfile *f = csv_open_in(st->x.a.out, "gap.csv", "tensor,name,role,best_mult,status,excess,excess_se,"
+                                                     "frozen_excess,frozen_se,best_final_eval,frozen_final_eval,"
+                                                     "adam_final_eval");
+    for (int t = 0; t < st->nt; t++) {
+        const tensor_leave *o = &st->one[t];
+        const ttexp_record *r = o->search.best >= 0 ? &ttexp_search_best(&o->search)->rec : NULL;
         csv_row(f, "%d,%s,%s,%g,%s,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g", t, m->tensors[t].name,
-                role_name(m->tensors[t].role), best_mult[t], grid_status_name(one[t].status), ex[t], ex_se[t],
-                ex_frozen[t], fz_se[t], r ? r->final_eval : INFINITY, frozen[t].rec.final_eval, A->final_eval);
+                role_name(m->tensors[t].role), o->mult, grid_status_name(o->search.status), o->excess, o->excess_se,
+                o->frozen, o->frozen_se, r ? r->final_eval : INFINITY, st->frozen[t].rec.final_eval,
+                st->A->final_eval);
     }
     csv_close(f);
+}
 
-    /* x = 1, 2, 3: random tensor sets at their own searched multipliers, and frozen */
-    gsl_rng *rng = rng_new(seed_for((unsigned long)a.seed, SEED_DRAWS));
-    f = csv_open_in(a.out, "leave_x.csv", "x,draw,tensors,mults,excess,excess_se,frozen_excess,frozen_se,final_eval,"
-                                        "frozen_final_eval,adam_final_eval");
-    ttexp_job *xj = xcalloc((size_t)4 * draws, sizeof *xj); /* per x = 2, 3 and draw: leave-out, frozen */
-    double worst[4] = {0, -INFINITY, -INFINITY, -INFINITY}, worst_fz[4] = {0, -INFINITY, -INFINITY, -INFINITY};
-    const ttexp_record *curves[4] = {A, NULL, NULL, NULL};
-    int tens[4][20][3];
-    for (int x = 1; x <= 3; x++)
-        for (int d = 0; d < draws; d++)
-            for (int i = 0; i < x; i++) { /* distinct random tensors */
+/* x = 1, 2, 3: `draws` sets of x distinct tensors each, drawn with the run's seed. */
+static void draw_sets(study *st)
+{
+    gsl_rng *rng = rng_new(seed_for((unsigned long)st->x.a.seed, SEED_DRAWS));
+    for (int x = 1; x <= MAX_X; x++)
+        for (int d = 0; d < st->x.draws; d++) {
+            leave_set *ls = &st->set[x][d];
+            ls->x = x;
+            for (int i = 0; i < x; i++) {
                 int t, dup;
                 do {
-                    t = (int)rng_int(rng, (unsigned long)nt);
+                    t = (int)rng_int(rng, (unsigned long)st->nt);
                     dup = 0;
-                    for (int k = 0; k < i; k++) dup |= tens[x][d][k] == t;
+                    for (int k = 0; k < i; k++) dup |= ls->tensor[k] == t;
                 } while (dup);
-                tens[x][d][i] = t;
+                ls->tensor[i] = t;
             }
-    rng_free(rng);
-    int nj = 0;
-    double mus[4][20][3];
-    for (int x = 1; x <= 3; x++)
-        for (int d = 0; d < draws; d++) {
-            double fz[3] = {FREEZE, FREEZE, FREEZE};
-            for (int i = 0; i < x; i++) mus[x][d][i] = best_mult[tens[x][d][i]];
-            if (x == 1) continue;
-            leave_job(&xj[nj++], &ctx, alg2, adam_lr, tens[x][d], mus[x][d], x, &sc, P);
-            leave_job(&xj[nj++], &ctx, alg2, adam_lr, tens[x][d], fz, x, &sc, P);
         }
-    ttexp_run_jobs(e.s, &sc, xj, nj, threads, "leave-x-out");
-    /* from the per-tensor optima, one joint coordinate pass (a combination of separately
-     * searched rates can fail where each alone does not) */
-    for (int x = 2, k = 0; x <= 3; x++)
-        for (int d = 0; d < draws; d++, k += 2)
-            at_bound += joint_pass(&xj[k], mus[x][d], tens[x][d], x, one[tens[x][d][0]].g.step, &ctx, alg2, adam_lr,
-                                   e.s, &sc, threads);
-    for (int x = 1, k = 0; x <= 3; x++)
+    rng_free(rng);
+}
+
+/* Every set at its tensors' own searched multipliers and frozen; for x >= 2 one joint
+ * coordinate pass from there (a combination of separately searched rates can fail
+ * where each alone does not). */
+static void leave_x_out(study *st)
+{
+    int draws = st->x.draws, threads = st->x.a.threads;
+    size_t P = st->e.m->P;
+    st->xjobs = xcalloc((size_t)4 * draws, sizeof *st->xjobs);
+    for (int x = 1; x <= MAX_X; x++)
         for (int d = 0; d < draws; d++) {
-            const int *ts = tens[x][d];
-            const ttexp_record *r, *rf;
+            leave_set *ls = &st->set[x][d];
+            double fz[MAX_X] = {FREEZE, FREEZE, FREEZE};
+            for (int i = 0; i < x; i++) ls->mult[i] = st->one[ls->tensor[i]].mult;
+            if (x == 1) continue;
+            ls->job = &st->xjobs[st->nxjobs];
+            leave_job(&st->xjobs[st->nxjobs++], &st->ctx, st->alg2, st->adam_lr, ls->tensor, ls->mult, x, &st->sc, P);
+            ls->frozen_job = &st->xjobs[st->nxjobs];
+            leave_job(&st->xjobs[st->nxjobs++], &st->ctx, st->alg2, st->adam_lr, ls->tensor, fz, x, &st->sc, P);
+        }
+    ttexp_run_jobs(st->e.s, &st->sc, st->xjobs, st->nxjobs, threads, "leave-x-out");
+    for (int x = 2; x <= MAX_X; x++)
+        for (int d = 0; d < draws; d++) {
+            leave_set *ls = &st->set[x][d];
+            st->at_bound += joint_pass(ls->job, ls->mult, ls->tensor, x, st->one[ls->tensor[0]].search.g.step,
+                                       &st->ctx, st->alg2, st->adam_lr, st->e.s, &st->sc, threads);
+        }
+}
+
+/* Each set's excess over Adam, left out and frozen; the claims' statistics. */
+static leave_stats judge(study *st)
+{
+    leave_stats r = {.worst = {0, -INFINITY, -INFINITY, -INFINITY},
+                     .worst_frozen = {0, -INFINITY, -INFINITY, -INFINITY}};
+    for (int t = 0; t < st->nt; t++) {
+        r.on_par += st->one[t].excess < TTEXP_ON_PAR;
+        r.frozen_on_par += st->one[t].frozen < TTEXP_ON_PAR;
+    }
+    for (int x = 1; x <= MAX_X; x++)
+        for (int d = 0; d < st->x.draws; d++) {
+            leave_set *ls = &st->set[x][d];
             if (x == 1) {
-                r = one[ts[0]].best >= 0 ? &ttexp_search_best(&one[ts[0]])->rec : NULL;
-                rf = &frozen[ts[0]].rec;
+                const tensor_leave *o = &st->one[ls->tensor[0]];
+                ls->rec = o->search.best >= 0 ? &ttexp_search_best(&o->search)->rec : NULL;
+                ls->frozen_rec = &st->frozen[ls->tensor[0]].rec;
             } else {
-                r = &xj[k++].rec;
-                rf = &xj[k++].rec;
+                ls->rec = &ls->job->rec;
+                ls->frozen_rec = &ls->frozen_job->rec;
             }
-            double se, fse, v = r ? ttexp_excess_share(&e, r, A, &se) : INFINITY;
-            double vf = ttexp_excess_share(&e, rf, A, &fse);
-            if (v > worst[x]) worst[x] = v;
-            if (vf > worst_fz[x]) worst_fz[x] = vf;
-            if (d == 0) curves[x] = r;
+            ls->excess = ls->rec ? ttexp_excess_share(&st->e, ls->rec, st->A, &ls->excess_se) : INFINITY;
+            ls->frozen = ttexp_excess_share(&st->e, ls->frozen_rec, st->A, &ls->frozen_se);
+            if (ls->excess > r.worst[x]) r.worst[x] = ls->excess;
+            if (ls->frozen > r.worst_frozen[x]) r.worst_frozen[x] = ls->frozen;
+        }
+    r.share = (double)r.on_par / st->nt;
+    r.share_frozen = (double)r.frozen_on_par / st->nt;
+    r.worst_x = fmax(r.worst[1], fmax(r.worst[2], r.worst[3]));
+    r.worst_x_frozen = fmax(r.worst_frozen[1], fmax(r.worst_frozen[2], r.worst_frozen[3]));
+    return r;
+}
+
+/* leave_x.csv (one row per set) and eval.csv (Adam and the first draw of each x). */
+static void write_sets(const study *st)
+{
+    const model *m = st->e.m;
+    outfile *f = csv_open_in(st->x.a.out, "leave_x.csv", "x,draw,tensors,mults,excess,excess_se,frozen_excess,"
+                                                         "frozen_se,final_eval,frozen_final_eval,adam_final_eval");
+    for (int x = 1; x <= MAX_X; x++)
+        for (int d = 0; d < st->x.draws; d++) {
+            const leave_set *ls = &st->set[x][d];
             char names[400] = "", mults[80] = "";
             for (int i = 0; i < x; i++) {
                 size_t ln = strlen(names), lm = strlen(mults);
-                snprintf(names + ln, sizeof names - ln, "%s%s", i ? " " : "", m->tensors[ts[i]].name);
-                snprintf(mults + lm, sizeof mults - lm, "%s%g", i ? " " : "", mus[x][d][i]);
+                snprintf(names + ln, sizeof names - ln, "%s%s", i ? " " : "", m->tensors[ls->tensor[i]].name);
+                snprintf(mults + lm, sizeof mults - lm, "%s%g", i ? " " : "", ls->mult[i]);
             }
-            csv_row(f, "%d,%d,%s,%s,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g", x, d, names, mults, v, se, vf, fse,
-                    r ? r->final_eval : INFINITY, rf->final_eval, A->final_eval);
+            csv_row(f, "%d,%d,%s,%s,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g", x, d, names, mults, ls->excess,
+                    ls->excess_se, ls->frozen, ls->frozen_se, ls->rec ? ls->rec->final_eval : INFINITY,
+                    ls->frozen_rec->final_eval, st->A->final_eval);
         }
     csv_close(f);
-    const char *cols[4] = {"adam", "leave_1_out", "leave_2_out", "leave_3_out"};
+    const char *cols[MAX_X + 1] = {"adam", "leave_1_out", "leave_2_out", "leave_3_out"};
+    const ttexp_record *curves[MAX_X + 1] = {st->A, st->set[1][0].rec, st->set[2][0].rec, st->set[3][0].rec};
     if (curves[1]) {
-        char *path = path_join(a.out, "eval.csv");
-        ttexp_write_curves(path, cols, curves, 4, &sc, 1);
+        char *path = path_join(st->x.a.out, "eval.csv");
+        ttexp_write_curves(path, cols, curves, MAX_X + 1, &st->sc, 1);
         free(path);
     }
+}
 
-    double share = (double)n_on_par / nt, share_fz = (double)n_frozen_on_par / nt;
-    double worst_x = fmax(worst[1], fmax(worst[2], worst[3])), worst_x_fz = fmax(worst_fz[1], fmax(worst_fz[2], worst_fz[3]));
-    outfile *st = stats_open(a.out);
-    stats_put(st, "leave_out.share_on_par", share);
-    stats_put(st, "leave_out.control.frozen_share_on_par", share_fz);
-    stats_put(st, "leave_out.worst_x_excess", worst_x);
-    stats_put(st, "leave_out.control.frozen_worst_x_excess", worst_x_fz);
-    for (int x = 1; x <= 3; x++) {
-        stats_putf(st, worst[x], "leave_out.x%d_excess", x);
-        stats_putf(st, worst_fz[x], "leave_out.control.frozen_x%d_excess", x);
+static void write_stats(const study *st, const leave_stats *r)
+{
+    outfile *f = stats_open(st->x.a.out);
+    stats_put(f, "leave_out.share_on_par", r->share);
+    stats_put(f, "leave_out.control.frozen_share_on_par", r->share_frozen);
+    stats_put(f, "leave_out.worst_x_excess", r->worst_x);
+    stats_put(f, "leave_out.control.frozen_worst_x_excess", r->worst_x_frozen);
+    for (int x = 1; x <= MAX_X; x++) {
+        stats_putf(f, r->worst[x], "leave_out.x%d_excess", x);
+        stats_putf(f, r->worst_frozen[x], "leave_out.control.frozen_x%d_excess", x);
     }
-    stats_put(st, "leave_out.grids_at_bound", at_bound);
-    csv_close(st);
+    stats_put(f, "leave_out.grids_at_bound", st->at_bound);
+    csv_close(f);
+}
 
-    char *path = path_join(a.out, "claims.txt");
-    f = outfile_open(path);
+static void write_claims(const study *st, const leave_stats *r)
+{
+    const leave_args *x = &st->x;
+    int nt = st->nt;
+    char *path = path_join(x->a.out, "claims.txt");
+    outfile *f = outfile_open(path);
     FILE *c = outfile_fp(f);
     fprintf(c, "leave_out: %d-layer Transformer (P = %zu, %d tensors), %ld steps, seed %ld; Adam lr %.4g, held-out "
-               "%.4f\n", layers, P, nt, a.steps, a.seed, adam_lr, A->final_eval);
+               "%.4f\n", x->layers, st->e.m->P, nt, x->a.steps, x->a.seed, st->adam_lr, st->A->final_eval);
     fprintf(c, "learning-rate searches: %d not interior (grid.csv; %d per-tensor searches, Adam's, and the joint "
-               "passes' %d)\n", at_bound, nt, 5 * draws);
-    ttexp_print_search(c, &adam);
+               "passes' %d)\n", st->at_bound, nt, 5 * x->draws);
+    ttexp_print_search(c, &st->adam);
     for (int t = 0; t < nt; t++)
-        if (ttexp_search_at_bound(&one[t])) ttexp_print_search(c, &one[t]);
-    fprintf(c, "excess over Adam as a share of Adam's progress, (L_X - L_Adam)/(L_0 - L_Adam); on par: < %g\n", ON_PAR);
+        if (ttexp_search_at_bound(&st->one[t].search)) ttexp_print_search(c, &st->one[t].search);
+    fprintf(c, "excess over Adam as a share of Adam's progress, (L_X - L_Adam)/(L_0 - L_Adam); on par: < %g\n",
+            TTEXP_ON_PAR);
     fprintf(c, "per tensor (Fig. 5d, gap.csv): %d of %d tensors on par when left out at their searched lr; %d of %d "
-               "when frozen\n", n_on_par, nt, n_frozen_on_par, nt);
-    for (int x = 1; x <= 3; x++)
-        fprintf(c, "x = %d (worst of %d draw(s), leave_x.csv): %+.4f; frozen %+.4f\n", x, draws, worst[x], worst_fz[x]);
-    ttexp_print_claim(c, "leave_out.per_tensor", share, share_fz);
-    ttexp_print_claim(c, "leave_out.random_x", worst_x, worst_x_fz);
+               "when frozen\n", r->on_par, nt, r->frozen_on_par, nt);
+    for (int k = 1; k <= MAX_X; k++)
+        fprintf(c, "x = %d (worst of %d draw(s), leave_x.csv): %+.4f; frozen %+.4f\n", k, x->draws, r->worst[k],
+                r->worst_frozen[k]);
+    ttexp_print_claim(c, "leave_out.per_tensor", r->share, r->share_frozen);
+    ttexp_print_claim(c, "leave_out.random_x", r->worst_x, r->worst_x_frozen);
     outfile_commit(f);
     echo_file(path);
     free(path);
-    ttexp_write_reference(&e, a.out);
-    run_write_info(a.out, (unsigned long)a.seed);
+}
 
-    ttexp_jobs_free(xj, nj);
-    for (int t = 0; t < nt; t++) {
-        ttexp_search_free(&one[t]);
-        free(labels[t]);
+static void study_close(study *st)
+{
+    ttexp_jobs_free(st->xjobs, st->nxjobs);
+    for (int t = 0; t < st->nt; t++) {
+        ttexp_search_free(&st->one[t].search);
+        free(st->one[t].label);
     }
-    free(labels);
-    ttexp_jobs_free(frozen, nt);
-    ttexp_search_free(&adam);
-    free(one);
-    free(best_mult);
-    free(ex);
-    free(ex_se);
-    free(ex_frozen);
-    free(fz_se);
-    free(centre);
-    partition_free(alg2);
-    ttexp_close(&e);
+    free(st->one);
+    ttexp_jobs_free(st->frozen, st->nt);
+    ttexp_search_free(&st->adam);
+    free(st->centre);
+    partition_free(st->alg2);
+    ttexp_close(&st->e);
+}
+
+int main(int argc, char **argv)
+{
+    leave_args x = parse_args(argc, argv);
+    study *st = xcalloc(1, sizeof *st);
+    study_open(st, &x);
+    leave_one_out(st);
+    judge_one(st);
+    write_gap(st);
+    draw_sets(st);
+    leave_x_out(st);
+    leave_stats r = judge(st);
+    write_sets(st);
+    write_stats(st, &r);
+    write_claims(st, &r);
+    ttexp_write_reference(&st->e, x.a.out);
+    run_write_info(x.a.out, (unsigned long)x.a.seed);
+    study_close(st);
+    free(st);
     return 0;
 }

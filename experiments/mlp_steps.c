@@ -176,7 +176,8 @@ static void after_step(void *ctx, long s, double loss, double lr)
 static model *new_mlp(const run *r, mlp_act act, mlp_loss loss)
 {
     const dataset *tr = r->d.train;
-    mlp_config cfg = {tr->dim, r->width, tr->classes, act, 1, loss, seed_for((unsigned long)r->seed, SEED_INIT)};
+    mlp_config cfg = {.in = tr->dim, .width = r->width, .classes = tr->classes, .act = act, .bias = 1, .loss = loss,
+                      .seed = seed_for((unsigned long)r->seed, SEED_INIT)};
     return mlp_new(&cfg);
 }
 
@@ -194,8 +195,8 @@ static void train_twin(run *r, twin *t, mlp_loss loss)
     optim_check_config(&oc, r->lr);
     optimizer *opt = optim_new(OPTIM_ADAM, &oc, r->m->P, NULL, r->m);
     if (r->at[0] == 0) checkpoint(r, 0);
-    train_config tc = {r->steps, r->lr, SCHED_COSINE, 0, 0.0};
-    train_hooks hooks = {set_batch, after_step, r};
+    train_config tc = {.steps = r->steps, .lr = r->lr, .schedule = SCHED_COSINE};
+    train_hooks hooks = {.set_batch = set_batch, .after_step = after_step, .ctx = r};
     int diverged = 0;
     long ran = train_run(r->m, opt, &tc, &hooks, &diverged);
     if (diverged)
@@ -463,43 +464,31 @@ static void check_options(run *r)
     plan_steps(r);
 }
 
-int main(int argc, char **argv)
+static void parse_args(run *r, int argc, char **argv)
 {
-    run r = {0};
-    r.scale = "quick";
-    r.data = "synthetic";
-    r.act = "tanh";
-    r.out = "results/mlp_steps";
-    r.pool = -1;
-    r.width = 8;
-    r.batch = 128;
-    r.steps = 7900;
-    r.eval_n = -1;
-    r.panel = 128;
-    r.lr = 1e-4;
-    r.seed = 1;
-    r.data_seed = 1;
-    r.sets = (int_list){2, {100, 10}};
+    *r = (run){.scale = "quick", .data = "synthetic", .act = "tanh", .out = "results/mlp_steps", .pool = -1, .width = 8,
+               .batch = 128, .steps = 7900, .eval_n = -1, .panel = 128, .lr = 1e-4, .seed = 1, .data_seed = 1,
+               .sets = {2, {100, 10}}};
     const cli_opt opts[] = {
-        {"scale", OPT_STRING, &r.scale, "quick (images pooled 4x4, H on 500 images) or paper (2x2, H on 1,000)"},
-        {"data", OPT_STRING, &r.data, "synthetic (CIFAR's layout, mlp/mlp.h) or cifar (the real binaries)"},
-        {"cifar10-dir", OPT_STRING, &r.cifar10_dir, "--data cifar: folder of CIFAR-10's data_batch_*.bin, test_batch.bin"},
-        {"cifar100-dir", OPT_STRING, &r.cifar100_dir, "--data cifar: folder of CIFAR-100's train.bin, test.bin"},
-        {"sets", OPT_INT_LIST, &r.sets, "class counts to run, 100 (CIFAR-100's) and/or 10"},
-        {"pool", OPT_INT, &r.pool, "k x k average pooling of the 32x32 images (default: 4 quick, 2 paper)"},
-        {"width", OPT_INT, &r.width, "hidden neurons (the paper: 8)"},
-        {"act", OPT_STRING, &r.act, "activation: relu, tanh, gelu or linear (the paper does not say; the control "
+        {"scale", OPT_STRING, &r->scale, "quick (images pooled 4x4, H on 500 images) or paper (2x2, H on 1,000)"},
+        {"data", OPT_STRING, &r->data, "synthetic (CIFAR's layout, mlp/mlp.h) or cifar (the real binaries)"},
+        {"cifar10-dir", OPT_STRING, &r->cifar10_dir, "--data cifar: folder of CIFAR-10's data_batch_*.bin, test_batch.bin"},
+        {"cifar100-dir", OPT_STRING, &r->cifar100_dir, "--data cifar: folder of CIFAR-100's train.bin, test.bin"},
+        {"sets", OPT_INT_LIST, &r->sets, "class counts to run, 100 (CIFAR-100's) and/or 10"},
+        {"pool", OPT_INT, &r->pool, "k x k average pooling of the 32x32 images (default: 4 quick, 2 paper)"},
+        {"width", OPT_INT, &r->width, "hidden neurons (the paper: 8)"},
+        {"act", OPT_STRING, &r->act, "activation: relu, tanh, gelu or linear (the paper does not say; the control "
                                     "of the softmax-factor claim is always relu)"},
-        {"lr", OPT_DOUBLE, &r.lr, "Adam learning rate, cosine decay to 0 (the paper: 1e-4)"},
-        {"batch", OPT_INT, &r.batch, "images per step, drawn with replacement (the paper: 128)"},
-        {"steps", OPT_LONG, &r.steps, "training steps (the paper: 20 epochs of CIFAR-100, 'about 7900')"},
-        {"at-steps", OPT_INT_LIST, &r.at_opt, "checkpoints, increasing (default: 0, 1, 2, 5, 10, 20, 50, ... and --steps)"},
-        {"eval-n", OPT_INT, &r.eval_n, "evaluation batch, the first test images: H and p on it (default: 500 quick, "
+        {"lr", OPT_DOUBLE, &r->lr, "Adam learning rate, cosine decay to 0 (the paper: 1e-4)"},
+        {"batch", OPT_INT, &r->batch, "images per step, drawn with replacement (the paper: 128)"},
+        {"steps", OPT_LONG, &r->steps, "training steps (the paper: 20 epochs of CIFAR-100, 'about 7900')"},
+        {"at-steps", OPT_INT_LIST, &r->at_opt, "checkpoints, increasing (default: 0, 1, 2, 5, 10, 20, 50, ... and --steps)"},
+        {"eval-n", OPT_INT, &r->eval_n, "evaluation batch, the first test images: H and p on it (default: 500 quick, "
                                        "1,000 paper)"},
-        {"panel", OPT_INT, &r.panel, "Hessian columns per panel"},
-        {"seed", OPT_LONG, &r.seed, "the run's seed: initialisation, batches, permutations"},
-        {"data-seed", OPT_LONG, &r.data_seed, "the data's seed (--data synthetic)"},
-        {"out", OPT_STRING, &r.out, "output folder"},
+        {"panel", OPT_INT, &r->panel, "Hessian columns per panel"},
+        {"seed", OPT_LONG, &r->seed, "the run's seed: initialisation, batches, permutations"},
+        {"data-seed", OPT_LONG, &r->data_seed, "the data's seed (--data synthetic)"},
+        {"out", OPT_STRING, &r->out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -512,7 +501,13 @@ int main(int argc, char **argv)
               "5, 10, ...): the hidden-neuron blocks' off-diagonal excess e (0 random, 1 block-diagonal), the\n"
               "off-block mass 1 - e, and the mean p(1-p) over the evaluation batch and the classes.",
               opts, sizeof opts / sizeof *opts);
-    check_options(&r);
+    check_options(r);
+}
+
+int main(int argc, char **argv)
+{
+    run r;
+    parse_args(&r, argc, argv);
     ensure_dir(r.out);
     r.perm_rng = rng_new(seed_for((unsigned long)r.seed, SEED_DRAWS));
     r.steps_csv = csv_open_in(r.out, "steps.csv", "classes,loss,step,eval_loss,eval_acc,pq_mean,pq_rel,pq_true,"

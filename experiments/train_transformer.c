@@ -11,44 +11,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-int main(int argc, char **argv)
+typedef struct {
+    tt_config cfg;
+    const char *optim, *vstat, *schedule, *partition_name, *text, *out;
+    double lr, beta1, beta2, eps, wd;
+    long seed, data_seed, steps, warmup;
+    int order, successors, batch;
+    double_list fracs;
+} tt_args;
+
+static tt_args parse_args(int argc, char **argv)
 {
-    tt_config cfg = tt_defaults();
     tt_train_opts o = tt_train_defaults();
-    const char *optim = "adamw", *vstat = "mean", *schedule = "cosine", *partition_name = "alg3", *text = NULL;
-    const char *out = "results/train_transformer";
-    double lr = o.lr, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, wd = -1;
-    long seed = 1, data_seed = 1, steps = o.steps, warmup = 0;
-    int order = 2, successors = 2, batch = o.batch;
-    double_list fracs = {3, {0.01, 0.5, 1}};
+    tt_args x = {.cfg = tt_defaults(), .optim = "adamw", .vstat = "mean", .schedule = "cosine",
+                 .partition_name = "alg3", .out = "results/train_transformer", .lr = o.lr, .beta1 = 0.9,
+                 .beta2 = 0.999, .eps = 1e-8, .wd = -1, .seed = 1, .data_seed = 1, .steps = o.steps, .order = 2,
+                 .successors = 2, .batch = o.batch, .fracs = {3, {0.01, 0.5, 1}}};
     const cli_opt opts[] = {
-        {"layers", OPT_INT, &cfg.layers, "Transformer layers"},
-        {"C", OPT_INT, &cfg.C, "embedding width"},
-        {"heads", OPT_INT, &cfg.heads, "attention heads"},
-        {"M", OPT_INT, &cfg.M, "MLP width"},
-        {"T", OPT_INT, &cfg.T, "context length"},
-        {"V", OPT_INT, &cfg.V, "vocabulary size"},
-        {"bias", OPT_INT, &cfg.bias, "1: biases on, 0: off"},
-        {"text", OPT_STRING, &text, "train on the bytes of this file instead of the Markov source"},
-        {"order", OPT_INT, &order, "Markov source order (the next token depends on this many)"},
-        {"successors", OPT_INT, &successors, "Markov source: likely successors per context"},
-        {"optim", OPT_STRING, &optim, "gd, heavy-ball, adam, adamw, adam-mini, adafactor or sm3"},
-        {"lr", OPT_DOUBLE, &lr, "peak learning rate"},
-        {"beta1", OPT_DOUBLE, &beta1, "first-moment decay"},
-        {"beta2", OPT_DOUBLE, &beta2, "second-moment decay (1: the exact running-mean limit; Adafactor and SM3 have their own)"},
-        {"eps", OPT_DOUBLE, &eps, "epsilon (Adam family; Adafactor and SM3 use 1e-30 inside the root)"},
-        {"wd", OPT_DOUBLE, &wd, "decoupled weight decay (-1: 0.1 for adamw and adam-mini, 0 otherwise)"},
-        {"vstat", OPT_STRING, &vstat, "Adam-mini block statistic: mean, l2, l1, max, min"},
-        {"partition", OPT_STRING, &partition_name,
+        {"layers", OPT_INT, &x.cfg.layers, "Transformer layers"},
+        {"C", OPT_INT, &x.cfg.C, "embedding width"},
+        {"heads", OPT_INT, &x.cfg.heads, "attention heads"},
+        {"M", OPT_INT, &x.cfg.M, "MLP width"},
+        {"T", OPT_INT, &x.cfg.T, "context length"},
+        {"V", OPT_INT, &x.cfg.V, "vocabulary size"},
+        {"bias", OPT_INT, &x.cfg.bias, "1: biases on, 0: off"},
+        {"text", OPT_STRING, &x.text, "train on the bytes of this file instead of the Markov source"},
+        {"order", OPT_INT, &x.order, "Markov source order (the next token depends on this many)"},
+        {"successors", OPT_INT, &x.successors, "Markov source: likely successors per context"},
+        {"optim", OPT_STRING, &x.optim, "gd, heavy-ball, adam, adamw, adam-mini, adafactor or sm3"},
+        {"lr", OPT_DOUBLE, &x.lr, "peak learning rate"},
+        {"beta1", OPT_DOUBLE, &x.beta1, "first-moment decay"},
+        {"beta2", OPT_DOUBLE, &x.beta2, "second-moment decay (1: the exact running-mean limit; Adafactor and SM3 have their own)"},
+        {"eps", OPT_DOUBLE, &x.eps, "epsilon (Adam family; Adafactor and SM3 use 1e-30 inside the root)"},
+        {"wd", OPT_DOUBLE, &x.wd, "decoupled weight decay (-1: 0.1 for adamw and adam-mini, 0 otherwise)"},
+        {"vstat", OPT_STRING, &x.vstat, "Adam-mini block statistic: mean, l2, l1, max, min"},
+        {"partition", OPT_STRING, &x.partition_name,
          "Adam-mini blocks: alg3, alg3-value-whole, alg2 (one per tensor) or a file 'name start n [stride]'"},
-        {"schedule", OPT_STRING, &schedule, "constant, cosine or warmup-cosine"},
-        {"warmup", OPT_LONG, &warmup, "warmup steps (warmup-cosine)"},
-        {"steps", OPT_LONG, &steps, "training steps"},
-        {"batch", OPT_INT, &batch, "sequences per step"},
-        {"checkpoints", OPT_DOUBLE_LIST, &fracs, "fractions of training to checkpoint, in (0, 1]"},
-        {"seed", OPT_LONG, &seed, "the run's seed: initialisation and training batches"},
-        {"data-seed", OPT_LONG, &data_seed, "the data's seed: the Markov chain"},
-        {"out", OPT_STRING, &out, "output folder"},
+        {"schedule", OPT_STRING, &x.schedule, "constant, cosine or warmup-cosine"},
+        {"warmup", OPT_LONG, &x.warmup, "warmup steps (warmup-cosine)"},
+        {"steps", OPT_LONG, &x.steps, "training steps"},
+        {"batch", OPT_INT, &x.batch, "sequences per step"},
+        {"checkpoints", OPT_DOUBLE_LIST, &x.fracs, "fractions of training to checkpoint, in (0, 1]"},
+        {"seed", OPT_LONG, &x.seed, "the run's seed: initialisation and training batches"},
+        {"data-seed", OPT_LONG, &x.data_seed, "the data's seed: the Markov chain"},
+        {"out", OPT_STRING, &x.out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -59,52 +65,72 @@ int main(int argc, char **argv)
               "Checkpoints hold the parameters and, for Adam-family optimizers, v-hat (D_Adam = 1/(sqrt(v)+eps)).\n"
               "Exit status 3: the loss diverged (the files up to that step are complete).",
               opts, sizeof opts / sizeof *opts);
-    o.optim = optim_parse(optim);
-    if (o.optim == OPTIM_BLOCK_GD || o.optim == OPTIM_ADAM_LEAVE_OUT)
-        die_user("--optim %s needs per-block learning rates: see exp2_blockwise_gd and leave_out", optim);
-    o.ocfg = optim_defaults(o.optim);
-    o.ocfg.beta1 = beta1;
-    o.ocfg.beta2 = beta2;
-    o.ocfg.eps = eps;
-    o.ocfg.weight_decay = wd >= 0 ? wd : (o.optim == OPTIM_ADAMW || o.optim == OPTIM_ADAM_MINI) ? 0.1 : 0;
-    if (wd < 0 && wd != -1) die_user("--wd must be >= 0 (got %g)", wd);
-    o.ocfg.vstat = vstat_parse(vstat);
-    optim_check_config(&o.ocfg, lr);
-    o.lr = lr;
-    o.schedule = schedule_parse(schedule);
-    o.warmup = warmup;
-    o.steps = steps;
-    o.batch = batch;
-    o.seed = seed_for((unsigned long)seed, SEED_BATCHES);
-    if (steps < 1) die_user("--steps must be >= 1 (got %ld)", steps);
-    if (batch < 1) die_user("--batch must be >= 1 (got %d)", batch);
-    if (warmup < 0 || warmup > steps) die_user("--warmup must be in 0..steps (got %ld)", warmup);
-    if (seed < 0 || data_seed < 0) die_user("seeds must be >= 0");
-    if (fracs.n > TT_MAX_CHECKPOINTS) die_user("--checkpoints: at most %d", TT_MAX_CHECKPOINTS);
-    o.nfracs = fracs.n;
-    for (int i = 0; i < fracs.n; i++) {
-        if (!(fracs.v[i] > 0 && fracs.v[i] <= 1)) die_user("--checkpoints: fractions must be in (0, 1] (got %g)", fracs.v[i]);
-        o.fracs[i] = fracs.v[i];
-    }
-    cfg.seed = seed_for((unsigned long)seed, SEED_INIT);
-    tt_check_config(&cfg);
+    return x;
+}
 
-    tt_data *d = token_source(text, cfg.V, cfg.T, order, successors, (unsigned long)data_seed);
-    model *m = tt_new(&cfg);
-    partition *p = NULL;
-    if (strcmp(partition_name, "alg3") == 0) p = partition_alg3(m, 0);
-    else if (strcmp(partition_name, "alg3-value-whole") == 0) p = partition_alg3(m, 1);
-    else if (strcmp(partition_name, "alg2") == 0) p = partition_alg2(m);
-    else p = partition_read(partition_name, m);
+/* The optimizer, its configuration, the schedule and the checkpoints (range checks:
+ * user errors, in the order the flags are listed). */
+static tt_train_opts train_opts_of(tt_args *x)
+{
+    tt_train_opts o = tt_train_defaults();
+    o.optim = optim_parse(x->optim);
+    if (o.optim == OPTIM_BLOCK_GD || o.optim == OPTIM_ADAM_LEAVE_OUT)
+        die_user("--optim %s needs per-block learning rates: see exp2_blockwise_gd and leave_out", x->optim);
+    o.ocfg = optim_defaults(o.optim);
+    o.ocfg.beta1 = x->beta1;
+    o.ocfg.beta2 = x->beta2;
+    o.ocfg.eps = x->eps;
+    o.ocfg.weight_decay = x->wd >= 0 ? x->wd : (o.optim == OPTIM_ADAMW || o.optim == OPTIM_ADAM_MINI) ? 0.1 : 0;
+    if (x->wd < 0 && x->wd != -1) die_user("--wd must be >= 0 (got %g)", x->wd);
+    o.ocfg.vstat = vstat_parse(x->vstat);
+    optim_check_config(&o.ocfg, x->lr);
+    o.lr = x->lr;
+    o.schedule = schedule_parse(x->schedule);
+    o.warmup = x->warmup;
+    o.steps = x->steps;
+    o.batch = x->batch;
+    o.seed = seed_for((unsigned long)x->seed, SEED_BATCHES);
+    if (x->steps < 1) die_user("--steps must be >= 1 (got %ld)", x->steps);
+    if (x->batch < 1) die_user("--batch must be >= 1 (got %d)", x->batch);
+    if (x->warmup < 0 || x->warmup > x->steps) die_user("--warmup must be in 0..steps (got %ld)", x->warmup);
+    if (x->seed < 0 || x->data_seed < 0) die_user("seeds must be >= 0");
+    if (x->fracs.n > TT_MAX_CHECKPOINTS) die_user("--checkpoints: at most %d", TT_MAX_CHECKPOINTS);
+    o.nfracs = x->fracs.n;
+    for (int i = 0; i < x->fracs.n; i++) {
+        if (!(x->fracs.v[i] > 0 && x->fracs.v[i] <= 1))
+            die_user("--checkpoints: fractions must be in (0, 1] (got %g)", x->fracs.v[i]);
+        o.fracs[i] = x->fracs.v[i];
+    }
+    x->cfg.seed = seed_for((unsigned long)x->seed, SEED_INIT);
+    tt_check_config(&x->cfg);
+    return o;
+}
+
+/* --partition: alg3, alg3-value-whole, alg2 or a partition file. */
+static partition *partition_named(const char *name, const model *m)
+{
+    if (strcmp(name, "alg3") == 0) return partition_alg3(m, 0);
+    if (strcmp(name, "alg3-value-whole") == 0) return partition_alg3(m, 1);
+    if (strcmp(name, "alg2") == 0) return partition_alg2(m);
+    return partition_read(name, m);
+}
+
+int main(int argc, char **argv)
+{
+    tt_args x = parse_args(argc, argv);
+    tt_train_opts o = train_opts_of(&x);
+    tt_data *d = token_source(x.text, x.cfg.V, x.cfg.T, x.order, x.successors, (unsigned long)x.data_seed);
+    model *m = tt_new(&x.cfg);
+    partition *p = partition_named(x.partition_name, m);
     o.blocks = p;
     if (!core_quiet) fprintf(stderr, "train_transformer: P = %zu, %d blocks, %s\n", m->P, p->nblocks, optim_name(o.optim));
-    tt_train_result r = tt_train(m, d, &o, out);
-    run_write_info(out, (unsigned long)seed);
+    tt_train_result r = tt_train(m, d, &o, x.out);
+    run_write_info(x.out, (unsigned long)x.seed);
     if (!core_quiet && !r.diverged) fprintf(stderr, "train_transformer: final batch loss %.4f\n", r.final_loss);
     partition_free(p);
     model_free(m);
     tt_data_free(d);
     if (r.diverged) die_diverged("diverged at step %ld (loss or gradient not finite); %s holds the steps before it",
-                                 r.steps_done, out);
+                                 r.steps_done, x.out);
     return 0;
 }

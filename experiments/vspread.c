@@ -94,7 +94,8 @@ static void analyse_spread(run *r, int k, const model *m, const double *x)
         const tensor_info *ti = &m->tensors[t];
         if (ti->rows < 2 || ti->cols < 2) continue;   /* matrices only */
         const double *xt = x + ti->offset;
-        group_spread rows, cols, heads = {NAN, NAN, 0, 0}, rrows, rcols, rheads = {NAN, NAN, 0, 0};
+        group_spread rows, cols, rrows, rcols;
+        group_spread heads = {.within_sd = NAN, .total_sd = NAN}, rheads = heads;
         split_spread(r, m, t, SPLIT_ROWS, xt, &rows, &rrows);
         split_spread(r, m, t, SPLIT_COLS, xt, &cols, &rcols);
         if (ti->heads > 1) split_spread(r, m, t, SPLIT_HEADS, xt, &heads, &rheads);
@@ -288,17 +289,15 @@ static void run_steps(run *r)
     tt_ckpt_free(&c);
 }
 
-int main(int argc, char **argv)
+static void parse_args(run *r, int argc, char **argv)
 {
-    run r = {0};
-    ckpt_cli_init(&r.cli);
-    r.out = "results/vspread";
-    r.fracs = (double_list){5, {0.001, 0.01, 0.1, 0.5, 1.0}};
-    ckpt_cli *c = &r.cli;
+    *r = (run){.out = "results/vspread", .fracs = {5, {0.001, 0.01, 0.1, 0.5, 1.0}}};
+    ckpt_cli_init(&r->cli);
+    ckpt_cli *c = &r->cli;
     const cli_opt opts[] = {
         {"scale", OPT_STRING, &c->scale, "quick or paper: the same training (the paper gives no length); the held-out "
                                          "loss on 256 or 1,024 sequences"},
-        {"checkpoints", OPT_DOUBLE_LIST, &r.fracs, "fractions of training at which v-hat is read, increasing"},
+        {"checkpoints", OPT_DOUBLE_LIST, &r->fracs, "fractions of training at which v-hat is read, increasing"},
         {"steps", OPT_LONG, &c->steps, "AdamW training steps"},
         {"lr", OPT_DOUBLE, &c->lr, "AdamW peak learning rate (cosine decay to 10%, weight decay 0.1)"},
         {"batch", OPT_INT, &c->batch, "training sequences per step"},
@@ -314,7 +313,7 @@ int main(int argc, char **argv)
         {"text", OPT_STRING, &c->text, "train on the bytes of this text file instead of the Markov source"},
         {"data-seed", OPT_LONG, &c->data_seed, "the data's seed: Markov chain and held-out sequences"},
         {"seed", OPT_LONG, &c->seed, "the run's seed: initialisation, training batches, random groups"},
-        {"out", OPT_STRING, &r.out, "output folder"},
+        {"out", OPT_STRING, &r->out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -327,8 +326,14 @@ int main(int argc, char **argv)
               "prediction), Adam-mini's lr within a factor 2 of Adam's for most coordinates; each against\n"
               "random groups (controls).",
               opts, sizeof opts / sizeof *opts);
-    r.setup = ckpt_cli_setup(&r.cli);
-    check_fracs(&r);
+    r->setup = ckpt_cli_setup(&r->cli);
+    check_fracs(r);
+}
+
+int main(int argc, char **argv)
+{
+    run r;
+    parse_args(&r, argc, argv);
     r.eps = r.setup.train.ocfg.eps;
     ensure_dir(r.out);
     r.rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_DRAWS));

@@ -243,7 +243,8 @@ void mlp_ckpt_model(const mlp_ckpt_setup *s, int do_train, mlp_ckpt *out)
     if (s->batch < 1) die_user("batch size must be >= 1 (got %d)", s->batch);
     mlp_data_load(&out->data, s->data, NULL, s->pool, 1, seed_for(s->data_seed, SEED_DATA));
     const dataset *train = out->data.train;
-    mlp_config cfg = {train->dim, s->width, train->classes, act_parse(s->act), 1, LOSS_XENT, seed_for(s->seed, SEED_INIT)};
+    mlp_config cfg = {.in = train->dim, .width = s->width, .classes = train->classes, .act = act_parse(s->act),
+                      .bias = 1, .loss = LOSS_XENT, .seed = seed_for(s->seed, SEED_INIT)};
     double *X = xmalloc((size_t)s->eval_n * train->dim * sizeof(double));
     int *y = xmalloc((size_t)s->eval_n * sizeof(int));
     mlp_data_head(&out->data, s->eval_n, "MLP Hessian batch", X, y);
@@ -256,8 +257,8 @@ void mlp_ckpt_model(const mlp_ckpt_setup *s, int do_train, mlp_ckpt *out)
         return;
     }
 
-    mlp_run r = {out->m, &out->data, rng_new(seed_for(s->seed, SEED_BATCHES)), s->batch, NULL, NULL, NULL, NULL, out->step,
-                 NULL};
+    mlp_run r = {.m = out->m, .data = &out->data, .rng = rng_new(seed_for(s->seed, SEED_BATCHES)), .batch = s->batch,
+                 .step = out->step};
     r.X = xmalloc((size_t)s->batch * train->dim * sizeof(double));
     r.y = xmalloc((size_t)s->batch * sizeof(int));
     r.ckpt_params = xmalloc(out->m->P * sizeof(double));
@@ -266,8 +267,8 @@ void mlp_ckpt_model(const mlp_ckpt_setup *s, int do_train, mlp_ckpt *out)
     optimizer *opt = optim_new(OPTIM_ADAM, &oc, out->m->P, NULL, out->m);
     r.opt = opt;
     r.ckpt_vhat = out->vhat = xmalloc(out->m->P * sizeof(double));
-    train_config tc = {s->steps, s->lr, SCHED_COSINE, 0, 0.1};
-    train_hooks h = {mlp_next_batch, mlp_keep_checkpoint, &r};
+    train_config tc = {.steps = s->steps, .lr = s->lr, .schedule = SCHED_COSINE, .final_frac = 0.1};
+    train_hooks h = {.set_batch = mlp_next_batch, .after_step = mlp_keep_checkpoint, .ctx = &r};
     int diverged = 0;
     long ran = train_run(out->m, opt, &tc, &h, &diverged);
     optim_free(opt);
@@ -295,4 +296,22 @@ void mlp_ckpt_free(mlp_ckpt *c)
     free(c->H);
     free(c->vhat);
     memset(c, 0, sizeof *c);
+}
+
+void mlp_cli_init(mlp_cli *c)
+{
+    *c = (mlp_cli){.data = "fashion-mnist", .act = "tanh", .width = 8, .pool = 4, .eval_n = 1000};
+}
+
+mlp_ckpt_setup mlp_cli_setup(const mlp_cli *c, const ckpt_cli *k)
+{
+    if (strcmp(c->data, "fashion-mnist") != 0 && strcmp(c->data, "synthetic") != 0)
+        die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", c->data);
+    if (c->width < 1 || c->width > 4096) die_user("--mlp-width must be in 1..4096 (got %d)", c->width);
+    if (c->pool < 1 || c->pool > 8) die_user("--mlp-pool must be in 1..8 (got %d)", c->pool);
+    if (c->eval_n < 1 || c->eval_n > 10000) die_user("--mlp-eval-n must be in 1..10000 (got %d)", c->eval_n);
+    act_parse(c->act);
+    return (mlp_ckpt_setup){.data = c->data, .act = c->act, .width = c->width, .pool = c->pool, .eval_n = c->eval_n,
+                            .batch = k->batch, .steps = k->steps, .lr = k->lr, .frac = k->frac,
+                            .seed = (unsigned long)k->seed, .data_seed = (unsigned long)k->data_seed};
 }

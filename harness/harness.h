@@ -373,6 +373,24 @@ void model_cli_check(model_cli *c, model_ckpt *out);
 void model_ckpt_open(model_ckpt *out, const char *train_dir);
 void model_ckpt_free(model_ckpt *k);
 
+/* The MLP's flags of the programs that take its checkpoint Hessian beside the
+ * Transformer's (hessian_blocks, hetero, partition_check): data, activation,
+ * width, pooling and Hessian batch; the training flags and seeds are ckpt_cli's. */
+typedef struct {
+    const char *data, *act;
+    int width, pool, eval_n;
+} mlp_cli;
+void mlp_cli_init(mlp_cli *c);   /* fashion-mnist, tanh, 8 neurons, 4x4 pooling, H on 1,000 test images */
+#define MLP_CLI_OPTS(c)                                                                                          \
+    {"mlp-data", OPT_STRING, &(c)->data, "the MLP's data: fashion-mnist or synthetic"},                          \
+    {"mlp-width", OPT_INT, &(c)->width, "the MLP's hidden neurons"},                                             \
+    {"mlp-pool", OPT_INT, &(c)->pool, "the MLP's k x k average pooling of the images"},                          \
+    {"mlp-act", OPT_STRING, &(c)->act, "the MLP's activation: relu, tanh, gelu or linear"},                      \
+    {"mlp-eval-n", OPT_INT, &(c)->eval_n, "test images the MLP's Hessian is taken on"}
+/* Range checks (one user error each), then the setup: c's model, k's training
+ * (steps, lr, batch, checkpoint) and seeds. */
+mlp_ckpt_setup mlp_cli_setup(const mlp_cli *c, const ckpt_cli *k);
+
 /* ==== extensions hetero and vspread (hetero_util.c) ==================================
  * Groups of parameter indices, and what the two extensions measure on them.
  *

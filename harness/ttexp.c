@@ -92,8 +92,7 @@ double ttexp_optimal_loss(const ttexp *e)
 /* A method with the optimizer's default configuration (optim_defaults). */
 ttexp_method ttexp_method_of(const char *label, optim_kind kind, const partition *blocks, double lr)
 {
-    ttexp_method mt = {label, kind, optim_defaults(kind), blocks, lr, 0};
-    return mt;
+    return (ttexp_method){.label = label, .kind = kind, .cfg = optim_defaults(kind), .blocks = blocks, .lr = lr};
 }
 
 int ttexp_nevals(const ttexp_schedule *sc) { return (int)(sc->steps / sc->eval_every) + 1; }
@@ -138,13 +137,14 @@ void ttexp_train(ttexp *e, const ttexp_method *mt, const ttexp_schedule *sc, tte
     int nev = ttexp_nevals(sc);
     if (rec->train_loss) for (long s = 0; s < sc->steps; s++) rec->train_loss[s] = NAN;
     if (rec->eval_loss) for (int k = 0; k < nev; k++) rec->eval_loss[k] = NAN;
-    ttexp_hook_ctx h = {e, sc, rec};
+    ttexp_hook_ctx h = {.e = e, .sc = sc, .rec = rec};
     ttexp_record_point(&h, 0);
     int full = e->s->train_set > 0;
     if (full) tt_set_batch(m, e->tokens, e->s->train_set); /* every step: the whole set */
     optimizer *o = optim_new(mt->kind, &mt->cfg, m->P, mt->blocks, m);
-    train_config tc = {sc->steps, mt->lr, SCHED_WARMUP_COSINE, sc->warmup, 0.1};
-    train_hooks hooks = {full ? NULL : ttexp_set_batch, ttexp_after_step, &h};
+    train_config tc = {.steps = sc->steps, .lr = mt->lr, .schedule = SCHED_WARMUP_COSINE, .warmup = sc->warmup,
+                       .final_frac = 0.1};
+    train_hooks hooks = {.set_batch = full ? NULL : ttexp_set_batch, .after_step = ttexp_after_step, .ctx = &h};
     int diverged = 0;
     rec->steps_done = train_run(m, o, &tc, &hooks, &diverged);
     optim_free(o);
@@ -203,7 +203,7 @@ void ttexp_run_jobs(const ttexp_setup *s, const ttexp_schedule *sc, ttexp_job *j
 {
     progress prog;
     progress_start(&prog, label, njobs);
-    ttexp_pool pool = {s, sc, jobs, njobs, 0, 0, PTHREAD_MUTEX_INITIALIZER, &prog};
+    ttexp_pool pool = {.s = s, .sc = sc, .jobs = jobs, .njobs = njobs, .lock = PTHREAD_MUTEX_INITIALIZER, .prog = &prog};
     if (threads < 1) threads = 1;
     if (threads > njobs) threads = njobs;
     openblas_set_num_threads(1);
@@ -507,8 +507,8 @@ void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int qu
 
 ttexp_setup ttexp_default_setup(const ttexp_args *a)
 {
-    ttexp_setup s = {tt_defaults(), 64, a->held_out, 2, 2, (unsigned long)a->seed, (unsigned long)a->data_seed, a->text,
-                     0};
+    ttexp_setup s = {.cfg = tt_defaults(), .B = 64, .eval_B = a->held_out, .order = 2, .successors = 2,
+                     .seed = (unsigned long)a->seed, .data_seed = (unsigned long)a->data_seed, .text = a->text};
     s.cfg.seed = seed_for(s.seed, SEED_INIT);
     return s;
 }
@@ -531,7 +531,7 @@ ttexp_schedule ttexp_schedule_of(long steps)
             every = (int)(steps / k);
             break;
         }
-    return (ttexp_schedule){steps, steps / 20, every};
+    return (ttexp_schedule){.steps = steps, .warmup = steps / 20, .eval_every = every};
 }
 
 ttexp_schedule ttexp_begin(ttexp *e, ttexp_setup s, const ttexp_args *a)

@@ -214,7 +214,7 @@ typedef struct {
     int paper;                /* set by ttexp_args_finish */
     int held_out;             /* held-out sequences (512) */
 } ttexp_args;
-#define TTEXP_ARGS(out_dir) {out_dir, "quick", NULL, 1, 1, 0, 2, 0, 0, 512}
+#define TTEXP_ARGS(out_dir) {.out = out_dir, .scale = "quick", .seed = 1, .data_seed = 1, .threads = 2, .held_out = 512}
 #define TTEXP_OPTS(a, scale_help, grid_help)                                                         \
     {"scale", OPT_STRING, &(a).scale, scale_help},                                                  \
     {"steps", OPT_LONG, &(a).steps, "training steps (0: from --scale)"},                            \

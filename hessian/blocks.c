@@ -410,17 +410,10 @@ double kappa_scaled_svd(int n, const double *A, const double *d)
     return k;
 }
 
-block_metrics block_analyze(const double *H, size_t P, const block *b, const double *d)
+block_metrics block_metrics_of(const double *Hb, const block *b, double rows, const double *d)
 {
-    block_metrics bm;
     int n = (int)b->n;
-    double *Hb = block_extract(H, P, b);
-    bm.n = b->n;
-    bm.s = sym_spectrum(n, Hb);
-    bm.tau = tau_ratio(n, Hb);
-    bm.fro2 = frobenius_sq(b->n * b->n, Hb);
-    double rows = 0;
-    for (size_t e = 0; e < b->n; e++) rows += frobenius_sq(P, H + (b->start + e * b->stride) * P);
+    block_metrics bm = {.n = b->n, .s = sym_spectrum(n, Hb), .tau = tau_ratio(n, Hb), .fro2 = frobenius_sq(b->n * b->n, Hb)};
     bm.row_mass = rows > 0 ? bm.fro2 / rows : 1.0;
     if (d) {
         double *db = xmalloc(b->n * sizeof(double));
@@ -429,10 +422,17 @@ block_metrics block_analyze(const double *H, size_t P, const block *b, const dou
         bm.kappa_dh_svd = kappa_scaled_svd(n, Hb, db);
         free(db);
     } else {
-        spectrum none = {NAN, NAN, NAN, NAN, NAN, -1};
-        bm.sd = none;
+        bm.sd = (spectrum){.lmin = NAN, .lmax = NAN, .absmin = NAN, .absmax = NAN, .kappa = NAN, .nneg = -1};
         bm.kappa_dh_svd = NAN;
     }
+    return bm;
+}
+
+block_metrics block_analyze(const double *H, size_t P, const block *b, const double *d)
+{
+    double *Hb = block_extract(H, P, b), rows = 0;
+    for (size_t e = 0; e < b->n; e++) rows += frobenius_sq(P, H + (b->start + e * b->stride) * P);
+    block_metrics bm = block_metrics_of(Hb, b, rows, d);
     free(Hb);
     return bm;
 }

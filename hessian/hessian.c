@@ -9,7 +9,7 @@
 
 hessian_opts hessian_defaults(void)
 {
-    hessian_opts o = {128, 1, 1, "hessian"};
+    hessian_opts o = {.panel = 128, .use_hess_cols = 1, .symmetric = 1, .label = "hessian"};
     return o;
 }
 

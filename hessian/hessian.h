@@ -201,6 +201,10 @@ typedef struct {
 } block_metrics;
 /* d: the diagonal of D over all P parameters (see adam_diag), or NULL. */
 block_metrics block_analyze(const double *H, size_t P, const block *b, const double *d);
+/* The same from the block itself, Hb = H_bb (n×n), and rows = ‖H_{b,:}‖_F², the
+ * squared mass of the block's full rows (block_analyze and hstream_block_metrics
+ * both end here). */
+block_metrics block_metrics_of(const double *Hb, const block *b, double rows, const double *d);
 
 /* d = 1/(√v̂ + ε), entrywise (length P). */
 void adam_diag(size_t P, const double *vhat, double eps, double *d);

@@ -23,7 +23,7 @@
 
 hfull_opts hfull_defaults(void)
 {
-    hfull_opts f = {0, 0, 64, EIG_EVR, 0, 0};
+    hfull_opts f = {.nb = 64, .method = EIG_EVR};
     return f;
 }
 

@@ -69,7 +69,7 @@ static int parse_size(const char *s, size_t *out)
 
 block block_named(const model *m, const char *spec)
 {
-    block b = {0, 0, 1, -1, ""};
+    block b = {.stride = 1, .tensor = -1};
     snprintf(b.name, sizeof b.name, "%s", spec);
     size_t i0, i1;
     int k = parse_size(spec, &i0);

@@ -138,7 +138,7 @@ spectrum deflated_scaled_spectrum(const deflation *df, const double *d)
     if (info < 0) DIE("LAPACKE_dpotrf: argument %d", -info);
     if (info > 0) { /* d spreads beyond round-off over the complement: D H_b is singular to working precision */
         free(DQ), free(B);
-        return (spectrum){NAN, NAN, NAN, NAN, INFINITY, -1};
+        return (spectrum){.lmin = NAN, .lmax = NAN, .absmin = NAN, .absmax = NAN, .kappa = INFINITY, .nneg = -1};
     }
     /* M = Lᵀ diag(μ) L, L lower triangular in B */
     double *M = xcalloc((size_t)m * m, sizeof(double)), *w = xmalloc((size_t)m * sizeof(double));

@@ -615,8 +615,9 @@ static void run_panels(hstream *s, model *m, size_t j0, size_t j1, size_t step, 
     int pw = o.panel > 0 ? o.panel : 128;
     int use_hvp = !lower && !(o.use_hess_cols && m->hess_cols);
     /* the stream's own bytes, plus this run's panel (and unit directions for hvp) */
-    hstream_opts so = {NULL, s->keep, s->heat ? s->heat_px : 0, s->heat == HEAT_MAX ? POOL_MAX : POOL_MEAN};
-    partition p = {s->nb, s->nb, s->blocks};
+    hstream_opts so = {.keep_blocks = s->keep, .heat_pixels = s->heat ? s->heat_px : 0,
+                       .heat_pool = s->heat == HEAT_MAX ? POOL_MAX : POOL_MEAN};
+    partition p = {.nblocks = s->nb, .cap = s->nb, .b = s->blocks};
     so.p = &p;
     double need = hstream_bytes(m, &so, pw * (use_hvp ? 2 : 1));
     if (need > s->checked) {
@@ -1008,33 +1009,14 @@ const double *hstream_heatmap(const hstream *s, size_t *pr, size_t *pc, size_t *
     return s->heat_out;
 }
 
-/* The same steps as block_analyze, on the kept block and the streamed row masses. */
+/* block_analyze's metrics from the kept block and the streamed row masses. */
 block_metrics hstream_block_metrics(const hstream *s, int b, const double *d)
 {
     finish(s);
     check_block(s, b);
     if (!s->keep) die_user("hstream: block metrics need the blocks kept (keep_blocks)");
     const block *bl = &s->blocks[b];
-    const double *Hb = s->hb + s->hoff[b];
-    int n = (int)bl->n;
-    block_metrics bm;
-    bm.n = bl->n;
-    bm.s = sym_spectrum(n, Hb);
-    bm.tau = tau_ratio(n, Hb);
-    bm.fro2 = frobenius_sq(bl->n * bl->n, Hb);
     double rows = 0;
     for (size_t e = 0; e < bl->n; e++) rows += s->rm[bl->start + e * bl->stride];
-    bm.row_mass = rows > 0 ? bm.fro2 / rows : 1.0;
-    if (d) {
-        double *db = xmalloc(bl->n * sizeof(double));
-        block_gather(bl, d, db);
-        bm.sd = scaled_spectrum(n, Hb, db);
-        bm.kappa_dh_svd = kappa_scaled_svd(n, Hb, db);
-        free(db);
-    } else {
-        spectrum none = {NAN, NAN, NAN, NAN, NAN, -1};
-        bm.sd = none;
-        bm.kappa_dh_svd = NAN;
-    }
-    return bm;
+    return block_metrics_of(s->hb + s->hoff[b], bl, rows, d);
 }

@@ -3,20 +3,15 @@
 $(RES)/fig4/run.txt: $(BUILD)/bin/fig4
 	$< --scale $(SCALE) --out $(@D) --quiet
 $(RES)/fig4/claims.txt: $(RES)/fig4/run.txt ;
-$(FIG)/fig4a_r_vs_tau.png: $(RES)/fig4/run.txt plots/fig4_r_vs_tau.gp
-	$(call render,plots/fig4_r_vs_tau.gp,res='$(RES)/fig4'; panel='a')
-$(FIG)/fig4b_r_vs_tau.png: $(RES)/fig4/run.txt plots/fig4_r_vs_tau.gp
-	$(call render,plots/fig4_r_vs_tau.gp,res='$(RES)/fig4'; panel='b')
-$(FIG)/fig4a_phase.png: $(RES)/fig4/run.txt plots/fig4_phase.gp
-	$(call render,plots/fig4_phase.gp,res='$(RES)/fig4'; panel='a')
-$(FIG)/fig4b_phase.png: $(RES)/fig4/run.txt plots/fig4_phase.gp
-	$(call render,plots/fig4_phase.gp,res='$(RES)/fig4'; panel='b')
-$(FIG)/fig4a_r_vs_tau_readings.png: $(RES)/fig4/run.txt plots/fig4_r_vs_tau_readings.gp
-	$(call render,plots/fig4_r_vs_tau_readings.gp,res='$(RES)/fig4'; panel='a')
-$(FIG)/fig4b_r_vs_tau_readings.png: $(RES)/fig4/run.txt plots/fig4_r_vs_tau_readings.gp
-	$(call render,plots/fig4_r_vs_tau_readings.gp,res='$(RES)/fig4'; panel='b')
-FIGURES += $(FIG)/fig4a_r_vs_tau.png $(FIG)/fig4b_r_vs_tau.png $(FIG)/fig4a_phase.png $(FIG)/fig4b_phase.png \
-           $(FIG)/fig4a_r_vs_tau_readings.png $(FIG)/fig4b_r_vs_tau_readings.png
+# Panel a (kappa = 500, several d) and b (d = 50, several kappa), each drawn by three
+# scripts: fig4<panel>_<plot>.png from plots/fig4_<plot>.gp.
+FIG4_PLOTS := r_vs_tau phase r_vs_tau_readings
+define fig4_panel
+$(FIG4_PLOTS:%=$(FIG)/fig4$(1)_%.png): $(FIG)/fig4$(1)_%.png: $(RES)/fig4/run.txt plots/fig4_%.gp
+	$$(call render,plots/fig4_$$*.gp,res='$(RES)/fig4'; panel='$(1)')
+FIGURES += $(FIG4_PLOTS:%=$(FIG)/fig4$(1)_%.png)
+endef
+$(foreach p,a b,$(eval $(call fig4_panel,$(p))))
 CLAIMS += $(RES)/fig4/claims.txt
 # make verdicts: one run per seed (theta and x draws from the seed); one worker thread per run.
 VERDICT_EXPS += fig4

@@ -3,6 +3,8 @@
 #                        are missing or older than their program, one shell command
 #                        per line (the same command make verdicts runs), for
 #                        run_tasks; builds the programs (default build) first.
+#                        The same run list as make verdicts (VERDICT_RUN_EXPS:
+#                        VERDICT_SKIP="a b" leaves a and b out).
 #   make verdicts-mpi NP=4 [MPIRUN="srun"]
 #                        verdict-tasks, then $(MPIRUN) build-mpi/bin/run_tasks on
 #                        the list (the runs spread over the ranks, each once), then
@@ -17,9 +19,9 @@ vtask_flags = $(subst SEED,$(2),$(if $(filter undefined,$(origin VCMD_$(1))),$(V
 
 .PHONY: verdict-tasks verdicts-mpi
 verdict-tasks:
-	@$(MAKE) --no-print-directory MPI=0 $(addprefix build/bin/,$(VERDICT_EXPS))
+	@$(MAKE) --no-print-directory MPI=0 $(addprefix build/bin/,$(VERDICT_RUN_EXPS))
 	@mkdir -p $(RES)
-	@{ $(foreach e,$(VERDICT_EXPS),$(foreach s,$(VERDICT_SEEDS),\
+	@{ $(foreach e,$(VERDICT_RUN_EXPS),$(foreach s,$(VERDICT_SEEDS),\
 	  if [ build/bin/$(e) -nt $(VRUNS)/$(e)/seed$(s)/run.txt ]; then \
 	    echo 'mkdir -p $(VRUNS)/$(e)/seed$(s) && OPENBLAS_NUM_THREADS=1 build/bin/$(e) $(call vtask_flags,$(e),$(s)) --out $(VRUNS)/$(e)/seed$(s) --quiet'; \
 	  fi;)) } >$(VTASKS).tmp && mv $(VTASKS).tmp $(VTASKS)

@@ -9,10 +9,6 @@
 #   another block of seeds (SEED0=6) writes $(RES)/verdicts-seed6/.
 #   VERDICT_SKIP="exp2_blockwise_gd leave_out": those experiments are not run
 #   and their claims are left out of the table (the costliest at paper scale).
-comma := ,
-empty :=
-space := $(empty) $(empty)
-
 # One run: the program's flags with SEED replaced, one BLAS thread.
 define verdict_run
 $(VRUNS)/$(1)/seed$(2)/run.txt: $(BUILD)/bin/$(1)

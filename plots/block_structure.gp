@@ -6,7 +6,7 @@
 # the claim block_structure.neurons_together; right: the other blocks.
 # Variables: bands (a bands.csv of block_structure --bands-of), runs_text
 # (e.g. "5 seeds"), out (PNG path).
-set terminal pngcairo size 1100,480 font ",9"
+set terminal pngcairo size 1100,540 font ",9"
 set output out
 set datafile separator ","
 set multiplot layout 1,2 title "Off-diagonal excess of the Fig. 6 splits through training (".runs_text.": mean, band min-max; grey: permuted H)\n{/*0.85 e = (s - q)/(1 - q): s = share of H_{tt}'s off-diagonal squared mass inside the blocks, q = the same for random blocks; 0 random, 1 block-diagonal}"
@@ -14,7 +14,8 @@ set xlabel "training step (AdamW, 1,000 steps; 10 = 1%)"
 set ylabel "off-diagonal excess e"
 set yrange [-0.1:1.05]
 set grid ytics lc rgb "#e0e0e0"
-set key bottom right font ",8"
+set key outside bottom center horizontal maxcols 3 font ",8"   # below: no band under it
+set bmargin 7
 sel(name, col) = strcol(1) eq name ? column(col) : NaN
 thr = 0.5
 

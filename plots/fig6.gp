@@ -12,7 +12,7 @@ set size ratio -1
 set xrange [-0.5:npx-0.5]
 set yrange [npx-0.5:-0.5]
 set xlabel (factor > 1 ? sprintf("parameter index in the block / %d", factor) : "parameter index in the block (row-major (out, in))")
-set ylabel "parameter index in the block"
+set ylabel (factor > 1 ? sprintf("parameter index in the block / %d", factor) : "parameter index in the block")
 set logscale cb
 set cbrange [cbmin:cbmax]
 set format cb "10^{%L}"

@@ -27,7 +27,7 @@ do for [m=1:2] {
     f = sprintf("%s/density_%s_%s.csv", res, word(names, m), word(points, p))
     stats f skip 1 nooutput
     ncol = STATS_columns
-    set title sprintf("%s, %s (step %s): S = %s", word(titles, m) . (m == 2 ? " (mlp_fc: hidden layer, mlp_proj: classifier)" : ""), word(points, p), stepof(word(names, m), word(points, p)), sdof(word(names, m), word(points, p)))
+    set title sprintf("%s, %s (step %s): S = %s", word(titles, m) . (m == 2 ? " (mlp_fc: hidden layer, mlp_proj: classifier)" : ""), word(points, p), stepof(word(names, m), word(points, p)), sdof(word(names, m), word(points, p))) noenhanced
     plot for [i=2:ncol] f using 1:i with lines lt (i - 1) title columnhead(i) noenhanced
   }
 }

@@ -28,26 +28,27 @@ red = "#c0392b"; redl = "#e6a198"; blue = "#1f5fa8"; bluel = "#97b6dc"
 set title "(a) off-diagonal excess e of the hidden-neuron blocks"
 set ylabel "e"
 set yrange [-0.1:1.05]
-set key bottom left at graph 0.02, 0.1 font ",8"
-plot for [d in runs] d."/steps.csv" using (xs($3)):(sel(100, "xent", 11)) with linespoints lc rgb red lw 2 pt 7 ps 0.5 notitle, \
-     for [d in runs] d."/steps.csv" using (xs($3)):(sel(100, "squared", 11)) with linespoints lc rgb redl lw 1.5 dt 2 pt 6 ps 0.5 notitle, \
-     for [d in runs] d."/steps.csv" using (xs($3)):(sel(10, "xent", 11)) with linespoints lc rgb blue lw 2 pt 7 ps 0.5 notitle, \
-     for [d in runs] d."/steps.csv" using (xs($3)):(sel(10, "squared", 11)) with linespoints lc rgb bluel lw 1.5 dt 2 pt 6 ps 0.5 notitle, \
-     for [d in runs] d."/steps.csv" using (xs($3)):(strcol(2) eq "xent" ? $13 : NaN) with points lc rgb "#a0a0a0" pt 1 ps 0.5 notitle, \
-     NaN with linespoints lc rgb red lw 2 pt 7 title "100 classes, cross-entropy", \
-     NaN with linespoints lc rgb redl lw 1.5 dt 2 pt 6 title "100 classes, squared loss", \
-     NaN with linespoints lc rgb blue lw 2 pt 7 title "10 classes, cross-entropy", \
-     NaN with linespoints lc rgb bluel lw 1.5 dt 2 pt 6 title "10 classes, squared loss", \
-     NaN with points lc rgb "#a0a0a0" pt 1 title "blocks on a random permutation", \
-     0.5 with lines lc rgb "#606060" dt 3 title "rule: 0.5"
+unset key   # the key of (a), (b) and (c) stands in (b), where no curve runs under it
+plot for [d in runs] d."/steps.csv" using (xs($3)):(sel(100, "xent", 11)) with linespoints lc rgb red lw 2 pt 7 ps 0.5, \
+     for [d in runs] d."/steps.csv" using (xs($3)):(sel(100, "squared", 11)) with linespoints lc rgb redl lw 1.5 dt 2 pt 6 ps 0.5, \
+     for [d in runs] d."/steps.csv" using (xs($3)):(sel(10, "xent", 11)) with linespoints lc rgb blue lw 2 pt 7 ps 0.5, \
+     for [d in runs] d."/steps.csv" using (xs($3)):(sel(10, "squared", 11)) with linespoints lc rgb bluel lw 1.5 dt 2 pt 6 ps 0.5, \
+     for [d in runs] d."/steps.csv" using (xs($3)):(strcol(2) eq "xent" ? $13 : NaN) with points lc rgb "#a0a0a0" pt 1 ps 0.5, \
+     0.5 with lines lc rgb "#606060" dt 3
 
 set title "(b) p(1-p) over its value at step 0 (claim, 100 classes: <= 0.5 at the end)"
 set ylabel "p(1-p) / p(1-p) at step 0"
 set yrange [0:1.1]
+set key bottom left at graph 0.02, 0.08 font ",8"
 plot for [d in runs] d."/steps.csv" using (xs($3)):(sel(100, "xent", 7)) with linespoints lc rgb red lw 2 pt 7 ps 0.5 notitle, \
      for [d in runs] d."/steps.csv" using (xs($3)):(sel(100, "squared", 7)) with linespoints lc rgb redl lw 1.5 dt 2 pt 6 ps 0.5 notitle, \
      for [d in runs] d."/steps.csv" using (xs($3)):(sel(10, "xent", 7)) with linespoints lc rgb blue lw 2 pt 7 ps 0.5 notitle, \
      for [d in runs] d."/steps.csv" using (xs($3)):(sel(10, "squared", 7)) with linespoints lc rgb bluel lw 1.5 dt 2 pt 6 ps 0.5 notitle, \
+     NaN with linespoints lc rgb red lw 2 pt 7 title "100 classes, cross-entropy", \
+     NaN with linespoints lc rgb redl lw 1.5 dt 2 pt 6 title "100 classes, squared loss", \
+     NaN with linespoints lc rgb blue lw 2 pt 7 title "10 classes, cross-entropy", \
+     NaN with linespoints lc rgb bluel lw 1.5 dt 2 pt 6 title "10 classes, squared loss", \
+     NaN with points lc rgb "#a0a0a0" pt 1 title "(a): the blocks on a random permutation", \
      0.5 with lines lc rgb "#606060" dt 3 title "rule: 0.5"
 
 set title "(c) off-block mass 1 - e (claim, 10 classes: falls with p(1-p); control: squared twin)"

@@ -19,7 +19,7 @@ set logscale x
 set xrange [0.8:1250]
 set xtics ("1" 1, "2" 2, "5" 5, "10 (1%%)" 10, "50" 50, "100" 100, "1000" 1000)
 set grid ytics lc rgb "#dddddd"
-set key center right opaque box font ",9"
+set key opaque box font ",8" samplen 2 width -2
 set style fill transparent solid 0.2 noborder
 rec = "fig4 adam"
 col = "#d95f02 #1b9e77"
@@ -29,6 +29,7 @@ do for [mat in "H G"] {
     set yrange [-0.03:1.03]
     set ylabel "share of blocks with ratio > 1"
     set xlabel ""
+    set key at graph 0.98, graph 0.86 right top   # above AdamW's curve once it has fallen, below the recipe's
     set arrow 1 from graph 0, first 0.5 to graph 1, first 0.5 nohead dt 2 lc rgb "#555555"
     plot for [k=1:2] agg(word(rec, k).".".mat, 6) using 1:3:4 with filledcurves lc rgb word(col, k) notitle, \
          for [k=1:2] agg(word(rec, k).".".mat, 6) using 1:2 with linespoints pt 7 ps 0.8 lw 2 lc rgb word(col, k) \
@@ -42,6 +43,7 @@ do for [mat in "H G"] {
     set yrange [*:*]
     set ylabel "median log10 ratio (decades)"
     set xlabel "training step (of 1,000)"
+    set key at graph 0.98, graph 0.55 right top   # between the two curves
     set arrow 2 from graph 0, first 0 to graph 1, first 0 nohead dt 2 lc rgb "#555555"
     plot for [k=1:2] agg(word(rec, k).".".mat, 7) using 1:3:4 with filledcurves lc rgb word(col, k) notitle, \
          for [k=1:2] agg(word(rec, k).".".mat, 7) using 1:2 with linespoints pt 7 ps 0.8 lw 2 lc rgb word(col, k) \

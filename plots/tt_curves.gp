@@ -5,7 +5,7 @@
 set terminal pngcairo size 900,560 font ",11"
 set output out
 set datafile separator ","
-set key noenhanced top right box opaque
+set key noenhanced outside right top box   # outside: no curve under it
 set grid lc rgb "#dddddd"
 set title ttl noenhanced
 set xlabel (exists("xlab") ? xlab : "step")
@@ -18,7 +18,14 @@ if (exists("ref")) {
     set logscale y
     set format y "10^{%L}"
 }
-if (exists("logy") && logy) { set logscale y; set format y "10^{%L}" }
+# log y over the data's own range (less than a decade here: tics in plain numbers)
+if (exists("logy") && logy) {
+    set logscale y; set autoscale yfix; set offsets 0, 0, graph 0.05, graph 0.05; set format y "%g"
+    set ytics 10
+    do for [e=-3:3] { do for [m in "1 1.2 1.5 2 3 5 7"] { set ytics add (real(m) * 10.0**e) } }
+}
+# linear y: a margin above the top curve, so that a curve at the limit is not on the frame
+if (!exists("ref") && !(exists("logy") && logy)) { set offsets 0, 0, graph 0.04, 0 }
 set linetype 1 lc rgb "#0077bb" lw 2 pt 7
 set linetype 2 lc rgb "#009988" lw 2 pt 5
 set linetype 3 lc rgb "#ee7733" lw 2 pt 9

@@ -5,9 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* D_Adam = diag(1/|g|) scaled by max|g| (κ of DH does not depend on the scale
- * of D). Returns 0 if some g_i is 0 or its entry is not finite. */
-static int adam_diag(double *dg /* (d) */, const double *g, int d)
+/* D_Adam = diag(1/|g|), Adam's diagonal from the gradient g = Hx (paper Fig. 4),
+ * scaled by max|g| (κ of DH does not depend on the scale of D). Returns 0 if
+ * some g_i is 0 or its entry is not finite. */
+static int inverse_gradient_diag(double *dg /* (d) */, const double *g, int d)
 {
     double gmax = 0;
     for (int i = 0; i < d; i++) gmax = fmax(gmax, fabs(g[i]));
@@ -32,7 +33,7 @@ int quad_ratio_fast(quad_ratio *r, const double *q, double kappa, const double *
 int quad_ratio_scaled(quad_ratio *r, const double *q, double kappa, const double *s, double *work, int d)
 {
     double *dg = work, *v = work + d;
-    if (!adam_diag(dg, s, d)) return 0;  /* s may be v itself: read before v is overwritten */
+    if (!inverse_gradient_diag(dg, s, d)) return 0;  /* s may be v itself: read before v is overwritten */
     double qq = 0;
     for (int i = 0; i < d; i++) qq += q[i] * q[i];
     double rho = kappa - 1;
@@ -60,7 +61,7 @@ int quad_ratio_dense(quad_ratio *r, const double *H, const double *x, int d)
     size_t dd = (size_t)d * d;
     double *g = xmalloc((size_t)d * sizeof(double)), *dg = xmalloc((size_t)d * sizeof(double));
     cblas_dgemv(CblasRowMajor, CblasNoTrans, d, d, 1.0, H, d, x, 1, 0.0, g, 1);
-    int ok = adam_diag(dg, g, d);
+    int ok = inverse_gradient_diag(dg, g, d);
     if (ok) {
         double *A = xmalloc(dd * sizeof(double)), *B = xmalloc(dd * sizeof(double));
         for (int i = 0; i < d; i++)

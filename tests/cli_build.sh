@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The build: flags the build needs survive a user's CFLAGS, and building on a
-# machine that has the libraries never calls apt-get or dpkg.
+# machine that has the libraries never calls apt-get or dpkg; the compiler and
+# its flags go together; make clean keeps paper-scale results; make
+# verdict-tasks (MPI) schedules the runs make verdicts runs.
 source "$(dirname "$0")/lib_cli.sh"
 
 # apt-get, apt, dpkg and dpkg-query that fail loudly and leave a mark
@@ -28,4 +30,34 @@ links=$(grep -c -- " -o $TMPD/b/bin/" "$TMPD/plan")
   || cli_fail "a link line lost the libraries ($links links)"
 grep -q "deps.sh\|apt-get" "$TMPD/plan" && cli_fail "make all plans to run the installer" || cli_ok
 [ ! -e "$FAKE/called" ] && cli_ok || cli_fail "planning the build called apt-get or dpkg"
+
+# the compiler: gcc unless CC is given, and gcc-only flags only for a compiler that takes them
+env -u CC MAKEFLAGS= make --no-print-directory -n -B BUILD="$TMPD/b" "$TMPD/b/core/errors.o" >"$TMPD/gcc" 2>&1
+grep -q "^gcc .*-fvect-cost-model=dynamic" "$TMPD/gcc" && cli_ok || cli_fail "make without CC does not compile with gcc"
+if command -v clang >/dev/null; then
+  MAKEFLAGS= make --no-print-directory -n -B CC=clang BUILD="$TMPD/b" "$TMPD/b/core/errors.o" >"$TMPD/clang" 2>&1
+  grep -q "^clang " "$TMPD/clang" && ! grep -q -- "-fvect-cost-model" "$TMPD/clang" && cli_ok ||
+    cli_fail "make CC=clang: $(grep -- ' -c ' "$TMPD/clang")"
+fi
+
+# make clean keeps results-paper/ and figures-paper/; make distclean removes them
+MAKEFLAGS= make --no-print-directory -n clean >"$TMPD/clean" 2>&1
+grep -q "rm -rf .*results" "$TMPD/clean" && ! grep -q -- "-paper" "$TMPD/clean" && cli_ok ||
+  cli_fail "make clean: $(cat "$TMPD/clean")"
+MAKEFLAGS= make --no-print-directory -n distclean >"$TMPD/distclean" 2>&1
+grep -q "results-paper" "$TMPD/distclean" && grep -q "figures-paper" "$TMPD/distclean" && cli_ok ||
+  cli_fail "make distclean keeps the paper-scale results"
+
+# make verdict-tasks lists the runs make verdicts makes: VERDICT_SKIP leaves its experiments out
+tasks() { # one line per run the recipe would list
+  MAKEFLAGS= make --no-print-directory -n verdict-tasks SEEDS=1 RES="$TMPD/res" "$@" 2>&1 |
+    grep -o "OPENBLAS_NUM_THREADS=1 build/bin/[a-z0-9_]* "
+}
+tasks >"$TMPD/all"
+tasks VERDICT_SKIP="exp2_blockwise_gd leave_out" >"$TMPD/skip"
+grep -q "bin/exp2_blockwise_gd " "$TMPD/all" && grep -q "bin/leave_out " "$TMPD/all" && cli_ok ||
+  cli_fail "verdict-tasks without a skip does not schedule exp2_blockwise_gd and leave_out"
+grep -q "bin/exp2_blockwise_gd \|bin/leave_out " "$TMPD/skip" && cli_fail "verdict-tasks ignores VERDICT_SKIP" || cli_ok
+[ "$(wc -l <"$TMPD/skip")" -eq $(($(wc -l <"$TMPD/all") - 2)) ] && cli_ok ||
+  cli_fail "verdict-tasks with two skipped: $(wc -l <"$TMPD/skip") of $(wc -l <"$TMPD/all") runs"
 cli_summary

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "hessian/hessian.h"
 #include "mlp/mlp.h"
+#include "tests/fixtures.h"
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -258,17 +259,8 @@ static void test_asymmetry(void)
 static void test_mlp_panels(void)
 {
     for (int a = ACT_RELU; a <= ACT_GELU; a++) {
-        mlp_config cfg = {11, 4, 3, a, 1, LOSS_XENT, 1};
-        model *m = mlp_new(&cfg);
-        gsl_rng *r = rng_new(21);
-        mlp_init_params(m, gsl_rng_get(r));
-        int N = 40;
-        double *X = xmalloc(N * 11 * sizeof(double));
-        int *y = xmalloc(N * sizeof(int));
-        for (int e = 0; e < N * 11; e++) X[e] = rng_gaussian(r, 1.0);
-        for (int n = 0; n < N; n++) y[n] = (int)rng_int(r, 3);
-        mlp_set_batch(m, X, y, N);
-        rng_free(r);
+        mlp_config cfg = {.in = 11, .width = 4, .classes = 3, .act = a, .bias = 1, .loss = LOSS_XENT};
+        model *m = fixture_mlp(&cfg, 40, 21);
         size_t P = m->P;
         hessian_opts o = hessian_defaults();
         o.use_hess_cols = 0;
@@ -288,8 +280,6 @@ static void test_mlp_panels(void)
                 free(H);
             }
         free(ref);
-        free(X);
-        free(y);
         model_free(m);
     }
 }

@@ -5,6 +5,7 @@
  * fail the claim's rule. */
 #include "check.h"
 #include "harness/harness.h"
+#include "tests/fixtures.h"
 #include <stdlib.h>
 
 #define EPS_MACH 2.220446049250313e-16
@@ -72,7 +73,7 @@ static void test_deflate_known(void)
     double d[12];
     for (int i = 0; i < n; i++) d[i] = 1;
     CHECK(isnan(deflated_scaled_spectrum(&df, d).kappa), "zero block: kappa(DA) NAN");
-    int sk;
+    int sk = -1;
     CHECK(isnan(fig4_ratio(n, Z, &df, 5, r, &sk)) && sk == 5, "zero block: Fig. 4 ratio NAN, %d skipped", sk);
     deflation_free(&df);
     free(A), free(Q), free(N), free(Z);
@@ -275,20 +276,7 @@ static void test_control_fails(void)
 static model *tiny(int bias, int T, unsigned long seed)
 {
     tt_config c = {.V = 5, .C = 8, .heads = 2, .M = 12, .layers = 1, .T = T, .bias = bias, .seed = seed};
-    model *m = tt_new(&c);
-    gsl_rng *r = rng_new(seed + 50);
-    for (int t = 0; t < m->ntensors; t++) {
-        const tensor_info *ti = &m->tensors[t];
-        for (size_t i = 0; i < tensor_size(ti); i++)
-            m->params[ti->offset + i] = ti->role == ROLE_NORM ? 1 + rng_gaussian(r, 0.3)
-                                                              : rng_gaussian(r, ti->role == ROLE_BIAS ? 0.2 : 0.5);
-    }
-    int B = 6, *tok = xmalloc((size_t)B * (T + 1) * sizeof(int));
-    for (int i = 0; i < B * (T + 1); i++) tok[i] = (int)rng_int(r, 5);
-    tt_set_batch(m, tok, B);
-    free(tok);
-    rng_free(r);
-    return m;
+    return fixture_tt(&c, 6, seed + 50);
 }
 
 /* max over the block's derived directions v of ‖M_bb v‖/(‖M_bb‖_max ‖v‖); *k the rank of their span. */

@@ -4,6 +4,7 @@
  * hvp, and the data readers on tiny files written here (every bad-file case). */
 #include "check.h"
 #include "mlp/mlp.h"
+#include "tests/fixtures.h"
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,19 +16,9 @@ static char tmpdir[256];
 static model *small_mlp(mlp_act act, int bias, mlp_loss loss, int in, int width, int classes, int N,
                         unsigned long seed)
 {
-    mlp_config cfg = {in, width, classes, act, bias, loss, 1};
-    model *m = mlp_new(&cfg);
-    gsl_rng *r = rng_new(seed);
-    mlp_init_params(m, gsl_rng_get(r));
+    mlp_config cfg = {.in = in, .width = width, .classes = classes, .act = act, .bias = bias, .loss = loss};
+    model *m = fixture_mlp(&cfg, N, seed);
     for (size_t j = 0; j < m->P; j++) m->params[j] *= 2;
-    double *X = xmalloc((size_t)N * in * sizeof(double));
-    int *y = xmalloc((size_t)N * sizeof(int));
-    for (int e = 0; e < N * in; e++) X[e] = rng_gaussian(r, 1.0);
-    for (int n = 0; n < N; n++) y[n] = (int)rng_int(r, (unsigned long)classes);
-    mlp_set_batch(m, X, y, N);
-    free(X);
-    free(y);
-    rng_free(r);
     return m;
 }
 

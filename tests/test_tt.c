@@ -8,6 +8,7 @@
 #include "hessian/hessian.h"
 #include "harness/harness.h"
 #include "tinytransformer/tt_kernels.h"
+#include "tests/fixtures.h"
 #include <cblas.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -19,20 +20,7 @@ static char tmpdir[256];
 static model *small_model(int layers, int bias, int heads, int T, int B, unsigned long seed)
 {
     tt_config c = {.V = 5, .C = 8, .heads = heads, .M = 12, .layers = layers, .T = T, .bias = bias, .seed = seed};
-    model *m = tt_new(&c);
-    gsl_rng *r = rng_new(seed + 100);
-    for (int t = 0; t < m->ntensors; t++) {
-        const tensor_info *ti = &m->tensors[t];
-        double *p = m->params + ti->offset;
-        for (size_t i = 0; i < tensor_size(ti); i++)
-            p[i] = ti->role == ROLE_NORM ? 1 + rng_gaussian(r, 0.3) : rng_gaussian(r, ti->role == ROLE_BIAS ? 0.2 : 0.5);
-    }
-    int *tok = xmalloc((size_t)B * (T + 1) * sizeof(int));
-    for (int i = 0; i < B * (T + 1); i++) tok[i] = (int)rng_int(r, (unsigned long)c.V);
-    tt_set_batch(m, tok, B);
-    free(tok);
-    rng_free(r);
-    return m;
+    return fixture_tt(&c, B, seed + 100);
 }
 
 static double norm2(const double *x, size_t n) { return sqrt(frobenius_sq(n, x)); }

@@ -132,7 +132,7 @@ static double *cut_from_run(const char *dir, size_t P, const block *R, const blo
 static int write_lines(const char *out, const char *name, const partition *p, size_t offset, size_t factor)
 {
     char *path = path_join(out, name);
-    partition empty = {0, 0, NULL};
+    partition empty = {0};
     heatmap_write_bounds(path, p ? p : &empty, offset, factor);
     free(path);
     return p && p->nblocks > 1;
@@ -167,25 +167,29 @@ static void render(const char *script, const char *dir, const char *png)
     }
 }
 
-int main(int argc, char **argv)
+typedef struct {
+    const char *spec, *cspec;  /* the block's rows and columns */
+    const char *hpath, *tensors, *run, *out, *pool, *png, *script;
+    int pixels, max_lines;
+    double decades;
+} hm_args;
+
+static hm_args parse_args(int argc, char **argv)
 {
-    const char *spec = NULL, *cspec = NULL, *hpath = NULL, *tensors = NULL, *run = NULL, *out = "results/heatmap",
-               *pool = "max", *png = NULL, *script = "plots/heatmap.gp";
-    int pixels = 0, max_lines = 256;
-    double decades = 6;
+    hm_args x = {.out = "results/heatmap", .pool = "max", .script = "plots/heatmap.gp", .max_lines = 256, .decades = 6};
     const cli_opt opts[] = {
-        {"block", OPT_STRING, &spec, "the block's rows: NAME, NAME[head h], NAME[row r], NAME[col c] or i0:i1"},
-        {"cols", OPT_STRING, &cspec, "its columns, the same way (default: the rows: a diagonal block)"},
-        {"h", OPT_STRING, &hpath, "a saved H (.npy, P x P), read row by row"},
-        {"tensors", OPT_STRING, &tensors, "the layout (tensors.csv; default: next to --h, or in --run)"},
-        {"run", OPT_STRING, &run, "a hessian_blocks output folder: the block is cut from its kept blocks"},
-        {"pixels", OPT_INT, &pixels, "0: full resolution; else pool to at most this many pixels per side"},
-        {"pool", OPT_STRING, &pool, "with --pixels: max or mean"},
-        {"decades", OPT_DOUBLE, &decades, "log colour range below max |H|, in decades"},
-        {"max-lines", OPT_INT, &max_lines, "draw neuron lines only up to this many neurons"},
-        {"png", OPT_STRING, &png, "render the PNG here with gnuplot"},
-        {"script", OPT_STRING, &script, "the gnuplot script"},
-        {"out", OPT_STRING, &out, "output folder"},
+        {"block", OPT_STRING, &x.spec, "the block's rows: NAME, NAME[head h], NAME[row r], NAME[col c] or i0:i1"},
+        {"cols", OPT_STRING, &x.cspec, "its columns, the same way (default: the rows: a diagonal block)"},
+        {"h", OPT_STRING, &x.hpath, "a saved H (.npy, P x P), read row by row"},
+        {"tensors", OPT_STRING, &x.tensors, "the layout (tensors.csv; default: next to --h, or in --run)"},
+        {"run", OPT_STRING, &x.run, "a hessian_blocks output folder: the block is cut from its kept blocks"},
+        {"pixels", OPT_INT, &x.pixels, "0: full resolution; else pool to at most this many pixels per side"},
+        {"pool", OPT_STRING, &x.pool, "with --pixels: max or mean"},
+        {"decades", OPT_DOUBLE, &x.decades, "log colour range below max |H|, in decades"},
+        {"max-lines", OPT_INT, &x.max_lines, "draw neuron lines only up to this many neurons"},
+        {"png", OPT_STRING, &x.png, "render the PNG here with gnuplot"},
+        {"script", OPT_STRING, &x.script, "the gnuplot script"},
+        {"out", OPT_STRING, &x.out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -193,72 +197,89 @@ int main(int argc, char **argv)
               "from a saved H (.npy) or from the blocks a streamed hessian_blocks run kept; writes it as\n"
               "block.npy and a heatmap (|H|, log colour) with tensor / head / neuron lines for plots/heatmap.gp.",
               opts, sizeof opts / sizeof *opts);
-    if (!spec) die_user("--block is required (e.g. --block h0.attn.query)");
-    if (!hpath == !run) die_user("give exactly one of --h (a saved H) and --run (a hessian_blocks folder)");
-    if (pixels < 0 || pixels > 16384) die_user("--pixels must be in 0..16384 (got %d)", pixels);
-    pool_kind pk = pool_parse(pool);
-    if (!(decades >= 1 && decades <= 16)) die_user("--decades must be in 1..16 (got %g)", decades);
+    if (!x.spec) die_user("--block is required (e.g. --block h0.attn.query)");
+    if (!x.hpath == !x.run) die_user("give exactly one of --h (a saved H) and --run (a hessian_blocks folder)");
+    if (x.pixels < 0 || x.pixels > 16384) die_user("--pixels must be in 0..16384 (got %d)", x.pixels);
+    pool_parse(x.pool);
+    if (!(x.decades >= 1 && x.decades <= 16)) die_user("--decades must be in 1..16 (got %g)", x.decades);
+    return x;
+}
+
+/* The layout: --tensors, else tensors.csv in --run or next to --h. */
+static model *read_layout(const hm_args *x)
+{
     char *tpath;
-    if (tensors) {
-        tpath = xstrdup(tensors);
-    } else if (run) {
-        tpath = path_join(run, "tensors.csv");
+    if (x->tensors) {
+        tpath = xstrdup(x->tensors);
+    } else if (x->run) {
+        tpath = path_join(x->run, "tensors.csv");
     } else {
-        const char *slash = strrchr(hpath, '/');
-        char *dir = slash ? strndup(hpath, (size_t)(slash - hpath)) : xstrdup(".");
+        const char *slash = strrchr(x->hpath, '/');
+        char *dir = slash ? strndup(x->hpath, (size_t)(slash - x->hpath)) : xstrdup(".");
         tpath = path_join(dir, "tensors.csv");
         free(dir);
     }
     model *lay = layout_read(tpath);
     free(tpath);
-    block R = block_named(lay, spec), C = block_named(lay, cspec ? cspec : spec);
-    output_keep_previous(); /* --out may be the --run folder it reads */
-    ensure_dir(out);
+    return lay;
+}
 
-    double *A = hpath ? cut_from_h(hpath, lay->P, &R, &C) : cut_from_run(run, lay->P, &R, &C);
-    size_t shape[2] = {R.n, C.n};
-    npy_write_in(out, "block.npy", A, 2, shape);
+/* heat.csv, the line files and plotvars.gp for plots/heatmap.gp; the PNG with --png. */
+static void write_heatmap(const hm_args *x, const model *lay, const block *R, const block *C, const double *A)
+{
     size_t pr, pc, factor;
-    int px = pixels ? pixels : (int)(R.n > C.n ? R.n : C.n);
-    double *img = heatmap_pool(A, R.n, C.n, C.n, px, pk, &pr, &pc, &factor);
+    int px = x->pixels ? x->pixels : (int)(R->n > C->n ? R->n : C->n);
+    double *img = heatmap_pool(A, R->n, C->n, C->n, px, pool_parse(x->pool), &pr, &pc, &factor);
     char note[256];
-    snprintf(note, sizeof note, "|H| block %s x %s", R.name, C.name);
-    char *path = path_join(out, "heat.csv");
+    snprintf(note, sizeof note, "|H| block %s x %s", R->name, C->name);
+    char *path = path_join(x->out, "heat.csv");
     heatmap_write(path, img, pr, pc, factor, note);
     free(path);
-
     partition *rmaj, *rmin, *cmaj, *cmin;
-    block_lines(lay, &R, max_lines, &rmaj, &rmin);
-    block_lines(lay, &C, max_lines, &cmaj, &cmin);
-    int has[4] = {write_lines(out, "bounds_rows_major.csv", rmaj, R.start, factor),
-                  write_lines(out, "bounds_rows_minor.csv", rmin, R.start, factor),
-                  write_lines(out, "bounds_cols_major.csv", cmaj, C.start, factor),
-                  write_lines(out, "bounds_cols_minor.csv", cmin, C.start, factor)};
-    double mx = max_abs(R.n * C.n, A), sum = 0;
-    for (size_t e = 0; e < R.n * C.n; e++) sum += fabs(A[e]);
+    block_lines(lay, R, x->max_lines, &rmaj, &rmin);
+    block_lines(lay, C, x->max_lines, &cmaj, &cmin);
+    int has[4] = {write_lines(x->out, "bounds_rows_major.csv", rmaj, R->start, factor),
+                  write_lines(x->out, "bounds_rows_minor.csv", rmin, R->start, factor),
+                  write_lines(x->out, "bounds_cols_major.csv", cmaj, C->start, factor),
+                  write_lines(x->out, "bounds_cols_minor.csv", cmin, C->start, factor)};
+    double mx = max_abs(R->n * C->n, A), sum = 0;
+    for (size_t e = 0; e < R->n * C->n; e++) sum += fabs(A[e]);
     char title[600], t1[300], t2[300];
-    if (cspec) snprintf(t1, sizeof t1, "%s x %s", R.name, C.name);
-    else snprintf(t1, sizeof t1, "%s", R.name);
+    if (x->cspec) snprintf(t1, sizeof t1, "%s x %s", R->name, C->name);
+    else snprintf(t1, sizeof t1, "%s", R->name);
     gp_escape(title, sizeof title, t1);
-    snprintf(t2, sizeof t2, "%s%s", hpath ? "from " : "from the kept blocks of ", hpath ? hpath : run);
+    snprintf(t2, sizeof t2, "%s%s", x->hpath ? "from " : "from the kept blocks of ", x->hpath ? x->hpath : x->run);
     gp_escape(t1, sizeof t1, t2);
-    outfile *o = outfile_open_in(out, "plotvars.gp");
+    outfile *o = outfile_open_in(x->out, "plotvars.gp");
     fprintf(outfile_fp(o),
             "npr = %zu\nnpc = %zu\nfactor = %zu\ncbmax = %.6g\ncbmin = %.6g\n"
             "has_rmaj = %d\nhas_rmin = %d\nhas_cmaj = %d\nhas_cmin = %d\n"
             "title_text = \"Hessian block %s\"\n"
             "sub1 = \"%zu x %zu (indices %zu.. stride %zu, %zu.. stride %zu); max |H| %.2e, mean |H| %.2e; log colour\"\n"
             "sub2 = \"%s; solid: heads (or neurons, tensors), dotted: neurons in heads\"\n",
-            pr, pc, factor, mx > 0 ? mx : 1, (mx > 0 ? mx : 1) * pow(10, -decades), has[0], has[1], has[2], has[3],
-            title, R.n, C.n, R.start, R.stride, C.start, C.stride, mx, sum / (double)(R.n * C.n), t1);
+            pr, pc, factor, mx > 0 ? mx : 1, (mx > 0 ? mx : 1) * pow(10, -x->decades), has[0], has[1], has[2], has[3],
+            title, R->n, C->n, R->start, R->stride, C->start, C->stride, mx, sum / (double)(R->n * C->n), t1);
     outfile_commit(o);
-    if (png) render(script, out, png);
+    if (x->png) render(x->script, x->out, x->png);
     if (!core_quiet)
-        fprintf(stderr, "heatmap: %s (%zu x %zu) -> %s/block.npy%s%s\n", t2, R.n, C.n, out, png ? ", " : "",
-                png ? png : "");
-    run_write_info(out, 0);
+        fprintf(stderr, "heatmap: %s (%zu x %zu) -> %s/block.npy%s%s\n", t2, R->n, C->n, x->out, x->png ? ", " : "",
+                x->png ? x->png : "");
     partition_free(rmaj), partition_free(rmin), partition_free(cmaj), partition_free(cmin);
     free(img);
+}
+
+int main(int argc, char **argv)
+{
+    hm_args x = parse_args(argc, argv);
+    model *lay = read_layout(&x);
+    block R = block_named(lay, x.spec), C = block_named(lay, x.cspec ? x.cspec : x.spec);
+    output_keep_previous(); /* --out may be the --run folder it reads */
+    ensure_dir(x.out);
+    double *A = x.hpath ? cut_from_h(x.hpath, lay->P, &R, &C) : cut_from_run(x.run, lay->P, &R, &C);
+    size_t shape[2] = {R.n, C.n};
+    npy_write_in(x.out, "block.npy", A, 2, shape);
+    write_heatmap(&x, lay, &R, &C, A);
+    run_write_info(x.out, 0);
     free(A);
     model_free(lay);
     return 0;

@@ -35,11 +35,12 @@
 
 typedef struct {
     ckpt_cli cli;
-    const char *model_name, *out, *part_name, *pool_name, *path_name, *mlp_data, *mlp_act, *eig_name;
-    int mlp_width, mlp_pool, mlp_eval_n, pixels, lower, full_spectrum, write_h, skip_blocks;
+    const char *model_name, *out, *part_name, *pool_name, *path_name, *eig_name;
+    mlp_cli mlp_flags;
+    int pixels, lower, full_spectrum, write_h, skip_blocks;
     int_list eig_range;
     /* state */
-    int is_tt;
+    int is_tt, full;           /* --model tt; --path full */
     tt_ckpt_setup setup;
     mlp_ckpt_setup ms;
     tt_ckpt tt;
@@ -144,7 +145,7 @@ static double cpu_seconds(void)
 
 static hstream *streamed(run *r, results *res)
 {
-    hstream_opts so = {r->p, 1, r->pixels, pool_parse(r->pool_name)};
+    hstream_opts so = {.p = r->p, .keep_blocks = 1, .heat_pixels = r->pixels, .heat_pool = pool_parse(r->pool_name)};
     hstream *s = hstream_new(r->m, &so);
     hessian_opts o = engine_opts(r);
     double t0 = wall_seconds(), c0 = cpu_seconds();
@@ -192,7 +193,8 @@ static double *full_path(run *r, results *res)
     for (int a = 0; a < T; a++)
         for (int b = 0; b < T; b++) {
             const tensor_info *ta = &r->m->tensors[a], *tb = &r->m->tensors[b];
-            block ba = {ta->offset, tensor_size(ta), 1, a, ""}, bb = {tb->offset, tensor_size(tb), 1, b, ""};
+            block ba = {.start = ta->offset, .n = tensor_size(ta), .stride = 1, .tensor = a};
+            block bb = {.start = tb->offset, .n = tensor_size(tb), .stride = 1, .tensor = b};
             double *X = block_cross(H, P, &ba, &bb);
             tm[a * T + b] = frobenius_sq(ba.n * bb.n, X);
             free(X);
@@ -338,42 +340,27 @@ static void full_spectrum(const run *r)
     free(w);
 }
 
-int main(int argc, char **argv)
+static void parse_args(run *r, int argc, char **argv)
 {
-    dist_init(&argc, &argv);
-    run r = {0};
-    ckpt_cli_init(&r.cli);
-    r.model_name = "tt";
-    r.out = "results/hessian_blocks";
-    r.part_name = "alg3";
-    r.pool_name = "max";
-    r.path_name = "stream";
-    r.eig_name = "evr";
-    r.mlp_data = "fashion-mnist";
-    r.mlp_act = "tanh";
-    r.mlp_width = 8;
-    r.mlp_pool = 4;
-    r.mlp_eval_n = 1000;
-    r.pixels = 256;
+    *r = (run){.model_name = "tt", .out = "results/hessian_blocks", .part_name = "alg3", .pool_name = "max",
+               .path_name = "stream", .eig_name = "evr", .pixels = 256};
+    ckpt_cli_init(&r->cli);
+    mlp_cli_init(&r->mlp_flags);
     const cli_opt opts[] = {
-        {"model", OPT_STRING, &r.model_name, "tt (the tiny Transformer; its size from --layers, --C, --M, --T, ...) or mlp"},
-        {"partition", OPT_STRING, &r.part_name, "alg3, alg3-value-whole, alg2 (= tensors), rows, cols, or a partition file"},
-        {"path", OPT_STRING, &r.path_name, "stream (panel by panel, no H held) or full (the full H: the reference; one process)"},
-        {"lower", OPT_FLAG, &r.lower, "symmetric fast path (lower panels, ~0.65x the R-passes; row masses then equal across rank counts to ~1e-16, not bitwise)"},
-        {"pixels", OPT_INT, &r.pixels, "pooled |H| heatmap: at most this many pixels per side"},
-        {"pool", OPT_STRING, &r.pool_name, "heatmap pooling: max or mean"},
-        {"full-spectrum", OPT_FLAG, &r.full_spectrum, "also every eigenvalue of H (ScaLAPACK over the ranks under MPI, else LAPACK)"},
-        {"eig", OPT_STRING, &r.eig_name, "--full-spectrum solver: evr (pdsyevr, eigenvalues only) or evd (pdsyevd, with vectors: 2x memory)"},
-        {"eig-range", OPT_INT_LIST, &r.eig_range, "il,iu: only eigenvalues il..iu (1-based, ascending; evr), e.g. the extremes"},
-        {"write-h", OPT_FLAG, &r.write_h, "with --full-spectrum: write H.npy (P x P; MPI-IO under MPI)"},
-        {"skip-blocks", OPT_FLAG, &r.skip_blocks, "with --full-spectrum: no block analysis"},
-        CKPT_CLI_OPTS(&r.cli),
-        {"mlp-data", OPT_STRING, &r.mlp_data, "--model mlp: fashion-mnist or synthetic"},
-        {"mlp-width", OPT_INT, &r.mlp_width, "--model mlp: hidden neurons"},
-        {"mlp-pool", OPT_INT, &r.mlp_pool, "--model mlp: k x k average pooling of the images"},
-        {"mlp-act", OPT_STRING, &r.mlp_act, "--model mlp: relu, tanh, gelu or linear"},
-        {"mlp-eval-n", OPT_INT, &r.mlp_eval_n, "--model mlp: test images the Hessian is taken on"},
-        {"out", OPT_STRING, &r.out, "output folder"},
+        {"model", OPT_STRING, &r->model_name, "tt (the tiny Transformer; its size from --layers, --C, --M, --T, ...) or mlp"},
+        {"partition", OPT_STRING, &r->part_name, "alg3, alg3-value-whole, alg2 (= tensors), rows, cols, or a partition file"},
+        {"path", OPT_STRING, &r->path_name, "stream (panel by panel, no H held) or full (the full H: the reference; one process)"},
+        {"lower", OPT_FLAG, &r->lower, "symmetric fast path (lower panels, ~0.65x the R-passes; row masses then equal across rank counts to ~1e-16, not bitwise)"},
+        {"pixels", OPT_INT, &r->pixels, "pooled |H| heatmap: at most this many pixels per side"},
+        {"pool", OPT_STRING, &r->pool_name, "heatmap pooling: max or mean"},
+        {"full-spectrum", OPT_FLAG, &r->full_spectrum, "also every eigenvalue of H (ScaLAPACK over the ranks under MPI, else LAPACK)"},
+        {"eig", OPT_STRING, &r->eig_name, "--full-spectrum solver: evr (pdsyevr, eigenvalues only) or evd (pdsyevd, with vectors: 2x memory)"},
+        {"eig-range", OPT_INT_LIST, &r->eig_range, "il,iu: only eigenvalues il..iu (1-based, ascending; evr), e.g. the extremes"},
+        {"write-h", OPT_FLAG, &r->write_h, "with --full-spectrum: write H.npy (P x P; MPI-IO under MPI)"},
+        {"skip-blocks", OPT_FLAG, &r->skip_blocks, "with --full-spectrum: no block analysis"},
+        CKPT_CLI_OPTS(&r->cli),
+        MLP_CLI_OPTS(&r->mlp_flags),
+        {"out", OPT_STRING, &r->out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -387,29 +374,59 @@ int main(int argc, char **argv)
               "rank 0 writes what one process writes; each rank runs 1 worker thread unless\n"
               "TOOLKIT_RANK_THREADS says otherwise (one process: OPENBLAS_NUM_THREADS or every core).",
               opts, sizeof opts / sizeof *opts);
-    r.is_tt = strcmp(r.model_name, "tt") == 0;
-    if (!r.is_tt && strcmp(r.model_name, "mlp") != 0) die_user("--model must be tt or mlp (got '%s')", r.model_name);
-    int full = strcmp(r.path_name, "full") == 0;
-    if (!full && strcmp(r.path_name, "stream") != 0) die_user("--path must be stream or full (got '%s')", r.path_name);
+    r->is_tt = strcmp(r->model_name, "tt") == 0;
+    if (!r->is_tt && strcmp(r->model_name, "mlp") != 0) die_user("--model must be tt or mlp (got '%s')", r->model_name);
+    int full = strcmp(r->path_name, "full") == 0;
+    if (!full && strcmp(r->path_name, "stream") != 0) die_user("--path must be stream or full (got '%s')", r->path_name);
     if (full && dist_size() > 1) die_user("--path full is the one-process reference: run it without mpirun");
-    if (r.pixels < 1 || r.pixels > 4096) die_user("--pixels must be in 1..4096 (got %d)", r.pixels);
-    pool_parse(r.pool_name);
-    if (strcmp(r.eig_name, "evr") && strcmp(r.eig_name, "evd")) die_user("--eig must be evr or evd (got '%s')", r.eig_name);
-    if (r.eig_range.n && r.eig_range.n != 2) die_user("--eig-range expects two numbers il,iu");
-    if (r.eig_range.n == 2 && !strcmp(r.eig_name, "evd")) die_user("--eig-range needs --eig evr");
-    if ((r.write_h || r.skip_blocks || r.eig_range.n) && !r.full_spectrum)
+    if (r->pixels < 1 || r->pixels > 4096) die_user("--pixels must be in 1..4096 (got %d)", r->pixels);
+    pool_parse(r->pool_name);
+    if (strcmp(r->eig_name, "evr") && strcmp(r->eig_name, "evd")) die_user("--eig must be evr or evd (got '%s')", r->eig_name);
+    if (r->eig_range.n && r->eig_range.n != 2) die_user("--eig-range expects two numbers il,iu");
+    if (r->eig_range.n == 2 && !strcmp(r->eig_name, "evd")) die_user("--eig-range needs --eig evr");
+    if ((r->write_h || r->skip_blocks || r->eig_range.n) && !r->full_spectrum)
         die_user("--write-h, --skip-blocks and --eig-range go with --full-spectrum");
-    r.setup = ckpt_cli_setup(&r.cli);
-    r.ms = (mlp_ckpt_setup){r.mlp_data, r.mlp_act, r.mlp_width, r.mlp_pool, r.mlp_eval_n, r.cli.batch, r.cli.steps,
-                            r.cli.lr, r.cli.frac, (unsigned long)r.cli.seed, (unsigned long)r.cli.data_seed};
-    if (!r.is_tt) {
-        if (strcmp(r.mlp_data, "fashion-mnist") != 0 && strcmp(r.mlp_data, "synthetic") != 0)
-            die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", r.mlp_data);
-        if (r.mlp_width < 1 || r.mlp_width > 4096) die_user("--mlp-width must be in 1..4096 (got %d)", r.mlp_width);
-        if (r.mlp_pool < 1 || r.mlp_pool > 8) die_user("--mlp-pool must be in 1..8 (got %d)", r.mlp_pool);
-        if (r.mlp_eval_n < 1) die_user("--mlp-eval-n must be >= 1 (got %d)", r.mlp_eval_n);
-        act_parse(r.mlp_act);
+    r->full = full;
+    r->setup = ckpt_cli_setup(&r->cli);
+    if (!r->is_tt) r->ms = mlp_cli_setup(&r->mlp_flags, &r->cli);
+}
+
+/* The block analysis (stream or full path) and its outputs on rank 0. */
+static void block_analysis(run *r)
+{
+    results res = {0};
+    hstream *s = NULL;
+    double *H = NULL;
+    if (r->full) H = full_path(r, &res);
+    else s = streamed(r, &res);
+    if (dist_rank() == 0) {
+        double t0 = wall_seconds();
+        write_results(r, &res);
+        run_note("hessian seconds: %.3f", res.seconds);
+        run_note("hessian cpu seconds, all ranks: %.3f", res.cpu);
+        run_note("metrics and output seconds: %.3f", wall_seconds() - t0);
+        run_note("ranks: %d, workers per rank: %d", dist_size(), dist_workers());
+        if (!core_quiet)
+            fprintf(stderr, "hessian_blocks: H streamed (%s path) in %.2f s; mass ratio %.6f; outputs in %.2f s -> %s\n",
+                    r->full ? "full" : "stream", res.seconds, res.ratio, wall_seconds() - t0, r->out);
     }
+    if (r->full) {
+        for (int b = 0; b < r->p->nblocks; b++) free((double *)res.Hb[b]);
+        free((double *)res.row_mass);
+        free((double *)res.tmass);
+        free((double *)res.heat);
+        free(H);
+    }
+    free(res.Hb);
+    free(res.bm);
+    hstream_free(s);
+}
+
+int main(int argc, char **argv)
+{
+    dist_init(&argc, &argv);
+    run r = {0};
+    parse_args(&r, argc, argv);
     if (dist_rank() == 0) ensure_dir(r.out);
     dist_barrier();
     dist_own_work();
@@ -423,35 +440,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "hessian_blocks: %s, P = %zu, %d blocks (%s), checkpoint step %ld, %d rank%s x %d worker%s, %s panels\n",
                 r.m->kind, r.m->P, r.p->nblocks, r.part_name, r.step, dist_size(), dist_size() > 1 ? "s" : "",
                 dist_workers(), dist_workers() > 1 ? "s" : "", r.lower ? "lower" : "full");
-
-    if (!r.skip_blocks) {
-        results res = {0};
-        hstream *s = NULL;
-        double *H = NULL;
-        if (full) H = full_path(&r, &res);
-        else s = streamed(&r, &res);
-        if (dist_rank() == 0) {
-            double t0 = wall_seconds();
-            write_results(&r, &res);
-            run_note("hessian seconds: %.3f", res.seconds);
-            run_note("hessian cpu seconds, all ranks: %.3f", res.cpu);
-            run_note("metrics and output seconds: %.3f", wall_seconds() - t0);
-            run_note("ranks: %d, workers per rank: %d", dist_size(), dist_workers());
-            if (!core_quiet)
-                fprintf(stderr, "hessian_blocks: H streamed (%s path) in %.2f s; mass ratio %.6f; outputs in %.2f s -> %s\n",
-                        full ? "full" : "stream", res.seconds, res.ratio, wall_seconds() - t0, r.out);
-        }
-        if (full) {
-            for (int b = 0; b < r.p->nblocks; b++) free((double *)res.Hb[b]);
-            free((double *)res.row_mass);
-            free((double *)res.tmass);
-            free((double *)res.heat);
-            free(H);
-        }
-        free(res.Hb);
-        free(res.bm);
-        hstream_free(s);
-    }
+    if (!r.skip_blocks) block_analysis(&r);
     if (r.full_spectrum) full_spectrum(&r);
     if (dist_rank() == 0) run_write_info(r.out, (unsigned long)r.cli.seed);
 

@@ -117,53 +117,57 @@ static void merge(const char *list, const char *out)
     free(H);
 }
 
-int main(int argc, char **argv)
+typedef struct {
+    const char *from, *tag, *out, *merge_list;
+    int panel, symmetric;
+    int_list cols;             /* j0,j1 or empty */
+} mh_args;
+
+static mh_args parse_args(int argc, char **argv)
 {
-    const char *from = "results/fig2", *tag = "end", *out = "results/mlp_hessian", *merge_list = NULL;
-    int panel = 256, symmetric = 0;
-    int_list cols = {0, {0}};
+    mh_args x = {.from = "results/fig2", .tag = "end", .out = "results/mlp_hessian", .panel = 256};
     const cli_opt opts[] = {
-        {"from", OPT_STRING, &from, "folder written by fig2 (model.csv, X_eval.npy, y_eval.npy, weights_<tag>.npy)"},
-        {"tag", OPT_STRING, &tag, "which weights: init, mid, end, ..."},
-        {"cols", OPT_INT_LIST, &cols, "j0,j1: only columns j0..j1-1 (default: all of H)"},
-        {"panel", OPT_INT, &panel, "columns per panel"},
-        {"symmetric", OPT_FLAG, &symmetric, "whole H by the symmetric fast path (no symmetry report)"},
-        {"merge", OPT_STRING, &merge_list, "comma-separated column-range files (any order; ranges from their .range files or H_cols_<j0>_<j1> names) to stack into H.npy"},
-        {"out", OPT_STRING, &out, "output folder"},
+        {"from", OPT_STRING, &x.from, "folder written by fig2 (model.csv, X_eval.npy, y_eval.npy, weights_<tag>.npy)"},
+        {"tag", OPT_STRING, &x.tag, "which weights: init, mid, end, ..."},
+        {"cols", OPT_INT_LIST, &x.cols, "j0,j1: only columns j0..j1-1 (default: all of H)"},
+        {"panel", OPT_INT, &x.panel, "columns per panel"},
+        {"symmetric", OPT_FLAG, &x.symmetric, "whole H by the symmetric fast path (no symmetry report)"},
+        {"merge", OPT_STRING, &x.merge_list, "comma-separated column-range files (any order; ranges from their .range files or H_cols_<j0>_<j1> names) to stack into H.npy"},
+        {"out", OPT_STRING, &x.out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
               "Exact Hessian (R-operator engine) of an MLP saved by fig2, whole or by column ranges\n"
               "that separate runs compute and --merge stacks.",
               opts, sizeof opts / sizeof *opts);
-    if (panel < 1) die_user("--panel must be >= 1 (got %d)", panel);
-    if (cols.n != 0 && cols.n != 2) die_user("--cols expects two numbers j0,j1");
-    if (merge_list && cols.n) die_user("--merge and --cols do not go together");
-    /* Column parts of separate runs share a folder, and --out may be --from. */
-    output_keep_previous();
-    ensure_dir(out);
-    if (merge_list) {
-        merge(merge_list, out);
-        run_write_info(out, 0);
-        return 0;
-    }
-    mlp_config cfg = read_model_csv(from);
+    if (x.panel < 1) die_user("--panel must be >= 1 (got %d)", x.panel);
+    if (x.cols.n != 0 && x.cols.n != 2) die_user("--cols expects two numbers j0,j1");
+    if (x.merge_list && x.cols.n) die_user("--merge and --cols do not go together");
+    return x;
+}
+
+/* The MLP of fig2's folder at the weights of x->tag, on its evaluation batch; every
+ * file and --cols checked first (a user error frees what was read). */
+static model *load_model(const mh_args *x)
+{
+    mlp_config cfg = read_model_csv(x->from);
     char wname[64];
-    snprintf(wname, sizeof wname, "weights_%s.npy", tag);
+    snprintf(wname, sizeof wname, "weights_%s.npy", x->tag);
     size_t N = 0, P = (size_t)cfg.width * (cfg.in + cfg.bias) + (size_t)cfg.classes * (cfg.width + cfg.bias);
-    double *X = read_npy(from, "X_eval.npy", 2, 0, (size_t)cfg.in, &N, NULL, 0);
-    double *w = read_npy(from, wname, 1, P, 0, NULL, &X, 1);
+    double *X = read_npy(x->from, "X_eval.npy", 2, 0, (size_t)cfg.in, &N, NULL, 0);
+    double *w = read_npy(x->from, wname, 1, P, 0, NULL, &X, 1);
     double *held[2] = {X, w};
     if (N == 0 || N > 2147483647) {
         free(X);
         free(w);
-        die_user("%s/X_eval.npy: %zu rows (the evaluation set must have 1..2147483647 samples)", from, N);
+        die_user("%s/X_eval.npy: %zu rows (the evaluation set must have 1..2147483647 samples)", x->from, N);
     }
-    double *yd = read_npy(from, "y_eval.npy", 1, N, 0, NULL, held, 2);
+    double *yd = read_npy(x->from, "y_eval.npy", 1, N, 0, NULL, held, 2);
     const char *bad = NULL;
     char msg[128];
-    if (cols.n == 2 && (cols.v[0] < 0 || cols.v[1] <= cols.v[0] || (size_t)cols.v[1] > P)) {
-        snprintf(msg, sizeof msg, "--cols %d,%d is not a range inside 0..%zu", cols.v[0], cols.v[1], P);
+    const int_list *cols = &x->cols;
+    if (cols->n == 2 && (cols->v[0] < 0 || cols->v[1] <= cols->v[0] || (size_t)cols->v[1] > P)) {
+        snprintf(msg, sizeof msg, "--cols %d,%d is not a range inside 0..%zu", cols->v[0], cols->v[1], P);
         bad = msg;
     }
     for (size_t n = 0; n < N && !bad; n++)
@@ -186,33 +190,54 @@ int main(int argc, char **argv)
     mlp_set_batch(m, X, y, (int)N);
     free(X);
     free(y);
+    return m;
+}
+
+/* H_cols_<j0>_<j1>.npy (--cols) or the whole H.npy. */
+static void write_hessian(model *m, const mh_args *x)
+{
+    size_t P = m->P;
     hessian_opts o = hessian_defaults();
-    o.panel = panel;
+    o.panel = x->panel;
     o.label = "mlp_hessian";
     double t0 = wall_seconds();
-    if (cols.n == 2) {
+    if (x->cols.n == 2) {
         char name[64];
-        snprintf(name, sizeof name, "H_cols_%d_%d.npy", cols.v[0], cols.v[1]);
-        char *path = path_join(out, name);
-        hessian_write_cols(m, (size_t)cols.v[0], (size_t)cols.v[1], &o, path);
+        snprintf(name, sizeof name, "H_cols_%d_%d.npy", x->cols.v[0], x->cols.v[1]);
+        char *path = path_join(x->out, name);
+        hessian_write_cols(m, (size_t)x->cols.v[0], (size_t)x->cols.v[1], &o, path);
         if (!core_quiet) fprintf(stderr, "mlp_hessian: %s in %.2f s\n", path, wall_seconds() - t0);
         free(path);
-    } else {
-        o.symmetric = symmetric;
-        double *H = hessian_full(m, &o);
-        double t = wall_seconds() - t0;
-        char *path = path_join(out, "H.npy");
-        size_t shape[2] = {P, P};
-        npy_write(path, H, 2, shape);
-        if (!core_quiet) {
-            fprintf(stderr, "mlp_hessian: H (%zu x %zu) in %.2f s -> %s", P, P, t, path);
-            if (!symmetric) fprintf(stderr, "; max|H-H'|/max|H| = %.2e", hessian_asymmetry(P, H));
-            fprintf(stderr, "\n");
-        }
-        free(path);
-        free(H);
+        return;
     }
-    model_free(m);
-    run_write_info(out, 0);
+    o.symmetric = x->symmetric;
+    double *H = hessian_full(m, &o);
+    double t = wall_seconds() - t0;
+    char *path = path_join(x->out, "H.npy");
+    size_t shape[2] = {P, P};
+    npy_write(path, H, 2, shape);
+    if (!core_quiet) {
+        fprintf(stderr, "mlp_hessian: H (%zu x %zu) in %.2f s -> %s", P, P, t, path);
+        if (!x->symmetric) fprintf(stderr, "; max|H-H'|/max|H| = %.2e", hessian_asymmetry(P, H));
+        fprintf(stderr, "\n");
+    }
+    free(path);
+    free(H);
+}
+
+int main(int argc, char **argv)
+{
+    mh_args x = parse_args(argc, argv);
+    /* Column parts of separate runs share a folder, and --out may be --from. */
+    output_keep_previous();
+    ensure_dir(x.out);
+    if (x.merge_list) {
+        merge(x.merge_list, x.out);
+    } else {
+        model *m = load_model(&x);
+        write_hessian(m, &x);
+        model_free(m);
+    }
+    run_write_info(x.out, 0);
     return 0;
 }

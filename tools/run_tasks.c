@@ -40,7 +40,7 @@ static task_list read_list(const char *path)
     if (path_is_folder(path)) die_user("%s is a folder, expected a list of commands", path);
     FILE *fp = fopen(path, "r");
     if (!fp) die_user("cannot read %s: %s", path, strerror(errno));
-    task_list t = {0, NULL, NULL};
+    task_list t = {0};
     char *buf = NULL;
     size_t cap = 0;
     ssize_t len;
