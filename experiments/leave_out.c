@@ -401,8 +401,8 @@ static void write_sets(const study *st)
 static void write_stats(const study *st, const leave_stats *r)
 {
     outfile *f = stats_open(st->x.a.out);
-    stats_put(f, "leave_out.share_on_par", r->share);
-    stats_put(f, "leave_out.control.frozen_share_on_par", r->share_frozen);
+    stats_put_share(f, r->on_par, st->nt, "leave_out.share_on_par");
+    stats_put_share(f, r->frozen_on_par, st->nt, "leave_out.control.frozen_share_on_par");
     stats_put(f, "leave_out.worst_x_excess", r->worst_x);
     stats_put(f, "leave_out.control.frozen_worst_x_excess", r->worst_x_frozen);
     for (int x = 1; x <= MAX_X; x++) {

@@ -89,18 +89,6 @@ void echo_file(const char *path)
     if (rd) fclose(rd);
 }
 
-void stats_put_share(outfile *f, long count, long total, const char *fmt, ...)
-{
-    char name[240];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(name, sizeof name, fmt, ap);
-    va_end(ap);
-    stats_put(f, name, total > 0 ? (double)count / total : NAN);
-    stats_putf(f, (double)count, "%s.count", name);
-    stats_putf(f, (double)total, "%s.total", name);
-}
-
 /* ---- the MLP's data ------------------------------------------------------------------------- */
 
 void mlp_data_load(mlp_data *d, const char *name, const char *dir, int pool, int standardize, unsigned long seed)

@@ -58,10 +58,6 @@ typedef struct {
 const lr_range *lr_range_of(lr_method m);
 /* Copies a committed text file to stderr (a program's claims), unless --quiet. */
 void echo_file(const char *path);
-/* A share of curves, blocks or tensors into stats.csv: "<name>" = count/total (NAN when
- * total is 0), and "<name>.count", "<name>.total" as integers, so the verdicts can pool
- * the counts over seeds (an exact binomial interval). The name is printf'd from fmt. */
-void stats_put_share(outfile *f, long count, long total, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* ---- learning-rate grids that extend at the edges (lr_grid.c) ----------------------------
  * A small state machine; runs are evaluated by the caller, in batches:

@@ -44,3 +44,14 @@ int stats_get(const char *path, const char *name, double *value)
     return found;
 }
 
+void stats_put_share(outfile *f, long count, long total, const char *fmt, ...)
+{
+    char name[240];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    stats_put(f, name, total > 0 ? (double)count / total : NAN);
+    stats_putf(f, (double)count, "%s.count", name);
+    stats_putf(f, (double)total, "%s.total", name);
+}

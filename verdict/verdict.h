@@ -141,6 +141,10 @@ outfile *stats_open(const char *dir);
 void stats_put(outfile *f, const char *name, double value);
 /* stats_put with the name built by printf from fmt. */
 void stats_putf(outfile *f, double value, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A share of curves, blocks or tensors into stats.csv: "<name>" = count/total (NAN when
+ * total is 0), and "<name>.count", "<name>.total" as integers, so the verdicts can pool
+ * the counts over seeds (an exact binomial interval). The name is printf'd from fmt. */
+void stats_put_share(outfile *f, long count, long total, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* The value of `name` in a stats.csv; 0 if the file or the name is missing. */
 int stats_get(const char *path, const char *name, double *value);
 
