@@ -12,6 +12,7 @@
  * costs n_v·m/n of the block's share of the exact H (docs/cluster.md).
  * Best of 3 repetitions of `panels` panels each. Not a timed test: numbers only. */
 #include "bench/bench.h"
+#include "tests/fixtures.h"
 #include "hessian/spectra.h"
 #include "mlp/mlp.h"
 #include "tinytransformer/tt.h"
@@ -31,22 +32,6 @@ static model *markov_tt(int layers, int C, int M, int heads, int B)
     free(tok);
     rng_free(r);
     tt_data_free(d);
-    return m;
-}
-
-static model *random_mlp(int in, int width, int classes, int N)
-{
-    mlp_config cfg = {in, width, classes, ACT_TANH, 1, LOSS_XENT, 1};
-    model *m = mlp_new(&cfg);
-    gsl_rng *r = rng_new(3);
-    mlp_init_params(m, gsl_rng_get(r));
-    double *X = xmalloc((size_t)N * in * sizeof(double));
-    int *y = xmalloc((size_t)N * sizeof(int));
-    for (size_t e = 0; e < (size_t)N * in; e++) X[e] = rng_gaussian(r, 1.0);
-    for (int n = 0; n < N; n++) y[n] = (int)rng_int(r, (unsigned long)classes);
-    mlp_set_batch(m, X, y, N);
-    free(X), free(y);
-    rng_free(r);
     return m;
 }
 
@@ -115,9 +100,13 @@ static void bench_model(const char *what, model *m, int k, int panels)
 
 int main(int argc, char **argv)
 {
-    (void)argc, (void)argv;
+    run_start(argc, argv);
+    cli_parse(argc, argv,
+              "Block-restricted Hessian-vector products (one direction per block, many blocks per R-pass) against\n"
+              "a full-H column panel on the same model: directions per second and their ratio, best of 3, on the\n"
+              "paper's Transformer, a 2-layer C 64 Transformer and an MLP 49-32-10. Prints numbers only.",
+              NULL, 0);
     core_quiet = 1;
-    openblas_set_num_threads(1);
     printf("bench_spectra: Hessian-vector products per second, %d worker threads\n", toolkit_threads());
     model *m = markov_tt(1, 16, 32, 4, 64);
     bench_model("tiny Transformer (1 layer, C 16), Hessian batch 64 sequences", m, 64, 4);
@@ -125,7 +114,8 @@ int main(int argc, char **argv)
     m = markov_tt(2, 64, 128, 4, 8);
     bench_model("Transformer 2 layers, C 64, M 128, Hessian batch 8 sequences", m, 64, 2);
     model_free(m);
-    m = random_mlp(49, 32, 10, 1000);
+    m = fixture_mlp(&(mlp_config){.in = 49, .width = 32, .classes = 10, .act = ACT_TANH, .bias = 1, .loss = LOSS_XENT},
+                    1000, 3);
     bench_model("MLP 49-32-10, 1,000 images", m, 64, 8);
     model_free(m);
     return 0;
