@@ -405,8 +405,9 @@ static void write_model_files(const run *r)
     f = csv_open_in(r->out, "model.csv", "V,C,heads,M,T,layers,bias,P,data,order,successors,optim,lr,steps,batch,checkpoint_fraction,"
                        "checkpoint_step,hess_batch,loss_init,loss_checkpoint,final_train_loss");
     csv_row(f, "%d,%d,%d,%d,%d,%d,%d,%zu,%s,%d,%d,adamw,%g,%ld,%d,%g,%ld,%d,%.10g,%.10g,%.10g", c->V, c->C,
-            c->heads, c->M, c->T, c->layers, c->bias, m->P, r->setup.text ? "text" : "markov",
-            r->setup.text ? 0 : r->setup.order, r->setup.text ? 0 : r->setup.successors, r->setup.train.lr,
+            c->heads, c->M, c->T, c->layers, c->bias, m->P, token_source_is_text(&r->setup.data) ? "text" : "markov",
+            token_source_is_text(&r->setup.data) ? 0 : r->setup.order,
+            token_source_is_text(&r->setup.data) ? 0 : r->setup.successors, r->setup.train.lr,
             r->setup.train.steps, r->setup.train.batch, r->setup.train.fracs[0], r->c.step, r->setup.hess_batch,
             r->c.loss0, r->c.loss, r->c.final_loss);
     run_note("train seconds: %.3f", r->c.train_seconds);

@@ -15,21 +15,22 @@ int main(int argc, char **argv)
 {
     tt_config cfg = tt_defaults();
     tt_train_opts o = tt_train_defaults();
-    const char *optim = "adamw", *vstat = "mean", *schedule = "cosine", *partition_name = "alg3", *text = NULL;
+    const char *optim = "adamw", *vstat = "mean", *schedule = "cosine", *partition_name = "alg3";
     const char *out = "results/train_transformer";
     double lr = o.lr, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, wd = -1;
     long seed = 1, data_seed = 1, steps = o.steps, warmup = 0;
     int order = 2, successors = 2, batch = o.batch;
     double_list fracs = {3, {0.01, 0.5, 1}};
+    tt_data_opts data = {NULL, NULL, 0};
     const cli_opt opts[] = {
         {"layers", OPT_INT, &cfg.layers, "Transformer layers"},
         {"C", OPT_INT, &cfg.C, "embedding width"},
         {"heads", OPT_INT, &cfg.heads, "attention heads"},
         {"M", OPT_INT, &cfg.M, "MLP width"},
         {"T", OPT_INT, &cfg.T, "context length"},
-        {"V", OPT_INT, &cfg.V, "vocabulary size"},
+        {"V", OPT_INT, &cfg.V, "vocabulary size of the Markov source (text: --vocab-size)"},
         {"bias", OPT_INT, &cfg.bias, "1: biases on, 0: off"},
-        {"text", OPT_STRING, &text, "train on the bytes of this file instead of the Markov source"},
+        TT_DATA_OPTS(data),
         {"order", OPT_INT, &order, "Markov source order (the next token depends on this many)"},
         {"successors", OPT_INT, &successors, "Markov source: likely successors per context"},
         {"optim", OPT_STRING, &optim, "gd, heavy-ball, adam, adamw, adam-mini, adafactor or sm3"},
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
     };
     cli_parse(argc, argv,
               "Train the tiny GPT-style Transformer (defaults: the paper's 1-layer model, V 8, C 16, 4 heads,\n"
-              "M 32, T 8, biases) on an order-2 Markov source or a text file, with GD, Adam, AdamW,\n"
+              "M 32, T 8, biases) on an order-2 Markov source or on text (--data text), with GD, Adam, AdamW,\n"
               "Adam-mini, Adafactor or SM3 (blockwise GD and leave-out need per-block rates: exp2_blockwise_gd,\n"
               "leave_out). Adam-mini follows the official v1.1.1 update; cosine decay ends at 10% of lr.\n"
               "Checkpoints hold the parameters and, for Adam-family optimizers, v-hat (D_Adam = 1/(sqrt(v)+eps)).\n"
@@ -86,9 +87,9 @@ int main(int argc, char **argv)
         o.fracs[i] = fracs.v[i];
     }
     cfg.seed = seed_for((unsigned long)seed, SEED_INIT);
+    tt_data *d = token_source(&data, cfg.V, cfg.T, order, successors, (unsigned long)data_seed);
+    cfg.V = tt_data_vocab(d);
     tt_check_config(&cfg);
-
-    tt_data *d = token_source(text, cfg.V, cfg.T, order, successors, (unsigned long)data_seed);
     model *m = tt_new(&cfg);
     partition *p = NULL;
     if (strcmp(partition_name, "alg3") == 0) p = partition_alg3(m, 0);

@@ -15,7 +15,7 @@ tt_ckpt_setup tt_ckpt_defaults(void)
         .order = 2,
         .successors = 2,
         .data_seed = 1,
-        .text = NULL,
+        .data = {NULL, NULL, 0},
         .train = tt_train_defaults(),
         .hess_batch = 256,
         .panel = 64,
@@ -55,12 +55,14 @@ void tt_ckpt_start(const tt_ckpt_setup *s, tt_ckpt *out)
     tt_ckpt_check(s);
     memset(out, 0, sizeof *out);
     const tt_config *c = &s->cfg;
-    out->data = token_source(s->text, c->V, c->T, s->order, s->successors, s->data_seed);
+    out->data = token_source(&s->data, c->V, c->T, s->order, s->successors, s->data_seed);
+    if (tt_data_vocab(out->data) != c->V)
+        DIE("token source has %d symbols, the model V = %d", tt_data_vocab(out->data), c->V);
     out->m = tt_new(c);
     /* the Hessian batch: its own stream, so it is the same whatever the training */
     out->tokens = xmalloc((size_t)s->hess_batch * (c->T + 1) * sizeof(int));
     gsl_rng *r = rng_new(seed_for(s->data_seed, SEED_HELD_OUT));
-    tt_data_batch(out->data, r, s->hess_batch, c->T, out->tokens);
+    tt_data_held_out_batch(out->data, r, s->hess_batch, c->T, out->tokens);
     rng_free(r);
     tt_set_batch(out->m, out->tokens, s->hess_batch);
     out->loss0 = out->m->loss(out->m);
@@ -164,7 +166,7 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     s.order = c->order;
     s.successors = c->successors;
     s.data_seed = (unsigned long)c->data_seed;
-    s.text = c->text;
+    s.data = c->data;
     s.train.steps = c->steps;
     s.train.lr = c->lr;
     s.train.batch = c->batch;
@@ -173,10 +175,11 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     s.train.seed = seed_for((unsigned long)c->seed, SEED_BATCHES);
     s.hess_batch = c->hess_batch;
     s.panel = c->panel;
-    tt_ckpt_check(&s);
     /* the data source now, so that a bad file or setting stops before any output */
-    tt_data *d = token_source(c->text, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
+    tt_data *d = token_source(&c->data, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
+    s.cfg.V = tt_data_vocab(d);
     tt_data_free(d);
+    tt_ckpt_check(&s);
     return s;
 }
 

@@ -503,6 +503,124 @@ static void test_gelu(void)
     CHECK_CLOSE(tt_gelu(-1), -0.15865525393145707, 1e-15, "GELU(-1) = -Φ(-1)");
 }
 
+static void write_text(const char *path, const char *text, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    fwrite(text, 1, n, fp);
+    fclose(fp);
+}
+
+/* Text sources: the vocabulary (all bytes, or the most frequent + other), the
+ * split by position (training windows from the head, held-out windows from the
+ * tail), a folder read in name order, nanoGPT's token files, user errors. */
+static void test_text_source(gsl_rng *r)
+{
+    /* 40 bytes: 'a' x16, 'b' x12, 'c' x8, '\n' x4 */
+    const char *text = "abcabcabcabcabcabcabcabababababaaaa\n\n\n\na";
+    size_t len = strlen(text);
+    char *path = path_join(tmpdir, "text.txt");
+    write_text(path, text, len);
+    tt_data *d = tt_data_text(path, 8, 3);
+    CHECK(tt_data_vocab(d) == 4, "vocabulary %d, expected 4 ('\\n', a, b, c)", tt_data_vocab(d));
+    CHECK(tt_data_symbol(d, 0) == '\n' && tt_data_symbol(d, 1) == 'a' && tt_data_symbol(d, 3) == 'c',
+          "ids in byte order: %d %d %d", tt_data_symbol(d, 0), tt_data_symbol(d, 1), tt_data_symbol(d, 3));
+    size_t na = 0;
+    for (size_t i = 0; i < len; i++) na += text[i] == 'a';
+    CHECK(tt_data_count(d, 1) == na, "count of 'a' %zu, expected %zu", tt_data_count(d, 1), na);
+    CHECK(tt_data_length(d, 0) == 36 && tt_data_length(d, 1) == 4, "split %zu + %zu, expected 36 + 4 (last 10%%)",
+          tt_data_length(d, 0), tt_data_length(d, 1));
+    int tok[200 * 4];
+    tt_data_batch(d, r, 200, 3, tok);
+    int ok = 1, first_seen = 0, last_seen = 0;
+    for (int i = 0; i < 200; i++) { /* a window of the first 36 bytes, decoded */
+        char w[5] = {0};
+        for (int t = 0; t < 4; t++) w[t] = (char)tt_data_symbol(d, tok[i * 4 + t]);
+        char head[37];
+        memcpy(head, text, 36), head[36] = 0;
+        ok &= strstr(head, w) != NULL;
+        first_seen |= memcmp(w, text, 4) == 0;
+        last_seen |= memcmp(w, text + 32, 4) == 0;
+    }
+    CHECK(ok && first_seen && last_seen, "training windows inside the first 36 bytes, both ends drawn (%d %d %d)", ok,
+          first_seen, last_seen);
+    tt_data_held_out_batch(d, r, 20, 3, tok);
+    ok = 1;
+    for (int i = 0; i < 20; i++)
+        for (int t = 0; t < 4; t++) ok &= tt_data_symbol(d, tok[i * 4 + t]) == text[36 + t];
+    CHECK(ok, "held-out windows are the last 4 bytes");
+    tt_data_free(d);
+
+    /* vocabulary 3: the 2 most frequent ('a', 'b') in byte order, then other */
+    d = tt_data_text(path, 3, 3);
+    CHECK(tt_data_vocab(d) == 3 && tt_data_symbol(d, 0) == 'a' && tt_data_symbol(d, 1) == 'b' &&
+              tt_data_symbol(d, 2) == TT_SYMBOL_OTHER,
+          "top-2 + other: %d %d %d", tt_data_symbol(d, 0), tt_data_symbol(d, 1), tt_data_symbol(d, 2));
+    CHECK(tt_data_count(d, 2) == len - na - 12, "other counts c and \\n: %zu", tt_data_count(d, 2));
+    tt_data_free(d);
+    EXPECT_USER_ERROR(tt_data_text(path, 8, 4), "held-out part");
+    EXPECT_USER_ERROR(tt_data_text(path, 1, 3), "vocabulary size must be in 2..256");
+    free(path);
+
+    /* a folder: text files in name order; hidden, *.dat, links and subfolders skipped */
+    char *dir = path_join(tmpdir, "corpus");
+    ensure_dir(dir);
+    char *f1 = path_join(dir, "b_second"), *f0 = path_join(dir, "a_first"), *fd = path_join(dir, "a_first.dat");
+    char *fh = path_join(dir, ".hidden"), *fl = path_join(dir, "c_link"), *sub = path_join(dir, "off");
+    write_text(f1, "yyyyyyyyyy", 10);
+    write_text(f0, "xxxxxxxxxx", 10);
+    write_text(fd, "zzzzzzzzzz", 10);
+    write_text(fh, "zzzzzzzzzz", 10);
+    CHECK(symlink(f0, fl) == 0, "symlink");
+    ensure_dir(sub);
+    char *fs = path_join(sub, "offensive");
+    write_text(fs, "zzzzzzzzzz", 10);
+    d = tt_data_text(dir, 8, 1);
+    CHECK(tt_data_vocab(d) == 2 && tt_data_count(d, 0) == 10 && tt_data_count(d, 1) == 10,
+          "folder: x and y only, 10 each (vocab %d)", tt_data_vocab(d));
+    tt_data_batch(d, r, 50, 1, tok);
+    ok = 1;
+    for (int i = 0; i < 100; i++) ok &= i % 2 || tok[i] == 0 || tok[i + 1] == 1; /* x before y */
+    tt_data_held_out_batch(d, r, 5, 1, tok);
+    for (int i = 0; i < 10; i++) ok &= tt_data_symbol(d, tok[i]) == 'y';
+    CHECK(ok, "folder read in name order (x then y), held out from the tail");
+    tt_data_free(d);
+    free(f0), free(f1), free(fd), free(fh), free(fl), free(fs), free(sub);
+    char *empty_dir = path_join(tmpdir, "empty_corpus");
+    ensure_dir(empty_dir);
+    EXPECT_USER_ERROR(tt_data_text(empty_dir, 8, 1), "holds no text file");
+    free(empty_dir);
+    free(dir);
+
+    /* nanoGPT token files: uint16 little endian */
+    char *tr = path_join(tmpdir, "train.bin"), *va = path_join(tmpdir, "val.bin");
+    unsigned char bin[40];
+    for (int i = 0; i < 20; i++) bin[2 * i] = (unsigned char)(i % 7 == 3 ? 44 : i % 5), bin[2 * i + 1] = i % 7 == 3;
+    write_text(tr, (const char *)bin, 40); /* tokens i%5, and 300 at i%7==3 */
+    write_text(va, (const char *)bin, 10);
+    d = tt_data_token_files(tr, va, 301, 4);
+    CHECK(tt_data_vocab(d) == 301 && tt_data_length(d, 0) == 20 && tt_data_length(d, 1) == 5 &&
+              tt_data_count(d, 300) == 3 + 1 && tt_data_symbol(d, 5) == TT_SYMBOL_TOKEN,
+          "token files: V %d, %zu + %zu tokens, count(300) %zu", tt_data_vocab(d), tt_data_length(d, 0),
+          tt_data_length(d, 1), tt_data_count(d, 300));
+    tt_data_held_out_batch(d, r, 3, 4, tok);
+    CHECK(tok[0] == 0 && tok[3] == 300 && tok[4] == 4, "the held-out window is val.bin: %d %d %d", tok[0], tok[3],
+          tok[4]);
+    tt_data_free(d);
+    EXPECT_USER_ERROR(tt_data_token_files(tr, va, 300, 4), "token 300 at position 3 is outside the vocabulary");
+    EXPECT_USER_ERROR(tt_data_token_files(tr, va, 301, 5), "each need T+1 = 6");
+    write_text(va, (const char *)bin, 9);
+    EXPECT_USER_ERROR(tt_data_token_files(tr, va, 301, 4), "not a whole number of uint16 tokens");
+    free(tr), free(va);
+
+    path = path_join(tmpdir, "empty.txt");
+    write_text(path, "", 0);
+    EXPECT_USER_ERROR(tt_data_text(path, 8, 4), "is empty");
+    free(path);
+    path = path_join(tmpdir, "missing.txt");
+    EXPECT_USER_ERROR(tt_data_text(path, 8, 4), "cannot read data file");
+    free(path);
+}
+
 static void test_data(void)
 {
     tt_data *d = tt_data_markov(8, 1, 2, 9);
@@ -532,32 +650,7 @@ static void test_data(void)
     CHECK(ok && worst < 5, "Markov sample frequencies off by %.3g standard errors", worst);
     tt_data_free(d);
 
-    char *path = path_join(tmpdir, "text.txt");
-    FILE *fp = fopen(path, "w");
-    fputs("abcabcabcab\n", fp);
-    fclose(fp);
-    d = tt_data_text(path, 8, 4);
-    CHECK(tt_data_vocab(d) == 4, "text vocabulary %d, expected 4 ('\\n', a, b, c)", tt_data_vocab(d));
-    tt_data_batch(d, r, 50, 4, tok);
-    ok = 1;
-    for (int i = 0; i < 50; i++) { /* each window is a substring of the file (ids: '\n' a b c) */
-        char w[6] = {0};
-        for (int t = 0; t < 5; t++) w[t] = "\nabc"[tok[i * 5 + t]];
-        ok &= strstr("abcabcabcab\n", w) != NULL;
-    }
-    CHECK(ok, "text windows must be consecutive bytes of the file");
-    tt_data_free(d);
-    EXPECT_USER_ERROR(tt_data_text(path, 3, 4), "more than the vocabulary V = 3");
-    EXPECT_USER_ERROR(tt_data_text(path, 8, 20), "fewer than T+1");
-    free(path);
-    path = path_join(tmpdir, "empty.txt");
-    fp = fopen(path, "w");
-    fclose(fp);
-    EXPECT_USER_ERROR(tt_data_text(path, 8, 4), "is empty");
-    free(path);
-    path = path_join(tmpdir, "missing.txt");
-    EXPECT_USER_ERROR(tt_data_text(path, 8, 4), "cannot read data file");
-    free(path);
+    test_text_source(r);
     EXPECT_USER_ERROR(tt_data_markov(8, 1, 9, 1), "successors");
     EXPECT_USER_ERROR(tt_data_markov(8, 0, 2, 1), "order");
 

@@ -8,7 +8,7 @@
 
 static ttexp_setup small_setup(int order)
 {
-    ttexp_setup s = {tt_defaults(), 8, 64, order, 2, 3, 3, NULL, 0};
+    ttexp_setup s = {tt_defaults(), 8, 64, order, 2, 3, 3, {NULL, NULL, 0}, 0};
     s.cfg.C = 8;
     s.cfg.heads = 2;
     s.cfg.M = 16;

@@ -104,20 +104,45 @@ void tt_init_params(model *m, unsigned long seed);
  * each context has `successors` likely next tokens (random weights, 95% of the
  * mass) and the remaining 5% spread uniformly; each sequence starts with
  * `order` uniform tokens. Order 1 needs no attention (the current token
- * suffices); order ≥ 2 makes the model attend to earlier positions.
- * Text: any file; the vocabulary is its distinct bytes (sorted); user error if
- * the file is missing, empty, shorter than T+1 bytes, or has more than V distinct
- * bytes. A sequence is a window of T+1 consecutive bytes at a uniform offset. */
+ * suffices); order ≥ 2 makes the model attend to earlier positions. The
+ * held-out batches come from the same chain (another RNG stream).
+ * Text: a file, or a folder whose text files are read in byte order of their
+ * names and concatenated (subfolders, links, hidden files and fortune's *.dat
+ * index files skipped). Character-level: the vocabulary is the text's distinct
+ * bytes in byte order when there are at most `vocab` of them; otherwise the
+ * vocab−1 most frequent bytes (ties: the smaller byte), in byte order, and one
+ * last symbol "other" for every other byte. Split by position: the last
+ * TT_HELD_OUT_SHARE of the bytes is the held-out part, the rest the training
+ * part (as nanoGPT's prepare scripts do); each part must hold T+1 bytes.
+ * Token files: nanoGPT's train.bin (training part) and val.bin (held-out part),
+ * uint16 little-endian token ids, every one below the given vocabulary size V.
+ * A sequence of text or tokens is a window of T+1 consecutive tokens at a
+ * uniform offset inside one part. User error (one line) on a missing,
+ * unreadable, empty or too short file, an odd-sized token file or a token
+ * outside the vocabulary. */
+#define TT_HELD_OUT_SHARE 0.1
 typedef struct tt_data tt_data;
 tt_data *tt_data_markov(int V, int order, int successors, unsigned long seed);
-tt_data *tt_data_text(const char *path, int V, int T);
-int tt_data_vocab(const tt_data *d);     /* symbols actually used (≤ V) */
-/* B sequences of T+1 tokens into tokens (B,T+1). */
+tt_data *tt_data_text(const char *path, int vocab /* 2..256 */, int T);
+/* The same from bytes in memory; `what` names them in errors. */
+tt_data *tt_data_text_bytes(const unsigned char *buf, size_t len, int vocab, int T, const char *what);
+tt_data *tt_data_token_files(const char *train_bin, const char *val_bin, int V /* 2..65536 */, int T);
+int tt_data_vocab(const tt_data *d);     /* symbols in use: the model's V */
+/* B sequences of T+1 tokens into tokens (B,T+1): from the training part, or the held-out part. */
 void tt_data_batch(const tt_data *d, gsl_rng *r, int B, int T, int *tokens);
+void tt_data_held_out_batch(const tt_data *d, gsl_rng *r, int B, int T, int *tokens);
+/* What symbol id stands for: a byte 0..255 (text), TT_SYMBOL_OTHER (text: every
+ * byte outside the vocabulary) or TT_SYMBOL_TOKEN (Markov, token files: no byte). */
+enum { TT_SYMBOL_OTHER = -1, TT_SYMBOL_TOKEN = -2 };
+int tt_data_symbol(const tt_data *d, int id);
+/* Occurrences of symbol id in the whole text or token files (0 for Markov). */
+size_t tt_data_count(const tt_data *d, int id);
+/* Tokens in the training part (held_out 0) or the held-out part (1); 0 for Markov. */
+size_t tt_data_length(const tt_data *d, int held_out);
 /* Markov transition rows (V^order, V); the context of tokens (x_1..x_order),
- * oldest first, is Σ x_i·V^(order−i). NULL for text. */
+ * oldest first, is Σ x_i·V^(order−i). NULL for text and token files. */
 const double *tt_data_transitions(const tt_data *d);
-int tt_data_order(const tt_data *d);     /* Markov order; 0 for text */
+int tt_data_order(const tt_data *d);     /* Markov order; 0 otherwise */
 void tt_data_free(tt_data *d);
 
 #endif
