@@ -16,9 +16,10 @@ static char tmpdir[256];
 
 /* A small model with non-trivial parameters (gains ≠ 1, biases ≠ 0, weights
  * large enough that attention is not uniform) and a random batch. */
-static model *small_model(int layers, int bias, int heads, int T, int B, unsigned long seed)
+static model *small_model_tied(int layers, int bias, int heads, int T, int B, unsigned long seed, int tied)
 {
-    tt_config c = {.V = 5, .C = 8, .heads = heads, .M = 12, .layers = layers, .T = T, .bias = bias, .seed = seed};
+    tt_config c = {.V = 5, .C = 8, .heads = heads, .M = 12, .layers = layers, .T = T, .bias = bias, .tied = tied,
+                   .seed = seed};
     model *m = tt_new(&c);
     gsl_rng *r = rng_new(seed + 100);
     for (int t = 0; t < m->ntensors; t++) {
@@ -33,6 +34,11 @@ static model *small_model(int layers, int bias, int heads, int T, int B, unsigne
     free(tok);
     rng_free(r);
     return m;
+}
+
+static model *small_model(int layers, int bias, int heads, int T, int B, unsigned long seed)
+{
+    return small_model_tied(layers, bias, heads, T, B, seed, 0);
 }
 
 static double norm2(const double *x, size_t n) { return sqrt(frobenius_sq(n, x)); }
@@ -100,9 +106,9 @@ static void test_param_counts(void)
 /* Worst relative error per role of (a) the gradient vs central differences of
  * the loss, (b) H v vs central differences of the gradient, for one direction
  * per tensor (random entries in that tensor only) and one dense direction. */
-static void check_fd(int layers, int bias)
+static void check_fd(int layers, int bias, int tied)
 {
-    model *m = small_model(layers, bias, 2, 4, 3, 7 + layers + 10 * bias);
+    model *m = small_model_tied(layers, bias, 2, 4, 3, 7 + layers + 10 * bias, tied);
     size_t P = m->P;
     double *g = xmalloc(P * sizeof(double)), *gp = xmalloc(P * sizeof(double)), *gm = xmalloc(P * sizeof(double));
     double *fd = xmalloc(P * sizeof(double));
@@ -173,16 +179,18 @@ static void check_fd(int layers, int bias)
     memcpy(m->params, p0, P * sizeof(double));
     for (int role = 0; role < ROLE_COUNT; role++) {
         if (!seen[role]) continue;
-        CHECK(worst_g[role] < 1e-6, "%d layers bias %d: gradient of %s rel err %.3g", layers, bias,
+        CHECK(worst_g[role] < 1e-6, "%d layers bias %d tied %d: gradient of %s rel err %.3g", layers, bias, tied,
               role_name(role), worst_g[role]);
-        CHECK(worst_col[role] < 1e-6, "%d layers bias %d: H v for %s directions rel err %.3g", layers, bias,
+        CHECK(worst_col[role] < 1e-6, "%d layers bias %d tied %d: H v for %s directions rel err %.3g", layers, bias, tied,
               role_name(role), worst_col[role]);
-        CHECK(worst_row[role] < 1e-6, "%d layers bias %d: rows of %s in H v rel err %.3g", layers, bias,
+        CHECK(worst_row[role] < 1e-6, "%d layers bias %d tied %d: rows of %s in H v rel err %.3g", layers, bias, tied,
               role_name(role), worst_row[role]);
     }
     CHECK(key_bias < 1e-12, "%d layers: key-bias gradient / H rows must vanish, got %.3g", layers, key_bias);
     CHECK(seen[ROLE_BIAS] == bias, "bias tensors present: %d, expected %d", seen[ROLE_BIAS], bias);
-    printf("# fd %d layer(s) bias %d: worst grad %.2g, H v %.2g\n", layers, bias,
+    CHECK(seen[ROLE_OUTPUT] == !tied && (model_find_tensor(m, "lm_head") < 0) == tied,
+          "tied %d: an lm_head tensor exactly when untied", tied);
+    printf("# fd %d layer(s) bias %d tied %d: worst grad %.2g, H v %.2g\n", layers, bias, tied,
                max_abs(ROLE_COUNT, worst_g), fmax(max_abs(ROLE_COUNT, worst_col), max_abs(ROLE_COUNT, worst_row)));
     free(p0), free(V), free(HV), free(g), free(gp), free(gm), free(fd);
     model_free(m);
@@ -211,10 +219,57 @@ static double asym(const double *H, size_t P)
     return worst / max_abs(P * P, H);
 }
 
+/* A tied model is the untied one with lm_head = wte composed with the map θ_tied
+ * → (θ, wte copied into lm_head): its gradient is Jᵀ g_untied (wte's rows the
+ * sum of the wte and lm_head rows) and its Hessian Jᵀ H_untied J (wte's block
+ * the sum of the four wte/lm_head blocks). Exact, so to round-off. */
+static void test_tied_is_summed_untied(void)
+{
+    for (int bias = 0; bias <= 1; bias++) {
+        model *u = small_model_tied(2, bias, 2, 4, 3, 31 + bias, 0);
+        tt_config c = *tt_config_of(u);
+        c.tied = 1;
+        model *t = tt_new(&c);
+        int tw = model_find_tensor(u, "wte"), tl = model_find_tensor(u, "lm_head");
+        size_t Pu = u->P, Pt = t->P, nw = tensor_size(&u->tensors[tw]);
+        size_t wte = u->tensors[tw].offset, lm = u->tensors[tl].offset;
+        CHECK(Pt + nw == Pu && lm + nw == Pu && t->tensors[t->ntensors - 1].offset + 8 == Pt,
+              "tied P %zu = untied %zu - V*C; lm_head was last", Pt, Pu);
+        memcpy(u->params + lm, u->params + wte, nw * sizeof(double));
+        memcpy(t->params, u->params, Pt * sizeof(double));
+        int *tok = xmalloc(3 * 5 * sizeof(int));
+        for (int i = 0; i < 15; i++) tok[i] = (i * 7 + 3) % 5;
+        tt_set_batch(t, tok, 3);
+        tt_set_batch(u, tok, 3);
+        free(tok);
+        /* J maps index j of the tied model to j, and also to lm + (j - wte) inside wte */
+        double *gu = xmalloc(Pu * sizeof(double)), *gt = xmalloc(Pt * sizeof(double)), *ge = xmalloc(Pt * sizeof(double));
+        double lu = u->grad(u, gu), lt = t->grad(t, gt);
+        for (size_t j = 0; j < Pt; j++) ge[j] = gu[j] + (j >= wte && j < wte + nw ? gu[lm + j - wte] : 0);
+        CHECK(fabs(lu - lt) <= 1e-14 * fabs(lu), "bias %d: tied loss %.17g vs untied %.17g", bias, lt, lu);
+        CHECK(rel_max_diff(Pt, gt, ge) <= 1e-12, "bias %d: tied gradient vs J^T g: %.3g", bias, rel_max_diff(Pt, gt, ge));
+        hessian_opts o = hessian_defaults();
+        double *Hu = hessian_full(u, &o), *Ht = hessian_full(t, &o), *He = xmalloc(Pt * Pt * sizeof(double));
+        for (size_t i = 0; i < Pt; i++)
+            for (size_t j = 0; j < Pt; j++) {
+                int wi = i >= wte && i < wte + nw, wj = j >= wte && j < wte + nw;
+                size_t li = lm + i - wte, lj = lm + j - wte;
+                He[i * Pt + j] = Hu[i * Pu + j] + (wi ? Hu[li * Pu + j] : 0) + (wj ? Hu[i * Pu + lj] : 0) +
+                                 (wi && wj ? Hu[li * Pu + lj] : 0);
+            }
+        CHECK(rel_max_diff(Pt * Pt, Ht, He) <= 1e-12, "bias %d: tied H vs J^T H J: %.3g", bias,
+              rel_max_diff(Pt * Pt, Ht, He));
+        CHECK(asym(Ht, Pt) < 1e-12, "bias %d: tied H symmetric: %.3g", bias, asym(Ht, Pt));
+        free(gu), free(gt), free(ge), free(Hu), free(Ht), free(He);
+        model_free(u);
+        model_free(t);
+    }
+}
+
 static void test_symmetry_and_panels(void)
 {
-    for (int layers = 1; layers <= 2; layers++) {
-        model *m = small_model(layers, 1, 2, 4, 3, 21);
+    for (int layers = 1; layers <= 3; layers++) { /* 3: one layer, tied output head */
+        model *m = small_model_tied(layers < 3 ? layers : 1, 1, 2, 4, 3, 21, layers == 3);
         size_t P = m->P;
         double *H = hessian_by_panels(m, (int)P);
         CHECK(asym(H, P) < 1e-10, "%d layers: max|H - Ht|/max|H| = %.3g", layers, asym(H, P));
@@ -789,8 +844,10 @@ int main(void)
     test_gelu();
     test_linear_kernels();
     for (int layers = 1; layers <= 2; layers++)
-        for (int bias = 0; bias <= 1; bias++) check_fd(layers, bias);
+        for (int bias = 0; bias <= 1; bias++)
+            for (int tied = 0; tied <= 1; tied++) check_fd(layers, bias, tied);
     test_symmetry_and_panels();
+    test_tied_is_summed_untied();
     test_gauss_newton();
     test_trivial_attention();
     test_causal();

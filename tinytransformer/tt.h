@@ -4,7 +4,9 @@
  * pre-norm LayerNorm → causal multi-head attention (separate query, key,
  * value, each C×C, heads = contiguous runs of C/heads rows) → attn.proj (C×C)
  * → residual; LayerNorm → mlp.fc_1 (M×C) → GELU → mlp.proj (C×M) → residual;
- * final LayerNorm; untied output head lm_head (V×C, no bias); next-token
+ * final LayerNorm; output head lm_head (V×C, no bias), or with tied = 1 the
+ * embedding wte itself (nanoGPT's weight tying: one tensor used twice, its
+ * gradient, H·v and Hessian rows the sum of both uses); next-token
  * cross-entropy, mean over all B·T predictions.
  *
  * GELU is the exact erf form GELU(x) = x Φ(x), so GELU' = Φ + xφ and
@@ -16,7 +18,7 @@
  * "wpe", "h0.ln_1.weight", "h0.ln_1.bias", "h0.attn.query",
  * "h0.attn.query.bias", "h0.attn.key", ..., "h0.attn.value", "h0.attn.proj",
  * "h0.ln_2.weight", "h0.mlp.fc_1", "h0.mlp.proj", ..., "ln_f.weight",
- * "ln_f.bias", "lm_head"), loss, grad, and the exact Hessian-vector product on
+ * "ln_f.bias", "lm_head" unless tied), loss, grad, and the exact Hessian-vector product on
  * panels of k directions by Pearlmutter's R-operator (forward-mode derivative
  * of the backward pass), batched over the directions with BLAS-3, with the
  * unit-direction paths hess_cols and hess_cols_lower (the symmetric fast path:
@@ -47,6 +49,7 @@ typedef struct {
     int layers;
     int T;              /* context length */
     int bias;           /* 1: biases on (linear layers and LayerNorm), 0: none */
+    int tied;           /* 1: the output head reads wte (nanoGPT's weight tying; no lm_head tensor) */
     unsigned long seed; /* initialisation */
 } tt_config;
 
