@@ -49,8 +49,8 @@ endif
 
 # Debian packages the toolkit needs: the libraries it compiles against, and what
 # the figures and tests need besides (make deps installs the missing ones).
-DEB_LIBS := libopenblas-dev liblapacke-dev libgsl-dev zlib1g-dev pkg-config
-DEB_PACKAGES := $(DEB_LIBS) gnuplot-nox dataset-fashion-mnist
+DEB_LIBS := libopenblas-dev liblapacke-dev libgsl-dev zlib1g-dev libcjson-dev pkg-config
+DEB_PACKAGES := $(DEB_LIBS) gnuplot-nox dataset-fashion-mnist fortunes
 # MPI=1 adds Debian's OpenMPI (compiler wrapper, mpirun) and ScaLAPACK for it.
 DEB_MPI := libopenmpi-dev openmpi-bin libscalapack-openmpi-dev
 ifeq ($(MPI),1)
@@ -60,7 +60,7 @@ endif
 
 # Libraries through pkg-config where they have .pc files. GSL's .pc names its
 # own reference CBLAS; we link OpenBLAS's instead.
-PKGS := openblas lapacke gsl zlib
+PKGS := openblas lapacke gsl zlib libcjson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS) 2>/dev/null))
 

@@ -39,6 +39,7 @@
 
 #include "core/core.h"
 #include "core/model.h"
+#include "core/safetensors.h"
 #include <stddef.h>
 
 typedef struct {
@@ -147,5 +148,30 @@ size_t tt_data_length(const tt_data *d, int held_out);
 const double *tt_data_transitions(const tt_data *d);
 int tt_data_order(const tt_data *d);     /* Markov order; 0 otherwise */
 void tt_data_free(tt_data *d);
+
+/* ---- nanoGPT checkpoints (tt_nanogpt.c) ------------------------------------------------
+ * Safetensors files in the state-dict layout of nanoGPT's GPT: transformer.wte.weight
+ * [V, C], transformer.wpe.weight [T, C], per block i transformer.h.i.ln_1.weight/.bias,
+ * attn.c_attn.weight [3C, C] / .bias [3C] (query, key, value stacked: split into the
+ * toolkit's three tensors), attn.c_proj.*, ln_2.*, mlp.c_fc.* [M, C], mlp.c_proj.*
+ * [C, M], transformer.ln_f.*, lm_head.weight [V, C]; biases all present or all absent
+ * (nanoGPT's bias flag); tied (one tensor used twice) when lm_head.weight or wte is
+ * absent, or both hold the same values (a config's "tied": false says otherwise);
+ * torch.compile's "_orig_mod." prefix and nanoGPT's causal-mask buffers attn.bias
+ * [1, 1, n, n] are accepted. nanoGPT's LayerNorm (eps 1e-5) and nn.GELU() (exact
+ * erf) are the toolkit's. The configuration comes from the shapes, and n_head from a
+ * config JSON (nanoGPT's GPTConfig keys: n_layer, n_head, n_embd, block_size,
+ * vocab_size, bias, dropout; also n_inner, the MLP width, 4 n_embd by default in
+ * nanoGPT, and tied) or the file's metadata (the same keys as strings, as
+ * tt_save_nanogpt writes them). User error (one line naming it): an unknown tensor
+ * name (another architecture), a missing tensor, a wrong shape, a config that
+ * disagrees with the shapes or holds an unknown key, dropout > 0, no n_head. */
+model *tt_load_nanogpt(const char *path, const char *config_path /* NULL: none */);
+/* The same from a parsed file and the config JSON's text (NULL: none); `what` names them. */
+model *tt_from_nanogpt(const st_file *f, const char *config_json, const char *what);
+/* m's parameters in that layout (a tied model: the same values under both names,
+ * as nanoGPT's state_dict holds them), data F64 (f32 = 0) or F32, the config as
+ * metadata. Writing what was read gives the same bytes. */
+void tt_save_nanogpt(const model *m, const char *path, int f32);
 
 #endif

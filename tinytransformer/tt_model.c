@@ -84,7 +84,7 @@ tt_config tt_defaults(void)
 
 void tt_check_config(const tt_config *c)
 {
-    if (c->V < 2 || c->V > 256) die_user("vocabulary size V must be in 2..256 (got %d)", c->V);
+    if (c->V < 2 || c->V > 65536) die_user("vocabulary size V must be in 2..65536 (got %d)", c->V);
     if (c->C < 1 || c->C > 4096) die_user("width C must be in 1..4096 (got %d)", c->C);
     if (c->heads < 1 || c->C % c->heads) die_user("heads must be >= 1 and divide C = %d (got %d)", c->C, c->heads);
     if (c->M < 1 || c->M > 16384) die_user("MLP width M must be in 1..16384 (got %d)", c->M);
