@@ -404,11 +404,12 @@ static void write_model_files(const run *r)
     csv_close(f);
     f = csv_open_in(r->out, "model.csv", "V,C,heads,M,T,layers,bias,P,data,order,successors,optim,lr,steps,batch,checkpoint_fraction,"
                        "checkpoint_step,hess_batch,loss_init,loss_checkpoint,final_train_loss");
-    csv_row(f, "%d,%d,%d,%d,%d,%d,%d,%zu,%s,%d,%d,adamw,%g,%ld,%d,%g,%ld,%d,%.10g,%.10g,%.10g", c->V, c->C,
+    csv_row(f, "%d,%d,%d,%d,%d,%d,%d,%zu,%s,%d,%d,%s,%g,%ld,%d,%g,%ld,%d,%.10g,%.10g,%.10g", c->V, c->C,
             c->heads, c->M, c->T, c->layers, c->bias, m->P, token_source_is_text(&r->setup.data) ? "text" : "markov",
             token_source_is_text(&r->setup.data) ? 0 : r->setup.order,
-            token_source_is_text(&r->setup.data) ? 0 : r->setup.successors, r->setup.train.lr,
-            r->setup.train.steps, r->setup.train.batch, r->setup.train.fracs[0], r->c.step, r->setup.hess_batch,
+            token_source_is_text(&r->setup.data) ? 0 : r->setup.successors,
+            r->setup.model_path ? "none (--model)" : "adamw", r->setup.train.lr,
+            r->setup.model_path ? 0L : r->setup.train.steps, r->setup.train.batch, r->setup.train.fracs[0], r->c.step, r->setup.hess_batch,
             r->c.loss0, r->c.loss, r->c.final_loss);
     run_note("train seconds: %.3f", r->c.train_seconds);
     run_note("hessian seconds: %.3f", r->c.hess_seconds);
@@ -428,6 +429,7 @@ int main(int argc, char **argv)
     r.save_h = 1;
     const cli_opt opts[] = {
         CKPT_CLI_OPTS(&r.cli),
+        CKPT_CLI_MODEL_OPT(&r.cli),
         {"layer", OPT_INT, &r.layer, "which Transformer block's tensors to draw"},
         {"pixels", OPT_INT, &r.pixels, "heatmap side at most this many pixels (max-pooled beyond)"},
         {"decades", OPT_DOUBLE, &r.decades, "log colour range below each block's max |H|, in decades"},
@@ -443,7 +445,9 @@ int main(int argc, char **argv)
               "Data: an order-2 sparse Markov source over V tokens (the next token needs attention).\n"
               "Training: AdamW (beta 0.9/0.999, eps 1e-8, weight decay 0.1), lr 1e-3 cosine to 10%, batch 64,\n"
               "1,000 steps; H at step 10.\n"
-              "H is exact (R-operator), on a fixed batch drawn independently of the training batches.",
+              "H is exact (R-operator), on a fixed batch drawn independently of the training batches.\n"
+              "--model FILE.safetensors: the blocks of a model trained elsewhere (nanoGPT's layout; tied: embed\n"
+              "and output are the one tensor wte).",
               opts, sizeof opts / sizeof *opts);
     r.setup = ckpt_cli_setup(&r.cli);
     if (r.layer < 0 || r.layer >= r.setup.cfg.layers)

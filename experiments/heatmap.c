@@ -1,20 +1,23 @@
 /* heatmap — one named block of a Hessian at full resolution: a tensor, a head,
  * an output or input neuron, or an index range, cut from a saved H (.npy, read
- * row by row: H never has to fit in memory) or from the blocks a streamed run
+ * row by row: H never has to fit in memory), from the blocks a streamed run
  * kept (hessian_blocks' blocks.npy: the block must lie inside one kept H_bb —
- * --partition alg2 keeps every tensor's). Rendered by plots/heatmap.gp (the
+ * --partition alg2 keeps every tensor's), or computed from a Transformer
+ * trained elsewhere (--model, nanoGPT's layout in .safetensors: only the
+ * block's columns of H, by the R-operator, on the Hessian batch fig6 --model
+ * uses: --hess-batch held-out sequences of the --data source). Rendered by plots/heatmap.gp (the
  * style of plots/fig6.gp: |H| in log colour, heads solid, output neurons dotted).
  *
  *   heatmap --h results/fig6/H.npy --block h0.attn.query --png q.png
  *   heatmap --run results/hessian_blocks --block 'h1.attn.key[head 2]' --png k2.png
  *   heatmap --h H.npy --block 0:512 --cols 'h0.mlp.fc_1[row 3]'        (an off-diagonal block)
+ *   heatmap --model gpt.safetensors --data text --block h0.attn.value --png v.png
  *
  * Outputs in --out: block.npy (rows × cols of H), heat.csv (|H|, pooled only
  * with --pixels), bounds_{rows,cols}_{major,minor}.csv, plotvars.gp; the PNG with
  * --png (gnuplot, written atomically).
  */
-#include "core/core.h"
-#include "hessian/hessian.h"
+#include "harness/harness.h"
 #include "hessian/hview.h"
 #include <errno.h>
 #include <math.h>
@@ -127,6 +130,31 @@ static double *cut_from_run(const char *dir, size_t P, const block *R, const blo
     return out;
 }
 
+/* ---- the block from a model file: the block's columns of H, by the R-operator ----------- */
+
+static double *cut_from_model(model *m, const block *R, const block *C)
+{
+    size_t P = m->P;
+    int kp = 32;
+    double *cols = xmalloc(checked_mul((size_t)kp * P, sizeof(double), "Hessian columns"));
+    double *out = xmalloc(checked_mul(R->n * C->n, sizeof(double), "block"));
+    for (size_t c0 = 0; c0 < C->n; c0 += (size_t)kp) {
+        int k = (int)(C->n - c0 < (size_t)kp ? C->n - c0 : (size_t)kp);
+        if (C->stride == 1) {
+            m->hess_cols(m, C->start + c0, k, cols);
+        } else { /* strided columns: unit directions through hvp */
+            double *E = xcalloc((size_t)k * P, sizeof(double));
+            for (int d = 0; d < k; d++) E[(size_t)d * P + C->start + (c0 + d) * C->stride] = 1;
+            m->hvp(m, E, cols, k);
+            free(E);
+        }
+        for (int d = 0; d < k; d++)
+            for (size_t r = 0; r < R->n; r++) out[r * C->n + c0 + d] = cols[(size_t)d * P + R->start + r * R->stride];
+    }
+    free(cols);
+    return out;
+}
+
 /* ---- outputs ------------------------------------------------------------------------------ */
 
 static int write_lines(const char *out, const char *name, const partition *p, size_t offset, size_t factor)
@@ -171,14 +199,22 @@ int main(int argc, char **argv)
 {
     const char *spec = NULL, *cspec = NULL, *hpath = NULL, *tensors = NULL, *run = NULL, *out = "results/heatmap",
                *pool = "max", *png = NULL, *script = "plots/heatmap.gp";
-    int pixels = 0, max_lines = 256;
+    int pixels = 0, max_lines = 256, hess_batch = 256;
+    long data_seed = 1;
     double decades = 6;
+    tt_data_opts data = {NULL, NULL, 0};
+    const char *model_path = NULL, *model_config = NULL;
     const cli_opt opts[] = {
         {"block", OPT_STRING, &spec, "the block's rows: NAME, NAME[head h], NAME[row r], NAME[col c] or i0:i1"},
         {"cols", OPT_STRING, &cspec, "its columns, the same way (default: the rows: a diagonal block)"},
         {"h", OPT_STRING, &hpath, "a saved H (.npy, P x P), read row by row"},
         {"tensors", OPT_STRING, &tensors, "the layout (tensors.csv; default: next to --h, or in --run)"},
         {"run", OPT_STRING, &run, "a hessian_blocks output folder: the block is cut from its kept blocks"},
+        {"model", OPT_STRING, &model_path, "a Transformer in nanoGPT's layout (.safetensors): the block computed"},
+        {"model-config", OPT_STRING, &model_config, "with --model: its config JSON when the metadata lacks n_head"},
+        TT_DATA_OPTS(data),
+        {"hess-batch", OPT_INT, &hess_batch, "with --model: held-out sequences H is taken on"},
+        {"data-seed", OPT_LONG, &data_seed, "with --model: the data's seed (Markov chain, held-out sequences)"},
         {"pixels", OPT_INT, &pixels, "0: full resolution; else pool to at most this many pixels per side"},
         {"pool", OPT_STRING, &pool, "with --pixels: max or mean"},
         {"decades", OPT_DOUBLE, &decades, "log colour range below max |H|, in decades"},
@@ -189,16 +225,41 @@ int main(int argc, char **argv)
     };
     cli_parse(argc, argv,
               "One block of an exact Hessian at full resolution: a tensor, a head, a neuron or an index range,\n"
-              "from a saved H (.npy) or from the blocks a streamed hessian_blocks run kept; writes it as\n"
-              "block.npy and a heatmap (|H|, log colour) with tensor / head / neuron lines for plots/heatmap.gp.",
+              "from a saved H (.npy), from the blocks a streamed hessian_blocks run kept, or computed from a\n"
+              "Transformer trained elsewhere (--model, nanoGPT's layout; the block's columns of H on --hess-batch\n"
+              "held-out sequences of --data); writes it as block.npy and a heatmap (|H|, log colour) with\n"
+              "tensor / head / neuron lines for plots/heatmap.gp.",
               opts, sizeof opts / sizeof *opts);
     if (!spec) die_user("--block is required (e.g. --block h0.attn.query)");
-    if (!hpath == !run) die_user("give exactly one of --h (a saved H) and --run (a hessian_blocks folder)");
+    if ((hpath != NULL) + (run != NULL) + (model_path != NULL) != 1)
+        die_user("give exactly one of --h (a saved H), --run (a hessian_blocks folder) and --model (a .safetensors)");
+    if (model_config && !model_path) die_user("--model-config goes with --model");
     if (pixels < 0 || pixels > 16384) die_user("--pixels must be in 0..16384 (got %d)", pixels);
     pool_kind pk = pool_parse(pool);
     if (!(decades >= 1 && decades <= 16)) die_user("--decades must be in 1..16 (got %g)", decades);
-    char *tpath;
-    if (tensors) {
+    tt_ckpt ck = {0};
+    if (model_path) { /* fig6 --model's model and Hessian batch */
+        tt_ckpt_setup s = tt_ckpt_defaults();
+        s.model_path = model_path;
+        s.model_config = model_config;
+        model *m0 = tt_load_nanogpt(model_path, model_config);
+        s.cfg = *tt_config_of(m0);
+        model_free(m0);
+        if (token_source_is_text(&data) && data.vocab == 0) data.vocab = s.cfg.V;
+        s.data = data;
+        s.hess_batch = hess_batch;
+        if (data_seed < 0) die_user("--data-seed must be >= 0 (got %ld)", data_seed);
+        s.data_seed = (unsigned long)data_seed;
+        tt_data *d = token_source(&s.data, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
+        int v = tt_data_vocab(d);
+        tt_data_free(d);
+        if (v != s.cfg.V) die_user("%s has a vocabulary of %d but the data gives %d symbols (--vocab-size)", model_path,
+                                   s.cfg.V, v);
+        tt_ckpt_start(&s, &ck);
+    }
+    char *tpath = NULL;
+    if (model_path) {
+    } else if (tensors) {
         tpath = xstrdup(tensors);
     } else if (run) {
         tpath = path_join(run, "tensors.csv");
@@ -208,13 +269,15 @@ int main(int argc, char **argv)
         tpath = path_join(dir, "tensors.csv");
         free(dir);
     }
-    model *lay = layout_read(tpath);
+    model *lay = model_path ? ck.m : layout_read(tpath);
     free(tpath);
     block R = block_named(lay, spec), C = block_named(lay, cspec ? cspec : spec);
     output_keep_previous(); /* --out may be the --run folder it reads */
     ensure_dir(out);
 
-    double *A = hpath ? cut_from_h(hpath, lay->P, &R, &C) : cut_from_run(run, lay->P, &R, &C);
+    double *A = hpath ? cut_from_h(hpath, lay->P, &R, &C)
+                : run ? cut_from_run(run, lay->P, &R, &C)
+                      : cut_from_model(ck.m, &R, &C);
     size_t shape[2] = {R.n, C.n};
     npy_write_in(out, "block.npy", A, 2, shape);
     size_t pr, pc, factor;
@@ -239,7 +302,8 @@ int main(int argc, char **argv)
     if (cspec) snprintf(t1, sizeof t1, "%s x %s", R.name, C.name);
     else snprintf(t1, sizeof t1, "%s", R.name);
     gp_escape(title, sizeof title, t1);
-    snprintf(t2, sizeof t2, "%s%s", hpath ? "from " : "from the kept blocks of ", hpath ? hpath : run);
+    snprintf(t2, sizeof t2, "%s%s", hpath || model_path ? "from " : "from the kept blocks of ",
+             hpath ? hpath : run ? run : model_path);
     gp_escape(t1, sizeof t1, t2);
     outfile *o = outfile_open_in(out, "plotvars.gp");
     fprintf(outfile_fp(o),
@@ -259,6 +323,7 @@ int main(int argc, char **argv)
     partition_free(rmaj), partition_free(rmin), partition_free(cmaj), partition_free(cmin);
     free(img);
     free(A);
-    model_free(lay);
+    if (model_path) tt_ckpt_free(&ck);
+    else model_free(lay);
     return 0;
 }

@@ -536,6 +536,7 @@ int main(int argc, char **argv)
     r.out = "results/table_kappa";
     const cli_opt opts[] = {
         CKPT_CLI_OPTS(&r.cli),
+        CKPT_CLI_MODEL_OPT(&r.cli),
         {"layer", OPT_INT, &r.layer, "which Transformer block's tensors are the table's"},
         {"draws", OPT_INT, &r.draws, "Fig. 4 recipe: draws of x per block (0: 25 quick, 100 paper)"},
         {"out", OPT_STRING, &r.out, "output folder"},
@@ -555,13 +556,20 @@ int main(int argc, char **argv)
               "nothing deflated) is kept beside the paper's numbers at 1% and after 1 step.\n"
               "Outputs in --out: blocks.csv (every block at every checkpoint), sweep.csv (the statistic per\n"
               "checkpoint), table.csv and table.md, stats.csv (readings <fig4|adam>.<H|G>.<1pct|step1>, where\n"
-              "1pct is --checkpoint's), claims.txt, H_<block>.npy and d_<block>.npy, train/, run.txt.",
+              "1pct is --checkpoint's), claims.txt, H_<block>.npy and d_<block>.npy, train/, run.txt.\n"
+              "--model FILE.safetensors: the table of that model alone (one checkpoint; v-hat estimated).",
               opts, sizeof opts / sizeof *opts);
     r.s = ckpt_cli_setup(&r.cli);
     if (r.layer < 0 || r.layer >= r.s.cfg.layers) die_user("--layer must be in 0..%d (got %d)", r.s.cfg.layers - 1, r.layer);
     if (r.draws < 0 || r.draws > 10000) die_user("--draws must be in 0..10000 (got %d)", r.draws);
     if (r.draws == 0) r.draws = scale_parse(r.cli.scale) ? 100 : 25;
-    r.nck = checkpoints_of(r.s.train.steps, r.s.train.fracs[0], r.ck, &r.primary, &r.first);
+    if (r.s.model_path) { /* a model trained elsewhere: one checkpoint, its own (step 0) */
+        r.nck = 1;
+        r.ck[0] = (checkpoint){0, 1};
+        r.primary = r.first = 0;
+    } else {
+        r.nck = checkpoints_of(r.s.train.steps, r.s.train.fracs[0], r.ck, &r.primary, &r.first);
+    }
     ensure_dir(r.out);
     compute(&r);
     write_blocks(&r);

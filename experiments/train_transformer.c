@@ -3,7 +3,8 @@
  *
  * The researcher's entry point to optim/ and tinytransformer/: every choice of
  * the optimizer experiments is a flag here. Writes <out>/loss.csv,
- * checkpoints.csv, step<s>_params.npy, step<s>_vhat.npy, run.txt. A run whose
+ * checkpoints.csv, step<s>_params.npy, step<s>_vhat.npy, vocab.csv (text),
+ * run.txt, and with --save-safetensors the trained model in nanoGPT's layout. A run whose
  * loss stops being finite ends with a message and exit status 3; what was
  * written up to then is complete.
  */
@@ -16,7 +17,8 @@ int main(int argc, char **argv)
     tt_config cfg = tt_defaults();
     tt_train_opts o = tt_train_defaults();
     const char *optim = "adamw", *vstat = "mean", *schedule = "cosine", *partition_name = "alg3";
-    const char *out = "results/train_transformer";
+    const char *out = "results/train_transformer", *save_path = NULL;
+    int save_f32 = 0;
     double lr = o.lr, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, wd = -1;
     long seed = 1, data_seed = 1, steps = o.steps, warmup = 0;
     int order = 2, successors = 2, batch = o.batch;
@@ -30,6 +32,9 @@ int main(int argc, char **argv)
         {"T", OPT_INT, &cfg.T, "context length"},
         {"V", OPT_INT, &cfg.V, "vocabulary size of the Markov source (text: --vocab-size)"},
         {"bias", OPT_INT, &cfg.bias, "1: biases on, 0: off"},
+        {"tied", OPT_INT, &cfg.tied, "1: the output head is wte (nanoGPT's weight tying), 0: its own lm_head"},
+        {"save-safetensors", OPT_STRING, &save_path, "write the trained model here (nanoGPT's layout, .safetensors)"},
+        {"save-f32", OPT_FLAG, &save_f32, "with --save-safetensors: F32 data (default F64, exact)"},
         TT_DATA_OPTS(data),
         {"order", OPT_INT, &order, "Markov source order (the next token depends on this many)"},
         {"successors", OPT_INT, &successors, "Markov source: likely successors per context"},
@@ -99,6 +104,7 @@ int main(int argc, char **argv)
     o.blocks = p;
     if (!core_quiet) fprintf(stderr, "train_transformer: P = %zu, %d blocks, %s\n", m->P, p->nblocks, optim_name(o.optim));
     tt_train_result r = tt_train(m, d, &o, out);
+    if (save_path && !r.diverged) tt_save_nanogpt(m, save_path, save_f32);
     run_write_info(out, (unsigned long)seed);
     if (!core_quiet && !r.diverged) fprintf(stderr, "train_transformer: final batch loss %.4f\n", r.final_loss);
     partition_free(p);

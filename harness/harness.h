@@ -204,6 +204,9 @@ typedef struct {
     tt_train_opts train;       /* tt_train_defaults(): AdamW, checkpoint fracs[0] = 0.01 */
     int hess_batch;            /* sequences in the Hessian batch (256): the first of the held-out stream */
     int panel;                 /* Hessian columns per panel (64) */
+    const char *model_path;    /* a nanoGPT-layout .safetensors to analyse instead of training (NULL) */
+    const char *model_config;  /* its config JSON (NULL: the file's metadata) */
+    const char *save_path;     /* tt_ckpt_hessian: the checkpoint's parameters written here (nanoGPT layout) */
 } tt_ckpt_setup;
 typedef struct {
     model *m;                  /* at the checkpoint's parameters, Hessian batch set */
@@ -222,7 +225,13 @@ tt_ckpt_setup tt_ckpt_defaults(void);
 void tt_ckpt_check(const tt_ckpt_setup *s);
 void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out);
 void tt_ckpt_free(tt_ckpt *c);
-/* tt_ckpt_hessian in its steps, for H at several checkpoints of one training
+/* A model trained elsewhere (model_path): tt_ckpt_start reads it (its
+ * configuration is the setup's: ckpt_cli_setup takes it from the file);
+ * tt_ckpt_train trains nothing: it estimates v̂ at the model's parameters as
+ * the mean of g² over TT_VHAT_BATCHES training batches of train.batch sequences
+ * (Adam's v with β2 → 1 and the parameters held fixed; an AdamW run's v̂ also
+ * remembers earlier parameters), step 0; tt_ckpt_load keeps the parameters.
+ * tt_ckpt_hessian in its steps, for H at several checkpoints of one training
  * run (block_structure): tt_ckpt_start builds the model and the data and sets
  * the Hessian batch (out->m at its initialisation, loss0); tt_ckpt_train
  * trains with every checkpoint of s->train (die_diverged if training stops
@@ -245,9 +254,11 @@ void tt_ckpt_take_hessian(const tt_ckpt_setup *s, tt_ckpt *c);
  *   paper: the same training; H on 1,024 fixed sequences (8,192 predictions).
  *          (The paper gives no training length, so a longer run would not be
  *          closer to it; a larger Hessian batch is closer to the population H.) */
+#define TT_VHAT_BATCHES 64
 typedef struct {
     const char *scale;
     tt_data_opts data;
+    const char *model_path, *model_config, *save_path;
     long steps, seed, data_seed;
     int batch, hess_batch, panel, order, successors;
     int V, C, heads, M, T, layers, bias;
@@ -256,7 +267,17 @@ typedef struct {
 void ckpt_cli_init(ckpt_cli *c);
 #define CKPT_CLI_OPTS(c)                                                                                         \
     CKPT_CLI_RUN_OPTS(c),                                                                                        \
-    {"checkpoint", OPT_DOUBLE, &(c)->frac, "fraction of training at which H is taken (paper Fig. 6: 1%)"}
+    {"checkpoint", OPT_DOUBLE, &(c)->frac, "fraction of training at which H is taken (paper Fig. 6: 1%)"},       \
+    {"save-safetensors", OPT_STRING, &(c)->save_path, "also write the checkpoint's parameters here, in nanoGPT's " \
+                                                      "layout (.safetensors)"}
+/* --model FILE: analyse a model trained elsewhere (programs whose --model names a kind add only --model-config). */
+#define CKPT_CLI_MODEL_OPT(c)                                                                                    \
+    {"model", OPT_STRING, &(c)->model_path, "a checkpoint in nanoGPT's layout (.safetensors): H of that model, "   \
+                                            "no training (v-hat estimated from 64 batches; docs/real_text.md)"},  \
+    CKPT_CLI_MODEL_CONFIG_OPT(c)
+#define CKPT_CLI_MODEL_CONFIG_OPT(c)                                                                             \
+    {"model-config", OPT_STRING, &(c)->model_config, "with --model FILE: its config JSON (nanoGPT's GPTConfig keys) " \
+                                                     "when the file's metadata lacks n_head"}
 /* The same without --checkpoint, for a program that takes H at several steps. */
 #define CKPT_CLI_RUN_OPTS(c)                                                                                     \
     {"scale", OPT_STRING, &(c)->scale, "quick (H on 256 sequences) or paper (H on 1,024); both train 1,000 steps"}, \
@@ -284,7 +305,8 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c);
 
 /* The eight parameter blocks of paper Fig. 6 (fig6, block_structure): key
  * ("query", ..., "mlp_fc1", "embed", "output"), and the split the paper finds
- * in each (heads for query/key; output neurons, tokens for embed/output). */
+ * in each (heads for query/key; output neurons, tokens for embed/output). In a
+ * tied model embed and output are the one tensor wte. */
 #define FIG6_NBLOCKS 8
 typedef struct {
     const char *key;
