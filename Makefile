@@ -77,8 +77,8 @@ LIBSRC := $(wildcard $(addsuffix /*.c,$(LIBDIRS)))
 LIBOBJ := $(LIBSRC:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libtoolkit.a
 
-PROG_SRC := $(wildcard experiments/*.c)
-PROGS := $(PROG_SRC:experiments/%.c=$(BUILD)/bin/%)
+PROG_SRC := $(wildcard experiments/*.c tools/*.c)
+PROGS := $(addprefix $(BUILD)/bin/,$(notdir $(PROG_SRC:.c=)))
 TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -100,6 +100,9 @@ $(LIB): $(LIBOBJ)
 
 # Programs, tests and benchmarks: one .c file each, linked against the library.
 $(BUILD)/bin/%: $(BUILD)/experiments/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+$(BUILD)/bin/%: $(BUILD)/tools/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
