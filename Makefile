@@ -9,6 +9,7 @@
 #   make claims     print every results/*/claims.txt
 #   make deps       install missing Debian packages (needs root, or prints the sudo line)
 #   SCALE=paper     paper-scale counts (results-paper/, figures-paper/)
+#   DATA=text       the Transformer experiments on English text (results-text/, figures-text/)
 
 SHELL := /bin/bash
 CC ?= gcc
@@ -45,6 +46,21 @@ else ifeq ($(SCALE),quick)
   FIG := figures
 else
   $(error SCALE must be quick or paper, got '$(SCALE)')
+endif
+
+# DATA=text: every Transformer experiment on English text (--data text: Debian's
+# fortunes, char-level; docs/real_text.md) into its own folders results-text/ and
+# figures-text/ (results-paper-text/ ... at paper scale); the experiments without
+# a Transformer (TT_EXPS does not name them) are not run again.
+DATA ?= markov
+TT_EXPS := fig6 table_kappa partition_check block_structure train_compare exp2_blockwise_gd leave_out \
+           ablation_vstat trajectory hetero vspread coarse value_split
+ifeq ($(DATA),text)
+  RES := $(RES)-text
+  FIG := $(FIG)-text
+  TT_DATA := --data text
+else ifneq ($(DATA),markov)
+  $(error DATA must be markov or text, got '$(DATA)')
 endif
 
 # Debian packages the toolkit needs: the libraries it compiles against, and what
@@ -168,6 +184,10 @@ define render
 	@mv $@.tmp $@ && echo "rendered $@"
 endef
 include $(wildcard mk/*.mk)
+ifeq ($(DATA),text) # only the Transformer experiments' figures and claims
+  FIGURES := $(filter-out $(foreach e,fig2 fig3 fig4 mlp_steps,$(FIG)/$(e)%),$(FIGURES))
+  CLAIMS := $(filter $(foreach e,$(TT_EXPS),$(RES)/$(e)/%),$(CLAIMS))
+endif
 $(eval $(verdict_rules))
 
 figures: deps

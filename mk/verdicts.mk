@@ -17,7 +17,7 @@ space := $(empty) $(empty)
 define verdict_run
 $(VRUNS)/$(1)/seed$(2)/run.txt: $(BUILD)/bin/$(1)
 	@mkdir -p $$(@D)
-	OPENBLAS_NUM_THREADS=1 $$< $$(subst SEED,$(2),$$(if $$(filter undefined,$$(origin VCMD_$(1))),$(VCMD_DEFAULT),$$(VCMD_$(1)))) --out $$(@D) --quiet
+	OPENBLAS_NUM_THREADS=1 $$< $$(subst SEED,$(2),$$(if $$(filter undefined,$$(origin VCMD_$(1))),$(VCMD_DEFAULT),$$(VCMD_$(1)))) $(if $(filter $(1),$(TT_EXPS)),$(TT_DATA)) --out $$(@D) --quiet
 endef
 
 .PHONY: verdicts verdicts-only readme-results
