@@ -167,7 +167,15 @@ static void write_plotvars(const run *r, int k, const blk_summary *s, size_t pr,
 {
     const tensor_info *ti = &r->c.m->tensors[s->t];
     const split_mass *major = s->qkv ? &s->heads : &s->rows;
-    char name[64], minor_text[160] = "";
+    char name[64], minor_text[160] = "", when[160];
+    if (r->setup.model_path) { /* the file's name, without folders (gnuplot's enhanced text: no underscores) */
+        const char *base = strrchr(r->setup.model_path, '/');
+        snprintf(when, sizeof when, "of %s", base ? base + 1 : r->setup.model_path);
+        for (char *u = when; *u; u++)
+            if (*u == '_' || *u == '"' || *u == '\\' || *u == '^' || *u == '{' || *u == '}' || *u == '@') *u = '-';
+    } else {
+        snprintf(when, sizeof when, "at step %ld of %ld", r->c.step, r->setup.train.steps);
+    }
     if (s->qkv)
         snprintf(minor_text, sizeof minor_text, "; dotted: %d output neurons, excess %.2f", s->rows.nblocks,
                  s->rows.od.excess);
@@ -176,11 +184,11 @@ static void write_plotvars(const run *r, int k, const blk_summary *s, size_t pr,
     outfile *o = outfile_open(path);
     fprintf(outfile_fp(o),
             "npx = %zu\nfactor = %zu\ncbmax = %.6g\ncbmin = %.6g\nhas_minor = %d\nmajor_lw = %.2f\n"
-            "title_text = \"Hessian of %s (%d %ss) at step %ld of %ld\"\n"
+            "title_text = \"Hessian of %s (%d %ss) %s\"\n"
             "sub1 = \"%d x %d weights = %zu params; max |H| %.2e, mean |H| %.2e; log colour\"\n"
             "sub2 = \"solid: %d %ss, off-diagonal mass inside %.3f (random %.3f), excess %.2f%s\"\n",
             pr, factor, s->max_abs, s->max_abs * pow(10, -r->decades), s->qkv, major->nblocks > 8 ? 0.6 : 1.2,
-            TITLE[k], major->nblocks, split_meaning(ti, major->split), r->c.step, r->setup.train.steps, ti->rows,
+            TITLE[k], major->nblocks, split_meaning(ti, major->split), when, ti->rows,
             ti->cols, s->n, s->max_abs, s->mean_abs, major->nblocks, split_meaning(ti, major->split), major->od.share,
             major->od.chance, major->od.excess, minor_text);
     outfile_commit(o);
@@ -382,10 +390,15 @@ static void write_claims(const run *r)
                 "diagonal share (entries) query %.4f, value %.4f, mlp.fc_1 %.4f\n",
             v->heads.od.excess, v->rows.od.excess, q->rows.od.excess, k->rows.od.excess, q->mass_diag, v->mass_diag,
             r->s[4].mass_diag);
-    fprintf(fp, "context: P = %zu; AdamW lr %g cosine, %ld steps of %d sequences, H at step %ld (%g of training) on "
-                "%d fixed sequences of T = %d; loss on them %.4f at init, %.4f at the checkpoint\n",
-            r->c.m->P, r->setup.train.lr, r->setup.train.steps, r->setup.train.batch, r->c.step,
-            r->setup.train.fracs[0], r->setup.hess_batch, r->setup.cfg.T, r->c.loss0, r->c.loss);
+    if (r->setup.model_path)
+        fprintf(fp, "context: P = %zu; the model of %s (trained elsewhere), H on %d fixed held-out sequences of T = %d "
+                    "(%s); loss on them %.4f\n", r->c.m->P, r->setup.model_path, r->setup.hess_batch, r->setup.cfg.T,
+                token_source_name(&r->setup.data), r->c.loss);
+    else
+        fprintf(fp, "context: P = %zu; AdamW lr %g cosine, %ld steps of %d sequences, H at step %ld (%g of training) on "
+                    "%d fixed sequences of T = %d; loss on them %.4f at init, %.4f at the checkpoint\n",
+                r->c.m->P, r->setup.train.lr, r->setup.train.steps, r->setup.train.batch, r->c.step,
+                r->setup.train.fracs[0], r->setup.hess_batch, r->setup.cfg.T, r->c.loss0, r->c.loss);
     outfile_commit(o);
 }
 

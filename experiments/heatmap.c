@@ -257,8 +257,9 @@ int main(int argc, char **argv)
                                    s.cfg.V, v);
         tt_ckpt_start(&s, &ck);
     }
-    char *tpath = NULL;
+    char *tpath = NULL; /* the layout: the model's own with --model */
     if (model_path) {
+        tpath = NULL;
     } else if (tensors) {
         tpath = xstrdup(tensors);
     } else if (run) {
