@@ -426,14 +426,15 @@ static void write_table(const run *r)
                              "ratio_adam_G,paper_kappa_H,paper_kappa_DH,paper_ratio");
     outfile *o = outfile_open_in(r->out, "table.md");
     FILE *fp = outfile_fp(o);
-    for (int w = 0; w < 2; w++) {
+    for (int w = 0; w < (r->s.model_path ? 1 : 2); w++) { /* --model: one checkpoint, the file's */
         int ci = ck_index(r, w);
         fprintf(fp, "%s**Step %ld** (%s):\n\n| Hessian block | n | null (derived + numerical) | κ(H) first version | "
                     "ratio first version | κ(H) deflated | ratio Fig. 4 D | ratio Adam's v̂ | κ(G) deflated | ratio "
                     "Fig. 4 D on G | ratio v̂ on G | paper κ(H) | paper κ(D_Adam H) | paper ratio |\n"
                     "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-                w ? "\n" : "", r->ck[ci].step, w ? "after 1 step: the paper's text" : "--checkpoint, 1% by default: "
-                                                                                        "the paper's Fig. 6 caption");
+                w ? "\n" : "", r->ck[ci].step, w ? "after 1 step: the paper's text"
+                                  : r->s.model_path ? "the model of --model, trained elsewhere"
+                                                    : "--checkpoint, 1% by default: the paper's Fig. 6 caption");
         for (int k = 0; k < NPAPER; k++) {
             const block_result *b = &r->paperR[w][k];
             char kr[48], rr[32], kh[48], r1[32], r2[32], kg[48], r3[32], r4[32];
