@@ -206,7 +206,8 @@ typedef struct {
     int panel;                 /* Hessian columns per panel (64) */
     const char *model_path;    /* a nanoGPT-layout .safetensors to analyse instead of training (NULL) */
     const char *model_config;  /* its config JSON (NULL: the file's metadata) */
-    const char *save_path;     /* tt_ckpt_hessian: the checkpoint's parameters written here (nanoGPT layout) */
+    const char *save_path;     /* the checkpoint's parameters written here in nanoGPT's layout (tt_ckpt_hessian;
+                                  table_kappa and hetero: --checkpoint's) */
 } tt_ckpt_setup;
 typedef struct {
     model *m;                  /* at the checkpoint's parameters, Hessian batch set */

@@ -16,7 +16,8 @@ floorv = 0
 if (exists("ref")) {
     floorv = real(system("awk -F, '$1==\"optimal_loss\"{print $2}' ".ref))
     # text (--data text) has no known entropy floor (nan): the loss itself
-    if (floorv != floorv) { floorv = 0; set ylabel "held-out loss (text: no known entropy floor)" } \
+    if (floorv != floorv) { floorv = 0; set ylabel "held-out loss (text: no known entropy floor)"; \
+                            set title ttl." [text: the loss itself]" noenhanced } \
     else { set logscale y; set format y "10^{%L}" }
 }
 if (exists("logy") && logy) { set logscale y; set format y "10^{%L}" }
