@@ -209,6 +209,7 @@ gallery: figures
 	  echo "copied $(words $(FIGURES)) figures and $$n of $(words $(VERDICT_FIGURES)) verdict figures (make verdicts draws them) into docs/img/"
 
 clean:
-	rm -rf build build-san build-fuzz build-mpi build-mpi-san results results-paper figures figures-paper
+	rm -rf build build-san build-fuzz build-mpi build-mpi-san results results-paper figures figures-paper \
+	  results-text results-paper-text figures-text figures-paper-text
 
 -include $(LIBOBJ:.o=.d) $(PROG_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(BENCH_SRC:%.c=$(BUILD)/%.d)
