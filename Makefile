@@ -13,6 +13,7 @@
 #   make deps       install missing Debian packages (needs root, or prints the sudo line)
 #   make clean      builds and quick results; make distclean also the paper-scale ones
 #   SCALE=paper     paper-scale counts (results-paper/, figures-paper/)
+#   DATA=text       the Transformer experiments on English text (results-text/, figures-text/)
 
 SHELL := /bin/bash
 # The compiler: gcc, unless CC is given on the command line or in the environment
@@ -55,10 +56,25 @@ else
   $(error SCALE must be quick or paper, got '$(SCALE)')
 endif
 
+# DATA=text: every Transformer experiment on English text (--data text: Debian's
+# fortunes, char-level; docs/real_text.md) into its own folders results-text/ and
+# figures-text/ (results-paper-text/ ... at paper scale); the experiments without
+# a Transformer (TT_EXPS does not name them) are not run again.
+DATA ?= markov
+TT_EXPS := fig6 table_kappa partition_check block_structure train_compare exp2_blockwise_gd leave_out \
+           ablation_vstat trajectory hetero vspread coarse value_split
+ifeq ($(DATA),text)
+  RES := $(RES)-text
+  FIG := $(FIG)-text
+  TT_DATA := --data text
+else ifneq ($(DATA),markov)
+  $(error DATA must be markov or text, got '$(DATA)')
+endif
+
 # Debian packages the toolkit needs: the libraries it compiles against, and what
 # the figures and tests need besides (make deps installs the missing ones).
-DEB_LIBS := libopenblas-dev liblapacke-dev libgsl-dev zlib1g-dev pkg-config
-DEB_PACKAGES := $(DEB_LIBS) gnuplot-nox dataset-fashion-mnist
+DEB_LIBS := libopenblas-dev liblapacke-dev libgsl-dev zlib1g-dev libcjson-dev pkg-config
+DEB_PACKAGES := $(DEB_LIBS) gnuplot-nox dataset-fashion-mnist fortunes
 # MPI=1 adds Debian's OpenMPI (compiler wrapper, mpirun) and ScaLAPACK for it.
 DEB_MPI := libopenmpi-dev openmpi-bin libscalapack-openmpi-dev
 ifeq ($(MPI),1)
@@ -68,7 +84,7 @@ endif
 
 # Libraries through pkg-config where they have .pc files. GSL's .pc names its
 # own reference CBLAS; we link OpenBLAS's instead.
-PKGS := openblas lapacke gsl zlib
+PKGS := openblas lapacke gsl zlib libcjson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS) 2>/dev/null))
 
@@ -190,6 +206,11 @@ define render
 	@mv $@.tmp $@ && echo "rendered $@"
 endef
 include $(wildcard mk/*.mk)
+ifeq ($(DATA),text) # only the Transformer experiments' figures and claims
+  FIGURES := $(filter-out $(foreach e,fig2 fig3 fig4 mlp_steps,$(FIG)/$(e)%),$(FIGURES))
+  CLAIMS := $(filter $(foreach e,$(TT_EXPS),$(RES)/$(e)/%),$(CLAIMS))
+  VERDICT_FIGURES := $(filter-out $(foreach e,fig2 fig3 fig4 mlp_steps,$(FIG)/$(e)%),$(VERDICT_FIGURES))
+endif
 $(eval $(verdict_rules))
 $(eval $(sensitivity_rules))
 
@@ -214,8 +235,8 @@ gallery: figures
 # clean: the builds and the quick results; paper-scale results (hours of compute)
 # go only with distclean.
 clean:
-	rm -rf build build-san build-fuzz build-mpi build-mpi-san results figures
+	rm -rf build build-san build-fuzz build-mpi build-mpi-san results figures results-text figures-text
 distclean: clean
-	rm -rf results-paper figures-paper
+	rm -rf results-paper figures-paper results-paper-text figures-paper-text
 
 -include $(LIBOBJ:.o=.d) $(FIXTURES:.o=.d) $(PROG_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(BENCH_SRC:%.c=$(BUILD)/%.d)

@@ -167,7 +167,15 @@ static void write_plotvars(const run *r, int k, const blk_summary *s, size_t pr,
 {
     const tensor_info *ti = &r->c.m->tensors[s->t];
     const split_mass *major = s->qkv ? &s->heads : &s->rows;
-    char name[64], minor_text[160] = "";
+    char name[64], minor_text[160] = "", when[160];
+    if (r->setup.model_path) { /* the file's name, without folders (gnuplot's enhanced text: no underscores) */
+        const char *base = strrchr(r->setup.model_path, '/');
+        snprintf(when, sizeof when, "of %s", base ? base + 1 : r->setup.model_path);
+        for (char *u = when; *u; u++)
+            if (*u == '_' || *u == '"' || *u == '\\' || *u == '^' || *u == '{' || *u == '}' || *u == '@') *u = '-';
+    } else {
+        snprintf(when, sizeof when, "at step %ld of %ld", r->c.step, r->setup.train.steps);
+    }
     if (s->qkv)
         snprintf(minor_text, sizeof minor_text, "; dotted: %d output neurons, excess %.2f", s->rows.nblocks,
                  s->rows.od.excess);
@@ -176,11 +184,11 @@ static void write_plotvars(const run *r, int k, const blk_summary *s, size_t pr,
     outfile *o = outfile_open(path);
     fprintf(outfile_fp(o),
             "npx = %zu\nfactor = %zu\ncbmax = %.6g\ncbmin = %.6g\nhas_minor = %d\nmajor_lw = %.2f\n"
-            "title_text = \"Hessian of %s (%d %ss) at step %ld of %ld\"\n"
+            "title_text = \"Hessian of %s (%d %ss) %s\"\n"
             "sub1 = \"%d x %d weights = %zu params; max |H| %.2e, mean |H| %.2e; log colour\"\n"
             "sub2 = \"solid: %d %ss, off-diagonal mass inside %.3f (random %.3f), excess %.2f%s\"\n",
             pr, factor, s->max_abs, s->max_abs * pow(10, -r->decades), s->qkv, major->nblocks > 8 ? 0.6 : 1.2,
-            TITLE[k], major->nblocks, split_meaning(ti, major->split), r->c.step, r->setup.train.steps, ti->rows,
+            TITLE[k], major->nblocks, split_meaning(ti, major->split), when, ti->rows,
             ti->cols, s->n, s->max_abs, s->mean_abs, major->nblocks, split_meaning(ti, major->split), major->od.share,
             major->od.chance, major->od.excess, minor_text);
     outfile_commit(o);
@@ -382,10 +390,15 @@ static void write_claims(const run *r)
                 "diagonal share (entries) query %.4f, value %.4f, mlp.fc_1 %.4f\n",
             v->heads.od.excess, v->rows.od.excess, q->rows.od.excess, k->rows.od.excess, q->mass_diag, v->mass_diag,
             r->s[4].mass_diag);
-    fprintf(fp, "context: P = %zu; AdamW lr %g cosine, %ld steps of %d sequences, H at step %ld (%g of training) on "
-                "%d fixed sequences of T = %d; loss on them %.4f at init, %.4f at the checkpoint\n",
-            r->c.m->P, r->setup.train.lr, r->setup.train.steps, r->setup.train.batch, r->c.step,
-            r->setup.train.fracs[0], r->setup.hess_batch, r->setup.cfg.T, r->c.loss0, r->c.loss);
+    if (r->setup.model_path)
+        fprintf(fp, "context: P = %zu; the model of %s (trained elsewhere), H on %d fixed held-out sequences of T = %d "
+                    "(%s); loss on them %.4f\n", r->c.m->P, r->setup.model_path, r->setup.hess_batch, r->setup.cfg.T,
+                token_source_name(&r->setup.data), r->c.loss);
+    else
+        fprintf(fp, "context: P = %zu; AdamW lr %g cosine, %ld steps of %d sequences, H at step %ld (%g of training) on "
+                    "%d fixed sequences of T = %d; loss on them %.4f at init, %.4f at the checkpoint\n",
+                r->c.m->P, r->setup.train.lr, r->setup.train.steps, r->setup.train.batch, r->c.step,
+                r->setup.train.fracs[0], r->setup.hess_batch, r->setup.cfg.T, r->c.loss0, r->c.loss);
     outfile_commit(o);
 }
 
@@ -404,10 +417,12 @@ static void write_model_files(const run *r)
     csv_close(f);
     f = csv_open_in(r->out, "model.csv", "V,C,heads,M,T,layers,bias,P,data,order,successors,optim,lr,steps,batch,checkpoint_fraction,"
                        "checkpoint_step,hess_batch,loss_init,loss_checkpoint,final_train_loss");
-    csv_row(f, "%d,%d,%d,%d,%d,%d,%d,%zu,%s,%d,%d,adamw,%g,%ld,%d,%g,%ld,%d,%.10g,%.10g,%.10g", c->V, c->C,
-            c->heads, c->M, c->T, c->layers, c->bias, m->P, r->setup.text ? "text" : "markov",
-            r->setup.text ? 0 : r->setup.order, r->setup.text ? 0 : r->setup.successors, r->setup.train.lr,
-            r->setup.train.steps, r->setup.train.batch, r->setup.train.fracs[0], r->c.step, r->setup.hess_batch,
+    csv_row(f, "%d,%d,%d,%d,%d,%d,%d,%zu,%s,%d,%d,%s,%g,%ld,%d,%g,%ld,%d,%.10g,%.10g,%.10g", c->V, c->C,
+            c->heads, c->M, c->T, c->layers, c->bias, m->P, token_source_is_text(&r->setup.data) ? "text" : "markov",
+            token_source_is_text(&r->setup.data) ? 0 : r->setup.order,
+            token_source_is_text(&r->setup.data) ? 0 : r->setup.successors,
+            r->setup.model_path ? "none (--model)" : "adamw", r->setup.train.lr,
+            r->setup.model_path ? 0L : r->setup.train.steps, r->setup.train.batch, r->setup.train.fracs[0], r->c.step, r->setup.hess_batch,
             r->c.loss0, r->c.loss, r->c.final_loss);
     run_note("train seconds: %.3f", r->c.train_seconds);
     run_note("hessian seconds: %.3f", r->c.hess_seconds);
@@ -422,6 +437,7 @@ static void parse_args(run *r, int argc, char **argv)
     ckpt_cli_init(&r->cli);
     const cli_opt opts[] = {
         CKPT_CLI_OPTS(&r->cli),
+        CKPT_CLI_MODEL_OPT(&r->cli),
         {"layer", OPT_INT, &r->layer, "which Transformer block's tensors to draw"},
         {"pixels", OPT_INT, &r->pixels, "heatmap side at most this many pixels (max-pooled beyond)"},
         {"decades", OPT_DOUBLE, &r->decades, "log colour range below each block's max |H|, in decades"},
@@ -438,7 +454,9 @@ static void parse_args(run *r, int argc, char **argv)
               "Data: an order-2 sparse Markov source over V tokens (the next token needs attention).\n"
               "Training: AdamW (beta 0.9/0.999, eps 1e-8, weight decay 0.1), lr 1e-3 cosine to 10%, batch 64,\n"
               "1,000 steps; H at step 10.\n"
-              "H is exact (R-operator), on a fixed batch drawn independently of the training batches.",
+              "H is exact (R-operator), on a fixed batch drawn independently of the training batches.\n"
+              "--model FILE.safetensors: the blocks of a model trained elsewhere (nanoGPT's layout; tied: embed\n"
+              "and output are the one tensor wte).",
               opts, sizeof opts / sizeof *opts);
     r->setup = ckpt_cli_setup(&r->cli);
     if (r->layer < 0 || r->layer >= r->setup.cfg.layers)

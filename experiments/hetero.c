@@ -155,10 +155,34 @@ static void analyse(run *r, int mi, int k, const model *m, const double *H, long
 
 /* ---- the two models ------------------------------------------------------------------------------ */
 
+/* --model FILE: the points are the file's architecture at the toolkit's
+ * initialisation (init) and the model itself (checkpoint and end). */
+static void run_tt_file(run *r)
+{
+    tt_ckpt c;
+    tt_ckpt_setup *s = &r->setup;
+    tt_ckpt_start(s, &c);
+    double *trained = xmalloc(c.m->P * sizeof(double));
+    memcpy(trained, c.m->params, c.m->P * sizeof(double));
+    tt_init_params(c.m, s->cfg.seed);
+    tt_ckpt_take_hessian(s, &c);
+    analyse(r, 0, 0, c.m, c.H, 0);
+    memcpy(c.m->params, trained, c.m->P * sizeof(double));
+    tt_ckpt_take_hessian(s, &c);
+    analyse(r, 0, 1, c.m, c.H, 0);
+    analyse(r, 0, 2, c.m, c.H, 0);
+    free(trained);
+    tt_ckpt_free(&c);
+}
+
 static void run_tt(run *r)
 {
     tt_ckpt c;
     tt_ckpt_setup *s = &r->setup;
+    if (s->model_path) {
+        run_tt_file(r);
+        return;
+    }
     s->train.nfracs = 2;
     s->train.fracs[1] = 1.0;
     tt_ckpt_start(s, &c);
@@ -169,6 +193,7 @@ static void run_tt(run *r)
     for (int k = 1; k < NPOINTS; k++) {
         long step = checkpoint_step(s->train.fracs[k - 1], s->train.steps);
         tt_ckpt_load(s, dir, step, &c);
+        if (k == 1 && s->save_path) tt_save_nanogpt(c.m, s->save_path, 0); /* --checkpoint's */
         tt_ckpt_take_hessian(s, &c);
         analyse(r, 0, k, c.m, c.H, step);
     }
@@ -292,6 +317,7 @@ int main(int argc, char **argv)
     r.out = "results/hetero";
     const cli_opt opts[] = {
         CKPT_CLI_OPTS(&r.cli),
+        CKPT_CLI_MODEL_OPT(&r.cli),
         {"reps", OPT_INT, &r.reps, "random-permutation partitions per model and point (0: 20 quick, 100 paper)"},
         MLP_CLI_OPTS(&r.mlp),
         {"out", OPT_STRING, &r.out, "output folder"},
@@ -304,7 +330,9 @@ int main(int argc, char **argv)
               "Heterogeneity S = sd over the blocks of log10 |lambda|max(H_bb) (decades, scale-free);\n"
               "control: the same block sizes on a random permutation of the parameters. Claim: S_tt > S_mlp\n"
               "at all three points. --steps, --lr and --batch train both models (AdamW / Adam).\n"
-              "Scales: quick (H of the Transformer on 256 sequences, 20 random partitions) or paper (1,024, 100).",
+              "Scales: quick (H of the Transformer on 256 sequences, 20 random partitions) or paper (1,024, 100).\n"
+              "--model FILE.safetensors: the Transformer is that model (checkpoint and end) and its architecture at\n"
+              "the toolkit's initialisation (init); the MLP as always.",
               opts, sizeof opts / sizeof *opts);
     r.setup = ckpt_cli_setup(&r.cli);
     if (!(r.cli.frac < 1)) die_user("--checkpoint must be below 1 (the end of training is taken anyway; got %g)",

@@ -311,7 +311,8 @@ static void run_tt(run *r, const tt_ckpt_setup *setup, const char *dir, model_re
     char *train_dir = path_join(dir, "train");
     tt_ckpt_hessian(setup, train_dir, &c);
     free(train_dir);
-    *res = (model_result){.key = "tt", .what = "1-layer Transformer", .step = c.step, .total = setup->train.steps};
+    *res = (model_result){.key = "tt", .what = setup->model_path ? setup->model_path : "1-layer Transformer",
+                          .step = c.step, .total = setup->model_path ? 0 : setup->train.steps};
     analyse(r, c.m, c.H, dir, res);
     tt_ckpt_free(&c);
 }
@@ -397,7 +398,9 @@ static void parse_args(run *r, int argc, char **argv)
                .mlp_width = 8, .mlp_pool = 4, .mlp_eval_n = 1000, .reps = 10, .share = 0.9, .level = 0.5, .save_h = 1};
     ckpt_cli_init(&r->cli);
     const cli_opt opts[] = {
-        {"model", OPT_STRING, &r->model_name, "tt (the tiny Transformer, as fig6), mlp (the 1-hidden-layer MLP) or both"},
+        {"model", OPT_STRING, &r->model_name, "tt (the tiny Transformer, as fig6), mlp (the 1-hidden-layer MLP), both, "
+                                              "or a Transformer trained elsewhere: a nanoGPT-layout .safetensors"},
+        CKPT_CLI_MODEL_CONFIG_OPT(&r->cli),
         {"level", OPT_DOUBLE, &r->level, "score a split needs to hold (off-diagonal excess; diagonal excess for entries)"},
         {"share", OPT_DOUBLE, &r->share, "old rule: share of a tensor's Hessian mass the chosen split must keep"},
         {"reps", OPT_INT, &r->reps, "random permutations for the old mass-ratio baselines"},
@@ -430,7 +433,10 @@ static void check_args(run *r, int *do_tt, int *do_mlp, tt_ckpt_setup *setup, ml
 {
     *do_tt = strcmp(r->model_name, "tt") == 0, *do_mlp = strcmp(r->model_name, "mlp") == 0;
     if (strcmp(r->model_name, "both") == 0) *do_tt = *do_mlp = 1;
-    if (!*do_tt && !*do_mlp) die_user("--model must be tt, mlp or both (got '%s')", r->model_name);
+    if (!*do_tt && !*do_mlp) { /* a file: a Transformer trained elsewhere */
+        *do_tt = 1;
+        r->cli.model_path = r->model_name;
+    }
     if (!(r->level > 0 && r->level <= 1)) die_user("--level must be in (0, 1] (got %g)", r->level);
     if (!(r->share > 0 && r->share <= 1)) die_user("--share must be in (0, 1] (got %g)", r->share);
     if (r->reps < 2 || r->reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r->reps);

@@ -344,6 +344,7 @@ static void compute(run *r)
     gsl_rng *xr = rng_new(seed_for((unsigned long)r->cli.seed, SEED_DRAWS));
     for (int ci = 0; ci < r->nck; ci++) {
         tt_ckpt_load(&s, train_dir, r->ck[ci].step, &c);
+        if (ci == r->primary && s.save_path) tt_save_nanogpt(m, s.save_path, 0); /* --checkpoint's */
         adam_diag(P, c.vhat, s.train.ocfg.eps, d);
         tt_ckpt_take_hessian(&s, &c); /* H */
         double *H = c.H;
@@ -444,14 +445,15 @@ static void write_table(const run *r)
                              "ratio_adam_G,paper_kappa_H,paper_kappa_DH,paper_ratio");
     outfile *o = outfile_open_in(r->out, "table.md");
     FILE *fp = outfile_fp(o);
-    for (int w = 0; w < 2; w++) {
+    for (int w = 0; w < (r->s.model_path ? 1 : 2); w++) { /* --model: one checkpoint, the file's */
         int ci = ck_index(r, w);
         fprintf(fp, "%s**Step %ld** (%s):\n\n| Hessian block | n | null (derived + numerical) | κ(H) first version | "
                     "ratio first version | κ(H) deflated | ratio Fig. 4 D | ratio Adam's v̂ | κ(G) deflated | ratio "
                     "Fig. 4 D on G | ratio v̂ on G | paper κ(H) | paper κ(D_Adam H) | paper ratio |\n"
                     "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-                w ? "\n" : "", r->ck[ci].step, w ? "after 1 step: the paper's text" : "--checkpoint, 1% by default: "
-                                                                                        "the paper's Fig. 6 caption");
+                w ? "\n" : "", r->ck[ci].step, w ? "after 1 step: the paper's text"
+                                  : r->s.model_path ? "the model of --model, trained elsewhere"
+                                                    : "--checkpoint, 1% by default: the paper's Fig. 6 caption");
         for (int k = 0; k < NPAPER; k++) {
             const block_result *b = &r->paperR[w][k];
             char kr[48], rr[32], kh[48], r1[32], r2[32], kg[48], r3[32], r4[32];
@@ -581,6 +583,7 @@ static void parse_args(run *r, int argc, char **argv)
     ckpt_cli_init(&r->cli);
     const cli_opt opts[] = {
         CKPT_CLI_OPTS(&r->cli),
+        CKPT_CLI_MODEL_OPT(&r->cli),
         {"layer", OPT_INT, &r->layer, "which Transformer block's tensors are the table's"},
         {"draws", OPT_INT, &r->draws, "Fig. 4 recipe: draws of x per block (0: 25 quick, 100 paper)"},
         {"out", OPT_STRING, &r->out, "output folder"},
@@ -602,14 +605,21 @@ static void parse_args(run *r, int argc, char **argv)
               "nothing deflated) is kept beside the paper's numbers at 1% and after 1 step.\n"
               "Outputs in --out: blocks.csv (every block at every checkpoint), sweep.csv (the statistic per\n"
               "checkpoint), table.csv and table.md, stats.csv (readings <fig4|adam>.<H|G>.<1pct|step1>, where\n"
-              "1pct is --checkpoint's), claims.txt, H_<block>.npy and d_<block>.npy, train/, run.txt.",
+              "1pct is --checkpoint's), claims.txt, H_<block>.npy and d_<block>.npy, train/, run.txt.\n"
+              "--model FILE.safetensors: the table of that model alone (one checkpoint; v-hat estimated).",
               opts, sizeof opts / sizeof *opts);
     r->s = ckpt_cli_setup(&r->cli);
     if (r->layer < 0 || r->layer >= r->s.cfg.layers)
         die_user("--layer must be in 0..%d (got %d)", r->s.cfg.layers - 1, r->layer);
     if (r->draws < 0 || r->draws > 10000) die_user("--draws must be in 0..10000 (got %d)", r->draws);
     if (r->draws == 0) r->draws = scale_parse(r->cli.scale) ? 100 : 25;
-    r->nck = checkpoints_of(r->s.train.steps, r->s.train.fracs[0], r->ck, &r->primary, &r->first);
+    if (r->s.model_path) { /* a model trained elsewhere: one checkpoint, its own (step 0) */
+        r->nck = 1;
+        r->ck[0] = (checkpoint){0, 1};
+        r->primary = r->first = 0;
+    } else {
+        r->nck = checkpoints_of(r->s.train.steps, r->s.train.fracs[0], r->ck, &r->primary, &r->first);
+    }
 }
 
 int main(int argc, char **argv)

@@ -3,7 +3,8 @@
  *
  * The researcher's entry point to optim/ and tinytransformer/: every choice of
  * the optimizer experiments is a flag here. Writes <out>/loss.csv,
- * checkpoints.csv, step<s>_params.npy, step<s>_vhat.npy, run.txt. A run whose
+ * checkpoints.csv, step<s>_params.npy, step<s>_vhat.npy, vocab.csv (text),
+ * run.txt, and with --save-safetensors the trained model in nanoGPT's layout. A run whose
  * loss stops being finite ends with a message and exit status 3; what was
  * written up to then is complete.
  */
@@ -13,7 +14,9 @@
 
 typedef struct {
     tt_config cfg;
-    const char *optim, *vstat, *schedule, *partition_name, *text, *out;
+    const char *optim, *vstat, *schedule, *partition_name, *out, *save_path;
+    int save_f32;
+    tt_data_opts data;                 /* --data, --text, --vocab-size */
     double lr, beta1, beta2, eps, wd;
     long seed, data_seed, steps, warmup;
     int order, successors, batch;
@@ -33,9 +36,12 @@ static tt_args parse_args(int argc, char **argv)
         {"heads", OPT_INT, &x.cfg.heads, "attention heads"},
         {"M", OPT_INT, &x.cfg.M, "MLP width"},
         {"T", OPT_INT, &x.cfg.T, "context length"},
-        {"V", OPT_INT, &x.cfg.V, "vocabulary size"},
+        {"V", OPT_INT, &x.cfg.V, "vocabulary size of the Markov source (text: --vocab-size)"},
         {"bias", OPT_INT, &x.cfg.bias, "1: biases on, 0: off"},
-        {"text", OPT_STRING, &x.text, "train on the bytes of this file instead of the Markov source"},
+        {"tied", OPT_INT, &x.cfg.tied, "1: the output head is wte (nanoGPT's weight tying), 0: its own lm_head"},
+        {"save-safetensors", OPT_STRING, &x.save_path, "write the trained model here (nanoGPT's layout, .safetensors)"},
+        {"save-f32", OPT_FLAG, &x.save_f32, "with --save-safetensors: F32 data (default F64, exact)"},
+        TT_DATA_OPTS(x.data),
         {"order", OPT_INT, &x.order, "Markov source order (the next token depends on this many)"},
         {"successors", OPT_INT, &x.successors, "Markov source: likely successors per context"},
         {"optim", OPT_STRING, &x.optim, "gd, heavy-ball, adam, adamw, adam-mini, adafactor or sm3"},
@@ -53,13 +59,13 @@ static tt_args parse_args(int argc, char **argv)
         {"batch", OPT_INT, &x.batch, "sequences per step"},
         {"checkpoints", OPT_DOUBLE_LIST, &x.fracs, "fractions of training to checkpoint, in (0, 1]"},
         {"seed", OPT_LONG, &x.seed, "the run's seed: initialisation and training batches"},
-        {"data-seed", OPT_LONG, &x.data_seed, "the data's seed: the Markov chain"},
+        {"data-seed", OPT_LONG, &x.data_seed, "the data's seed: the Markov chain (text: the held-out draws)"},
         {"out", OPT_STRING, &x.out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
               "Train the tiny GPT-style Transformer (defaults: the paper's 1-layer model, V 8, C 16, 4 heads,\n"
-              "M 32, T 8, biases) on an order-2 Markov source or a text file, with GD, Adam, AdamW,\n"
+              "M 32, T 8, biases) on an order-2 Markov source or on text (--data text), with GD, Adam, AdamW,\n"
               "Adam-mini, Adafactor or SM3 (blockwise GD and leave-out need per-block rates: exp2_blockwise_gd,\n"
               "leave_out). Adam-mini follows the official v1.1.1 update; cosine decay ends at 10% of lr.\n"
               "Checkpoints hold the parameters and, for Adam-family optimizers, v-hat (D_Adam = 1/(sqrt(v)+eps)).\n"
@@ -102,7 +108,6 @@ static tt_train_opts train_opts_of(tt_args *x)
         o.fracs[i] = x->fracs.v[i];
     }
     x->cfg.seed = seed_for((unsigned long)x->seed, SEED_INIT);
-    tt_check_config(&x->cfg);
     return o;
 }
 
@@ -119,12 +124,15 @@ int main(int argc, char **argv)
 {
     tt_args x = parse_args(argc, argv);
     tt_train_opts o = train_opts_of(&x);
-    tt_data *d = token_source(x.text, x.cfg.V, x.cfg.T, x.order, x.successors, (unsigned long)x.data_seed);
+    tt_data *d = token_source(&x.data, x.cfg.V, x.cfg.T, x.order, x.successors, (unsigned long)x.data_seed);
+    x.cfg.V = tt_data_vocab(d); /* the text's vocabulary, or the Markov source's V */
+    tt_check_config(&x.cfg);
     model *m = tt_new(&x.cfg);
     partition *p = partition_named(x.partition_name, m);
     o.blocks = p;
     if (!core_quiet) fprintf(stderr, "train_transformer: P = %zu, %d blocks, %s\n", m->P, p->nblocks, optim_name(o.optim));
     tt_train_result r = tt_train(m, d, &o, x.out);
+    if (x.save_path && !r.diverged) tt_save_nanogpt(m, x.save_path, x.save_f32);
     run_write_info(x.out, (unsigned long)x.seed);
     if (!core_quiet && !r.diverged) fprintf(stderr, "train_transformer: final batch loss %.4f\n", r.final_loss);
     partition_free(p);

@@ -15,7 +15,7 @@ tt_ckpt_setup tt_ckpt_defaults(void)
         .order = 2,
         .successors = 2,
         .data_seed = 1,
-        .text = NULL,
+        .data = {NULL, NULL, 0},
         .train = tt_train_defaults(),
         .hess_batch = 256,
         .panel = 64,
@@ -55,21 +55,54 @@ void tt_ckpt_start(const tt_ckpt_setup *s, tt_ckpt *out)
     tt_ckpt_check(s);
     memset(out, 0, sizeof *out);
     const tt_config *c = &s->cfg;
-    out->data = token_source(s->text, c->V, c->T, s->order, s->successors, s->data_seed);
-    out->m = tt_new(c);
+    out->data = token_source(&s->data, c->V, c->T, s->order, s->successors, s->data_seed);
+    if (tt_data_vocab(out->data) != c->V)
+        DIE("token source has %d symbols, the model V = %d", tt_data_vocab(out->data), c->V);
+    out->m = s->model_path ? tt_load_nanogpt(s->model_path, s->model_config) : tt_new(c);
+    if (out->m->P != tt_param_count(c)) DIE("the model file changed its configuration");
     /* the Hessian batch: its own stream, so it is the same whatever the training */
     out->tokens = xmalloc((size_t)s->hess_batch * (c->T + 1) * sizeof(int));
     gsl_rng *r = rng_new(seed_for(s->data_seed, SEED_HELD_OUT));
-    tt_data_batch(out->data, r, s->hess_batch, c->T, out->tokens);
+    tt_data_held_out_batch(out->data, r, s->hess_batch, c->T, out->tokens);
     rng_free(r);
     tt_set_batch(out->m, out->tokens, s->hess_batch);
     out->loss0 = out->m->loss(out->m);
     out->loss = out->loss0;
 }
 
+/* v̂ of a model trained elsewhere: the mean of g² over TT_VHAT_BATCHES training
+ * batches at its parameters (harness.h). */
+static void estimate_vhat(const tt_ckpt_setup *s, tt_ckpt *c)
+{
+    model *m = c->m;
+    int B = s->train.batch, T = s->cfg.T;
+    int *tok = xmalloc((size_t)B * (T + 1) * sizeof(int));
+    double *g = xmalloc(m->P * sizeof(double));
+    free(c->vhat);
+    c->vhat = xcalloc(m->P, sizeof(double));
+    gsl_rng *r = rng_new(s->train.seed);
+    for (int k = 0; k < TT_VHAT_BATCHES; k++) {
+        tt_data_batch(c->data, r, B, T, tok);
+        tt_set_batch(m, tok, B);
+        m->grad(m, g);
+        for (size_t i = 0; i < m->P; i++) c->vhat[i] += g[i] * g[i] / TT_VHAT_BATCHES;
+    }
+    rng_free(r);
+    free(tok);
+    free(g);
+    tt_set_batch(m, c->tokens, s->hess_batch);
+}
+
 void tt_ckpt_train(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *c)
 {
     double t0 = wall_seconds();
+    if (s->model_path) {
+        estimate_vhat(s, c);
+        c->train_seconds = wall_seconds() - t0;
+        c->step = 0;
+        c->final_loss = c->loss0;
+        return;
+    }
     tt_train_result tr = tt_train(c->m, c->data, &s->train, train_dir);
     c->train_seconds = wall_seconds() - t0;
     long last = 0;
@@ -85,6 +118,12 @@ void tt_ckpt_train(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *c)
 
 void tt_ckpt_load(const tt_ckpt_setup *s, const char *train_dir, long step, tt_ckpt *c)
 {
+    if (s->model_path) { /* the parameters are the file's; v̂ from tt_ckpt_train */
+        if (!c->vhat) DIE("tt_ckpt_load before tt_ckpt_train");
+        c->step = 0;
+        tt_set_batch(c->m, c->tokens, s->hess_batch);
+        return;
+    }
     char name[64];
     snprintf(name, sizeof name, "step%06ld_params.npy", step);
     char *path = path_join(train_dir, name);
@@ -118,6 +157,7 @@ void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out
     tt_ckpt_start(&one, out);
     tt_ckpt_train(&one, train_dir, out);
     tt_ckpt_load(&one, train_dir, checkpoint_step(one.train.fracs[0], one.train.steps), out);
+    if (s->save_path) tt_save_nanogpt(out->m, s->save_path, 0);
     tt_ckpt_take_hessian(&one, out);
 }
 
@@ -161,10 +201,20 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     tt_ckpt_setup s = tt_ckpt_defaults();
     s.cfg = (tt_config){.V = c->V, .C = c->C, .heads = c->heads, .M = c->M, .layers = c->layers, .T = c->T,
                         .bias = c->bias, .seed = seed_for((unsigned long)c->seed, SEED_INIT)};
+    if (c->model_config && !c->model_path) die_user("--model-config goes with --model FILE.safetensors");
+    if (c->model_path) { /* the model's own sizes; its vocabulary is the text's by default */
+        model *m = tt_load_nanogpt(c->model_path, c->model_config);
+        s.cfg = *tt_config_of(m);
+        model_free(m);
+        if (token_source_is_text(&c->data) && c->data.vocab == 0) c->data.vocab = s.cfg.V;
+        s.model_path = c->model_path;
+        s.model_config = c->model_config;
+    }
+    s.save_path = c->save_path;
     s.order = c->order;
     s.successors = c->successors;
     s.data_seed = (unsigned long)c->data_seed;
-    s.text = c->text;
+    s.data = c->data;
     s.train.steps = c->steps;
     s.train.lr = c->lr;
     s.train.batch = c->batch;
@@ -173,10 +223,16 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     s.train.seed = seed_for((unsigned long)c->seed, SEED_BATCHES);
     s.hess_batch = c->hess_batch;
     s.panel = c->panel;
-    tt_ckpt_check(&s);
     /* the data source now, so that a bad file or setting stops before any output */
-    tt_data *d = token_source(c->text, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
+    tt_data *d = token_source(&c->data, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
+    if (s.model_path && tt_data_vocab(d) != s.cfg.V) {
+        int v = tt_data_vocab(d);
+        tt_data_free(d);
+        die_user("%s has a vocabulary of %d but the data gives %d symbols (--vocab-size)", s.model_path, s.cfg.V, v);
+    }
+    s.cfg.V = tt_data_vocab(d);
     tt_data_free(d);
+    tt_ckpt_check(&s);
     return s;
 }
 
@@ -193,7 +249,7 @@ int fig6_tensor(const model *m, int layer, int k)
     char name[64];
     if (k < 0 || k >= FIG6_NBLOCKS) DIE("no Fig. 6 block %d", k);
     if (k == 6) snprintf(name, sizeof name, "wte");
-    else if (k == 7) snprintf(name, sizeof name, "lm_head");
+    else if (k == 7) snprintf(name, sizeof name, "%s", tt_config_of(m)->tied ? "wte" : "lm_head");
     else snprintf(name, sizeof name, "h%d.%s", layer, suffix[k]);
     int t = model_find_tensor(m, name);
     if (t < 0) DIE("no tensor %s", name);

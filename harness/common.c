@@ -34,9 +34,78 @@ int scale_parse(const char *scale)
     die_user("--scale must be quick or paper (got '%s')", scale);
 }
 
-tt_data *token_source(const char *text, int V, int T, int order, int successors, unsigned long data_seed)
+int token_source_is_text(const tt_data_opts *o)
 {
-    return text ? tt_data_text(text, V, T) : tt_data_markov(V, order, successors, seed_for(data_seed, SEED_DATA));
+    if (!o->data) return o->text != NULL;
+    if (strcmp(o->data, "text") == 0) return 1;
+    if (strcmp(o->data, "markov") != 0) die_user("--data must be markov or text (got '%s')", o->data);
+    if (o->text) die_user("--text goes with --data text (got --data markov)");
+    return 0;
+}
+
+/* A folder holding nanoGPT's token files. */
+static int is_token_folder(const char *path)
+{
+    char *bin = path_join(path, "train.bin");
+    FILE *fp = path_is_folder(path) ? fopen(bin, "rb") : NULL;
+    free(bin);
+    if (fp) fclose(fp);
+    return fp != NULL;
+}
+
+tt_data *token_source(const tt_data_opts *o, int V, int T, int order, int successors, unsigned long data_seed)
+{
+    if (!token_source_is_text(o)) return tt_data_markov(V, order, successors, seed_for(data_seed, SEED_DATA));
+    const char *path = o->text ? o->text : TT_TEXT_DEFAULT;
+    if (o->vocab < 0) die_user("--vocab-size must be >= 0 (got %d)", o->vocab);
+    if (is_token_folder(path)) {
+        if (o->vocab == 0) die_user("--vocab-size is needed with nanoGPT's token files (%s/train.bin)", path);
+        char *train = path_join(path, "train.bin"), *val = path_join(path, "val.bin");
+        tt_data *d = tt_data_token_files(train, val, o->vocab, T);
+        free(train);
+        free(val);
+        return d;
+    }
+    if (!o->text && !path_is_folder(path))
+        die_user("the default text %s is missing: install Debian's fortunes package (make deps) or give --text",
+                 path);
+    return tt_data_text(path, o->vocab ? o->vocab : TT_TEXT_VOCAB, T);
+}
+
+const char *token_source_name(const tt_data_opts *o)
+{
+    static char name[1100];
+    if (!token_source_is_text(o)) return "markov";
+    snprintf(name, sizeof name, "text %s", o->text ? o->text : TT_TEXT_DEFAULT);
+    return name;
+}
+
+/* A symbol as one CSV field: printable ASCII as itself (but comma, quote and
+ * space named), the rest as escapes or 0xNN. */
+static void symbol_text(char *out, size_t n, int sym)
+{
+    if (sym == TT_SYMBOL_OTHER) snprintf(out, n, "other");
+    else if (sym == TT_SYMBOL_TOKEN || sym < 0) snprintf(out, n, "token");
+    else if (sym == ' ') snprintf(out, n, "space");
+    else if (sym == ',') snprintf(out, n, "comma");
+    else if (sym == '"') snprintf(out, n, "quote");
+    else if (sym == '\n') snprintf(out, n, "\\n");
+    else if (sym == '\t') snprintf(out, n, "\\t");
+    else if (sym > 32 && sym < 127) snprintf(out, n, "%c", sym);
+    else snprintf(out, n, "0x%02x", sym);
+}
+
+void token_source_write_vocab(const tt_data *d, const char *dir)
+{
+    if (tt_data_transitions(d)) return;
+    outfile *f = csv_open_in(dir, "vocab.csv", "id,byte,char,count");
+    for (int i = 0; i < tt_data_vocab(d); i++) {
+        int sym = tt_data_symbol(d, i);
+        char text[16];
+        symbol_text(text, sizeof text, sym);
+        csv_row(f, "%d,%d,%s,%zu", i, sym >= 0 ? sym : -1, text, tt_data_count(d, i));
+    }
+    csv_close(f);
 }
 
 /* One table for every experiment, so that a method is searched over the same

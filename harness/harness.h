@@ -39,9 +39,37 @@ unsigned long seed_for_nth(unsigned long base, seed_stream s, unsigned long k);
 /* ---- command-line glue (common.c) -------------------------------------------------------- */
 /* "quick" -> 0, "paper" -> 1; user error otherwise. */
 int scale_parse(const char *scale);
-/* The token source: the bytes of `text` when given, else the order-`order`
- * Markov source with `successors` likely next tokens, seeded with data_seed. */
-tt_data *token_source(const char *text, int V, int T, int order, int successors, unsigned long data_seed);
+/* The token source of every Transformer program (--data, --text, --vocab-size):
+ * the order-`order` Markov source over V symbols with `successors` likely next
+ * tokens, seeded with data_seed; or text (tinytransformer/tt.h): a text file, a
+ * folder of text files, or a folder holding nanoGPT's train.bin and val.bin.
+ * The default text is Debian's fortunes package (TT_TEXT_DEFAULT, ~2.5 MB of
+ * English prose, verse and quotations; BSD licence, docs/real_text.md): its
+ * files in name order; the offensive subset (package fortunes-off, a subfolder
+ * off/) is never read. Text's default vocabulary is the 31 most frequent bytes
+ * and "other" (TT_TEXT_VOCAB), so that the model stays close to the Markov
+ * chain's size; --vocab-size 256 keeps every byte. The model's V is the
+ * source's vocabulary (tt_data_vocab). */
+#define TT_TEXT_DEFAULT "/usr/share/games/fortunes"
+#define TT_TEXT_VOCAB 32
+typedef struct {
+    const char *data;  /* "markov" or "text"; NULL: text when `text` is set, else markov */
+    const char *text;  /* NULL: TT_TEXT_DEFAULT */
+    int vocab;         /* text: vocabulary size (0: TT_TEXT_VOCAB); token files: theirs (required) */
+} tt_data_opts;
+#define TT_DATA_OPTS(o)                                                                                          \
+    {"data", OPT_STRING, &(o).data, "token source: markov (a sparse random Markov chain) or text (char-level)"}, \
+    {"text", OPT_STRING, &(o).text, "--data text: a text file, a folder of text files, or a folder with nanoGPT's " \
+                                    "train.bin and val.bin (default: " TT_TEXT_DEFAULT ")"},                     \
+    {"vocab-size", OPT_INT, &(o).vocab, "--data text: vocabulary size, the most frequent bytes + 'other' (0: 32; " \
+                                        "256: every byte); nanoGPT's .bin files: their vocabulary, required"}
+/* 1 for text (user error on a --data other than markov or text, or --text with markov). */
+int token_source_is_text(const tt_data_opts *o);
+tt_data *token_source(const tt_data_opts *o, int V, int T, int order, int successors, unsigned long data_seed);
+/* "markov" or "text <path>" (what run.txt and the claims' context lines say). */
+const char *token_source_name(const tt_data_opts *o);
+/* <dir>/vocab.csv for text and token files (id, byte, char, count); nothing for Markov. */
+void token_source_write_vocab(const tt_data *d, const char *dir);
 /* The searched range of each method's learning rate (or factor): the first grid,
  * log-spaced in [lo, hi], which extends at its edges in the same spacing until the
  * best is interior or a bound [lo_bound, hi_bound] stops it (lr_grid below). */
@@ -213,10 +241,14 @@ typedef struct {
     tt_config cfg;             /* tt_defaults() */
     int order, successors;     /* Markov source: 2 and 2 (the next token needs attention) */
     unsigned long data_seed;   /* the data: Markov chain and the Hessian batch (1) */
-    const char *text;          /* a text file instead of the Markov source (NULL) */
+    tt_data_opts data;         /* the token source (markov); cfg.V is its vocabulary */
     tt_train_opts train;       /* tt_train_defaults(): AdamW, checkpoint fracs[0] = 0.01 */
     int hess_batch;            /* sequences in the Hessian batch (256): the first of the held-out stream */
     int panel;                 /* Hessian columns per panel (64) */
+    const char *model_path;    /* a nanoGPT-layout .safetensors to analyse instead of training (NULL) */
+    const char *model_config;  /* its config JSON (NULL: the file's metadata) */
+    const char *save_path;     /* the checkpoint's parameters written here in nanoGPT's layout (tt_ckpt_hessian;
+                                  table_kappa and hetero: --checkpoint's) */
 } tt_ckpt_setup;
 typedef struct {
     model *m;                  /* at the checkpoint's parameters, Hessian batch set */
@@ -235,7 +267,13 @@ tt_ckpt_setup tt_ckpt_defaults(void);
 void tt_ckpt_check(const tt_ckpt_setup *s);
 void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out);
 void tt_ckpt_free(tt_ckpt *c);
-/* tt_ckpt_hessian in its steps, for H at several checkpoints of one training
+/* A model trained elsewhere (model_path): tt_ckpt_start reads it (its
+ * configuration is the setup's: ckpt_cli_setup takes it from the file);
+ * tt_ckpt_train trains nothing: it estimates v̂ at the model's parameters as
+ * the mean of g² over TT_VHAT_BATCHES training batches of train.batch sequences
+ * (Adam's v with β2 → 1 and the parameters held fixed; an AdamW run's v̂ also
+ * remembers earlier parameters), step 0; tt_ckpt_load keeps the parameters.
+ * tt_ckpt_hessian in its steps, for H at several checkpoints of one training
  * run (block_structure): tt_ckpt_start builds the model and the data and sets
  * the Hessian batch (out->m at its initialisation, loss0); tt_ckpt_train
  * trains with every checkpoint of s->train (die_diverged if training stops
@@ -258,8 +296,11 @@ void tt_ckpt_take_hessian(const tt_ckpt_setup *s, tt_ckpt *c);
  *   paper: the same training; H on 1,024 fixed sequences (8,192 predictions).
  *          (The paper gives no training length, so a longer run would not be
  *          closer to it; a larger Hessian batch is closer to the population H.) */
+#define TT_VHAT_BATCHES 64
 typedef struct {
-    const char *scale, *text;
+    const char *scale;
+    tt_data_opts data;
+    const char *model_path, *model_config, *save_path;
     long steps, seed, data_seed;
     int batch, hess_batch, panel, order, successors;
     int V, C, heads, M, T, layers, bias;
@@ -268,7 +309,17 @@ typedef struct {
 void ckpt_cli_init(ckpt_cli *c);
 #define CKPT_CLI_OPTS(c)                                                                                         \
     CKPT_CLI_RUN_OPTS(c),                                                                                        \
-    {"checkpoint", OPT_DOUBLE, &(c)->frac, "fraction of training at which H is taken (paper Fig. 6: 1%)"}
+    {"checkpoint", OPT_DOUBLE, &(c)->frac, "fraction of training at which H is taken (paper Fig. 6: 1%)"},       \
+    {"save-safetensors", OPT_STRING, &(c)->save_path, "also write the checkpoint's parameters here, in nanoGPT's " \
+                                                      "layout (.safetensors)"}
+/* --model FILE: analyse a model trained elsewhere (programs whose --model names a kind add only --model-config). */
+#define CKPT_CLI_MODEL_OPT(c)                                                                                    \
+    {"model", OPT_STRING, &(c)->model_path, "a checkpoint in nanoGPT's layout (.safetensors): H of that model, "   \
+                                            "no training (v-hat estimated from 64 batches; docs/real_text.md)"},  \
+    CKPT_CLI_MODEL_CONFIG_OPT(c)
+#define CKPT_CLI_MODEL_CONFIG_OPT(c)                                                                             \
+    {"model-config", OPT_STRING, &(c)->model_config, "with --model FILE: its config JSON (nanoGPT's GPTConfig keys) " \
+                                                     "when the file's metadata lacks n_head"}
 /* The same without --checkpoint, for a program that takes H at several steps. */
 #define CKPT_CLI_RUN_OPTS(c)                                                                                     \
     {"scale", OPT_STRING, &(c)->scale, "quick (H on 256 sequences) or paper (H on 1,024); both train 1,000 steps"}, \
@@ -277,7 +328,7 @@ void ckpt_cli_init(ckpt_cli *c);
     {"batch", OPT_INT, &(c)->batch, "training sequences per step"},                                              \
     {"hess-batch", OPT_INT, &(c)->hess_batch, "fixed sequences the Hessian is taken on (0: from --scale)"},      \
     {"panel", OPT_INT, &(c)->panel, "Hessian columns per panel"},                                                \
-    {"V", OPT_INT, &(c)->V, "vocabulary size"},                                                                  \
+    {"V", OPT_INT, &(c)->V, "vocabulary size of the Markov source (text: --vocab-size)"},                        \
     {"C", OPT_INT, &(c)->C, "embedding width"},                                                                  \
     {"heads", OPT_INT, &(c)->heads, "attention heads (divides C)"},                                              \
     {"M", OPT_INT, &(c)->M, "MLP hidden width"},                                                                 \
@@ -286,16 +337,18 @@ void ckpt_cli_init(ckpt_cli *c);
     {"bias", OPT_INT, &(c)->bias, "1: biases in linear layers and LayerNorm"},                                   \
     {"order", OPT_INT, &(c)->order, "Markov source: the next token depends on this many previous ones"},        \
     {"successors", OPT_INT, &(c)->successors, "Markov source: likely next tokens per context"},                  \
-    {"text", OPT_STRING, &(c)->text, "train on the bytes of this text file instead of the Markov source"},       \
+    TT_DATA_OPTS((c)->data),                                                                                     \
     {"data-seed", OPT_LONG, &(c)->data_seed, "the data's seed: Markov chain and Hessian batch"},                 \
     {"seed", OPT_LONG, &(c)->seed, "the run's seed: initialisation, training batches, baselines"}
 /* The scale's Hessian batch unless --hess-batch is given, range checks, the data
- * source opened once (so a bad file stops before any output), and the setup. */
+ * source opened once (so a bad file stops before any output; text sets V to its
+ * vocabulary's size), and the setup. */
 tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c);
 
 /* The eight parameter blocks of paper Fig. 6 (fig6, block_structure): key
  * ("query", ..., "mlp_fc1", "embed", "output"), and the split the paper finds
- * in each (heads for query/key; output neurons, tokens for embed/output). */
+ * in each (heads for query/key; output neurons, tokens for embed/output). In a
+ * tied model embed and output are the one tensor wte. */
 #define FIG6_NBLOCKS 8
 typedef struct {
     const char *key;

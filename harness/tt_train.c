@@ -90,6 +90,7 @@ tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, con
     int needs_blocks = o->optim == OPTIM_BLOCK_GD || o->optim == OPTIM_ADAM_MINI || o->optim == OPTIM_ADAM_LEAVE_OUT;
     if (o->blocks) partition_check_cover(o->blocks, m->P, "training partition");
     ensure_dir(out);
+    token_source_write_vocab(d, out);
 
     partition *own = needs_blocks && !o->blocks ? partition_alg3(m, 0) : NULL;
     const partition *blocks = o->blocks ? o->blocks : own;

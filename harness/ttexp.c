@@ -14,7 +14,9 @@ void ttexp_open(ttexp *e, const ttexp_setup *s)
     memset(e, 0, sizeof *e);
     e->setup = *s;
     e->s = s = &e->setup;
-    e->data = token_source(s->text, s->cfg.V, s->cfg.T, s->order, s->successors, s->data_seed);
+    e->data = token_source(&s->data, s->cfg.V, s->cfg.T, s->order, s->successors, s->data_seed);
+    if (tt_data_vocab(e->data) != s->cfg.V)
+        DIE("token source has %d symbols, the setup V = %d", tt_data_vocab(e->data), s->cfg.V);
     e->m = tt_new(&s->cfg);
     e->params0 = xmalloc(e->m->P * sizeof(double));
     memcpy(e->params0, e->m->params, e->m->P * sizeof(double));
@@ -23,7 +25,7 @@ void ttexp_open(ttexp *e, const ttexp_setup *s)
     e->tokens = xmalloc((size_t)ntok * (s->cfg.T + 1) * sizeof(int));
     e->eval_tokens = xmalloc((size_t)s->eval_B * (s->cfg.T + 1) * sizeof(int));
     gsl_rng *r = rng_new(seed_for(s->data_seed, SEED_HELD_OUT));
-    tt_data_batch(e->data, r, s->eval_B, s->cfg.T, e->eval_tokens);
+    tt_data_held_out_batch(e->data, r, s->eval_B, s->cfg.T, e->eval_tokens);
     rng_free(r);
     e->eval_m = tt_new(&s->cfg);
     tt_set_batch(e->eval_m, e->eval_tokens, s->eval_B);
@@ -508,8 +510,13 @@ void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int qu
 ttexp_setup ttexp_default_setup(const ttexp_args *a)
 {
     ttexp_setup s = {.cfg = tt_defaults(), .B = 64, .eval_B = a->held_out, .order = 2, .successors = 2,
-                     .seed = (unsigned long)a->seed, .data_seed = (unsigned long)a->data_seed, .text = a->text};
+                     .seed = (unsigned long)a->seed, .data_seed = (unsigned long)a->data_seed, .data = a->data};
     s.cfg.seed = seed_for(s.seed, SEED_INIT);
+    if (token_source_is_text(&s.data)) { /* the model's vocabulary is the text's */
+        tt_data *d = token_source(&s.data, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
+        s.cfg.V = tt_data_vocab(d);
+        tt_data_free(d);
+    }
     return s;
 }
 
@@ -538,5 +545,6 @@ ttexp_schedule ttexp_begin(ttexp *e, ttexp_setup s, const ttexp_args *a)
 {
     ensure_dir(a->out);
     ttexp_open(e, &s);
+    token_source_write_vocab(e->data, a->out);
     return ttexp_schedule_of(a->steps);
 }

@@ -23,7 +23,7 @@ typedef struct {
     int successors;           /* Markov source: likely successors per context */
     unsigned long seed;       /* the run: initialisation and training batches (harness.h, seeds) */
     unsigned long data_seed;  /* the data: Markov chain and the held-out batch */
-    const char *text;         /* optional text file instead of the Markov source */
+    tt_data_opts data;        /* the token source (markov by default); cfg.V is its vocabulary */
     int train_set;            /* 0: a fresh batch of B sequences every step; n > 0: full-batch
                                  training on one fixed set of n sequences (drawn once from the
                                  run's batch stream), the same for every run */
@@ -208,11 +208,12 @@ void ttexp_write_reference(ttexp *e, const char *out);
 
 /* ---- the command line every experiment shares ------------------------------------------ */
 typedef struct {
-    const char *out, *scale, *text;
+    const char *out, *scale;
     long seed, data_seed, steps;
     int threads, grid;        /* grid: points of the learning-rate grid (0: from --scale) */
     int paper;                /* set by ttexp_args_finish */
     int held_out;             /* held-out sequences (512) */
+    tt_data_opts data;        /* --data, --text, --vocab-size */
 } ttexp_args;
 #define TTEXP_ARGS(out_dir) {.out = out_dir, .scale = "quick", .seed = 1, .data_seed = 1, .threads = 2, .held_out = 512}
 #define TTEXP_OPTS(a, scale_help, grid_help)                                                         \
@@ -221,7 +222,7 @@ typedef struct {
     {"lrs", OPT_INT, &(a).grid, grid_help},                                                         \
     {"seed", OPT_LONG, &(a).seed, "the run's seed: initialisation and training batches"},           \
     {"data-seed", OPT_LONG, &(a).data_seed, "the data's seed: Markov chain and held-out batch"},    \
-    {"text", OPT_STRING, &(a).text, "train on the bytes of this text file instead of the Markov source"}, \
+    TT_DATA_OPTS((a).data),                                                                          \
     {"threads", OPT_INT, &(a).threads, "training runs in parallel"},                                \
     {"held-out", OPT_INT, &(a).held_out, "held-out sequences every comparison is made on, 16..65536"}, \
     {"out", OPT_STRING, &(a).out, "output folder"}
@@ -229,13 +230,14 @@ typedef struct {
  * the range checks (user errors). */
 void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int quick_grid, int paper_grid, int max_grid);
 /* The experiments' setup: the paper's 1-layer model, batch 64, --held-out (512)
- * held-out sequences, the order-2 Markov source with 2 likely successors. */
+ * held-out sequences, the order-2 Markov source with 2 likely successors (or
+ * the text of --data text: V is then its vocabulary's size). */
 ttexp_setup ttexp_default_setup(const ttexp_args *a);
 /* The same with *layers Transformer blocks (0: 2 at quick scale, 4 at paper scale;
  * user error outside 1..12) and no biases (leave_out, coarse). */
 ttexp_setup ttexp_layered_setup(const ttexp_args *a, int *layers);
 /* Every experiment's opening: the output folder created, the setup opened into
- * e; returns the schedule of a->steps. */
+ * e (text: its vocab.csv written there); returns the schedule of a->steps. */
 ttexp_schedule ttexp_begin(ttexp *e, ttexp_setup s, const ttexp_args *a);
 
 #endif

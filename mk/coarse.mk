@@ -4,7 +4,7 @@
 # paper: 4 layers (the 2-layer paper run: coarse --scale paper --layers 2).
 COARSE_PNGS := $(FIG)/coarse.png
 $(RES)/coarse/run.txt: $(BUILD)/bin/coarse
-	$< --scale $(SCALE) --out $(@D) --quiet
+	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
 $(RES)/coarse/claims.txt: $(RES)/coarse/run.txt
 $(FIG)/coarse.png: $(RES)/coarse/run.txt plots/coarse.gp
 	$(call render,plots/coarse.gp,res='$(RES)/coarse')

@@ -5,13 +5,13 @@
 FIG6_BLOCKS := query key value attn_proj mlp_fc1 mlp_proj embed output
 FIG6_PNGS := $(FIG6_BLOCKS:%=$(FIG)/fig6_%.png)
 $(RES)/fig6/run.txt: $(BUILD)/bin/fig6
-	$< --scale $(SCALE) --out $(@D) --quiet
+	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
 $(RES)/fig6/claims.txt: $(RES)/fig6/run.txt
 $(FIG6_PNGS): $(FIG)/fig6_%.png: $(RES)/fig6/run.txt plots/fig6.gp
 	$(call render,plots/fig6.gp,res='$(RES)/fig6'; blk='$*')
 
 $(RES)/partition_check/run.txt: $(BUILD)/bin/partition_check
-	$< --model tt --scale $(SCALE) --out $(@D) --quiet
+	$< --model tt --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
 $(RES)/partition_check_mlp/run.txt: $(BUILD)/bin/partition_check
 	$< --model mlp --scale $(SCALE) --out $(@D) --quiet
 $(RES)/partition_check/claims.txt: $(RES)/partition_check/run.txt
@@ -19,7 +19,7 @@ $(RES)/partition_check_mlp/claims.txt: $(RES)/partition_check_mlp/run.txt
 
 # block_structure: one seed here (its seed bands come from make verdicts)
 $(RES)/block_structure/run.txt: $(BUILD)/bin/block_structure
-	$< --scale $(SCALE) --out $(@D) --quiet
+	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
 $(RES)/block_structure/claims.txt: $(RES)/block_structure/run.txt
 $(RES)/block_structure/bands.csv: $(RES)/block_structure/run.txt
 	$(BUILD)/bin/block_structure --bands-of $(@D) --out $(@D) --quiet

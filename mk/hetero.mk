@@ -4,7 +4,7 @@
 # densities per block type, log10 |lambda|max per block against random blocks.
 HETERO_PNGS := $(FIG)/hetero_spectra.png $(FIG)/hetero_lmax.png
 $(RES)/hetero/run.txt: $(BUILD)/bin/hetero
-	$< --scale $(SCALE) --out $(@D) --quiet
+	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
 $(RES)/hetero/claims.txt: $(RES)/hetero/run.txt
 $(FIG)/hetero_spectra.png: $(RES)/hetero/run.txt plots/hetero_spectra.gp
 	$(call render,plots/hetero_spectra.gp,res='$(RES)/hetero')

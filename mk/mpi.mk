@@ -14,8 +14,6 @@ VTASKS := $(RES)/verdict-tasks.txt
 NP ?= 2
 MPIRUN ?= mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) -np $(NP)
 
-# The flags of run e with seed s, as mk/verdicts.mk's verdict_run makes them.
-vtask_flags = $(subst SEED,$(2),$(if $(filter undefined,$(origin VCMD_$(1))),$(VCMD_DEFAULT),$(VCMD_$(1))))
 
 .PHONY: verdict-tasks verdicts-mpi
 verdict-tasks:
@@ -23,7 +21,7 @@ verdict-tasks:
 	@mkdir -p $(RES)
 	@{ $(foreach e,$(VERDICT_RUN_EXPS),$(foreach s,$(VERDICT_SEEDS),\
 	  if [ build/bin/$(e) -nt $(VRUNS)/$(e)/seed$(s)/run.txt ]; then \
-	    echo 'mkdir -p $(VRUNS)/$(e)/seed$(s) && OPENBLAS_NUM_THREADS=1 build/bin/$(e) $(call vtask_flags,$(e),$(s)) --out $(VRUNS)/$(e)/seed$(s) --quiet'; \
+	    echo 'mkdir -p $(VRUNS)/$(e)/seed$(s) && OPENBLAS_NUM_THREADS=1 build/bin/$(e) $(call verdict_flags,$(e),$(s)) --out $(VRUNS)/$(e)/seed$(s) --quiet'; \
 	  fi;)) } >$(VTASKS).tmp && mv $(VTASKS).tmp $(VTASKS)
 	@echo "verdict-tasks: $$(wc -l <$(VTASKS)) runs to do in $(VTASKS)"
 

@@ -29,16 +29,16 @@ $(SPLAN): $(BUILD)/bin/verdicts
 define sensitivity_run
 $(SRUNS)/$(1)/seed$(2)/run.txt: $(BUILD)/bin/$(firstword $(subst /, ,$(1)))
 	@mkdir -p $$(@D)
-	OPENBLAS_NUM_THREADS=1 $$< $(call vtask_flags,$(firstword $(subst /, ,$(1))),$(2)) $(SFLAGS_$(1)) --out $$(@D) --quiet
+	OPENBLAS_NUM_THREADS=1 $$< $(call verdict_flags,$(firstword $(subst /, ,$(1))),$(2)) $(SFLAGS_$(1)) --out $$(@D) --quiet
 endef
 
-SENS_RUN_ALTS = $(filter-out $(addsuffix /%,$(VERDICT_SKIP)),$(SENS_ALTS))
+SENS_RUN_ALTS = $(filter-out $(addsuffix /%,$(VERDICT_LEFT_OUT)),$(SENS_ALTS))
 # Made at the end of the Makefile ($(eval $(sensitivity_rules))), after make verdicts' rules.
 define sensitivity_rules
 $(foreach a,$(SENS_RUN_ALTS),$(foreach s,$(VERDICT_SEEDS),$(eval $(call sensitivity_run,$(a),$(s)))))
 SENS_RUNS := $(foreach a,$(SENS_RUN_ALTS),$(foreach s,$(VERDICT_SEEDS),$(SRUNS)/$(a)/seed$(s)/run.txt))
 sensitivity-only: $$(VERDICT_RUNS) $$(SENS_RUNS) $(BUILD)/bin/verdicts $$(VERDICT_FIGURES)
-	$(BUILD)/bin/verdicts --runs $(VRUNS) --sensitivity $(SRUNS) --seeds $(subst $(space),$(comma),$(strip $(VERDICT_SEEDS))) --scale $(SCALE) $(if $(strip $(VERDICT_SKIP)),--skip $(subst $(space),$(comma),$(strip $(VERDICT_SKIP)))) --out $(VOUT) --quiet
+	$(BUILD)/bin/verdicts --runs $(VRUNS) --sensitivity $(SRUNS) --seeds $(subst $(space),$(comma),$(strip $(VERDICT_SEEDS))) --scale $(SCALE) $(verdict_skip_flag) --out $(VOUT) --quiet
 	@cat $(VOUT)/summary.md
 endef
 
@@ -54,7 +54,7 @@ sensitivity-tasks:
 	@mkdir -p $(RES)
 	@{ $(foreach a,$(SENS_RUN_ALTS),$(foreach s,$(VERDICT_SEEDS),\
 	  if [ build/bin/$(firstword $(subst /, ,$(a))) -nt $(SRUNS)/$(a)/seed$(s)/run.txt ]; then \
-	    echo 'mkdir -p $(SRUNS)/$(a)/seed$(s) && OPENBLAS_NUM_THREADS=1 build/bin/$(firstword $(subst /, ,$(a))) $(call vtask_flags,$(firstword $(subst /, ,$(a))),$(s)) $(SFLAGS_$(a)) --out $(SRUNS)/$(a)/seed$(s) --quiet'; \
+	    echo 'mkdir -p $(SRUNS)/$(a)/seed$(s) && OPENBLAS_NUM_THREADS=1 build/bin/$(firstword $(subst /, ,$(a))) $(call verdict_flags,$(firstword $(subst /, ,$(a))),$(s)) $(SFLAGS_$(a)) --out $(SRUNS)/$(a)/seed$(s) --quiet'; \
 	  fi;)) } >$(STASKS).tmp && mv $(STASKS).tmp $(STASKS)
 	@echo "sensitivity-tasks: $$(wc -l <$(STASKS)) runs to do in $(STASKS)"
 

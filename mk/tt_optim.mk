@@ -1,5 +1,5 @@
 # Optimizer experiments on the tiny Transformer.
-TT_OPTIM_SCALE := --scale $(SCALE)
+TT_OPTIM_SCALE := --scale $(SCALE) $(TT_DATA)
 
 $(RES)/train_compare/run.txt: $(BUILD)/bin/train_compare
 	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet

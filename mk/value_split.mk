@@ -2,7 +2,7 @@
 # short and long runs, each with its own lr search (docs/value_split.md).
 VALUE_SPLIT_PNGS := $(FIG)/value_split.png
 $(RES)/value_split/run.txt: $(BUILD)/bin/value_split
-	$< --scale $(SCALE) --out $(@D) --quiet
+	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
 $(RES)/value_split/claims.txt: $(RES)/value_split/run.txt
 $(FIG)/value_split.png: $(RES)/value_split/run.txt plots/value_split.gp
 	$(call render,plots/value_split.gp,res='$(RES)/value_split')

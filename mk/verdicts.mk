@@ -9,11 +9,16 @@
 #   another block of seeds (SEED0=6) writes $(RES)/verdicts-seed6/.
 #   VERDICT_SKIP="exp2_blockwise_gd leave_out": those experiments are not run
 #   and their claims are left out of the table (the costliest at paper scale).
+# The flags of program $(1)'s run with seed $(2): its VCMD (or the default) with SEED
+# replaced, and --data text for the Transformer experiments under DATA=text. Every
+# run list uses it: make verdicts, make sensitivity and their MPI task lists.
+verdict_flags = $(subst SEED,$(2),$(if $(filter undefined,$(origin VCMD_$(1))),$(VCMD_DEFAULT),$(VCMD_$(1)))) $(if $(filter $(1),$(TT_EXPS)),$(TT_DATA))
+
 # One run: the program's flags with SEED replaced, one BLAS thread.
 define verdict_run
 $(VRUNS)/$(1)/seed$(2)/run.txt: $(BUILD)/bin/$(1)
 	@mkdir -p $$(@D)
-	OPENBLAS_NUM_THREADS=1 $$< $$(subst SEED,$(2),$$(if $$(filter undefined,$$(origin VCMD_$(1))),$(VCMD_DEFAULT),$$(VCMD_$(1)))) --out $$(@D) --quiet
+	OPENBLAS_NUM_THREADS=1 $$< $$(call verdict_flags,$(1),$(2)) --out $$(@D) --quiet
 endef
 
 .PHONY: verdicts verdicts-only results
@@ -25,12 +30,15 @@ verdicts: deps
 # VERDICT_FIGURES; make verdicts renders them into $(FIG)/.
 # The run rules are made at the end of the Makefile ($(eval $(verdict_rules))),
 # once every fragment has added to VERDICT_EXPS.
-VERDICT_RUN_EXPS = $(filter-out $(VERDICT_SKIP),$(VERDICT_EXPS))
+# DATA=text judges the Transformer experiments only (the others have no text to run on).
+VERDICT_LEFT_OUT = $(strip $(VERDICT_SKIP) $(if $(filter text,$(DATA)),$(filter-out $(TT_EXPS),$(VERDICT_EXPS))))
+VERDICT_RUN_EXPS = $(filter-out $(VERDICT_LEFT_OUT),$(VERDICT_EXPS))
+verdict_skip_flag = $(if $(VERDICT_LEFT_OUT),--skip $(subst $(space),$(comma),$(VERDICT_LEFT_OUT)))
 define verdict_rules
 $(foreach e,$(VERDICT_RUN_EXPS),$(foreach s,$(VERDICT_SEEDS),$(eval $(call verdict_run,$(e),$(s)))))
 VERDICT_RUNS := $(foreach e,$(VERDICT_RUN_EXPS),$(foreach s,$(VERDICT_SEEDS),$(VRUNS)/$(e)/seed$(s)/run.txt))
 verdicts-only: $$(VERDICT_RUNS) $(BUILD)/bin/verdicts $$(VERDICT_FIGURES)
-	$(BUILD)/bin/verdicts --runs $(VRUNS) --seeds $(subst $(space),$(comma),$(strip $(VERDICT_SEEDS))) --scale $(SCALE) $(if $(strip $(VERDICT_SKIP)),--skip $(subst $(space),$(comma),$(strip $(VERDICT_SKIP)))) --out $(VOUT) --quiet
+	$(BUILD)/bin/verdicts --runs $(VRUNS) --seeds $(subst $(space),$(comma),$(strip $(VERDICT_SEEDS))) --scale $(SCALE) $(verdict_skip_flag) --out $(VOUT) --quiet
 	@cat $(VOUT)/summary.md
 endef
 

@@ -3,7 +3,7 @@
 # Adam-mini's per-block learning rate against Adam's per block type.
 VSPREAD_PNGS := $(FIG)/vspread_spread.png $(FIG)/vspread_lr.png
 $(RES)/vspread/run.txt: $(BUILD)/bin/vspread
-	$< --scale $(SCALE) --out $(@D) --quiet
+	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
 $(RES)/vspread/claims.txt: $(RES)/vspread/run.txt
 $(FIG)/vspread_spread.png: $(RES)/vspread/run.txt plots/vspread_spread.gp
 	$(call render,plots/vspread_spread.gp,res='$(RES)/vspread')

@@ -15,8 +15,10 @@ set pointsize 0.6
 floorv = 0
 if (exists("ref")) {
     floorv = real(system("awk -F, '$1==\"optimal_loss\"{print $2}' ".ref))
-    set logscale y
-    set format y "10^{%L}"
+    # text (--data text) has no known entropy floor (nan): the loss itself
+    if (floorv != floorv) { floorv = 0; set ylabel "held-out loss (text: no known entropy floor)"; \
+                            set title ttl." [text: the loss itself]" noenhanced } \
+    else { set logscale y; set format y "10^{%L}" }
 }
 # log y over the data's own range (less than a decade here: tics in plain numbers)
 if (exists("logy") && logy) {

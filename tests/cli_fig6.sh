@@ -54,9 +54,10 @@ expect_no_files "no bands after a missing run" "$TMPD/a2"
 expect_user_error "partition_check: pool does not divide" "$C" --model mlp --mlp-data synthetic --mlp-pool 3 --out "$TMPD/b"
 expect_user_error "partition_check: eval batch too large" "$C" --model mlp --mlp-data synthetic --mlp-eval-n 5000 --out "$TMPD/b"
 expect_no_files "no output after bad MLP settings" "$TMPD/b"
-# a text file with more distinct bytes than V
+# a text too short for a held-out window (its last 10%: 2 bytes)
 printf 'abcdefghijklmnopqrstuvwxyz' >"$TMPD/rich.txt"
-expect_user_error "fig6: text richer than V" "$F" "${TINY[@]}" --text "$TMPD/rich.txt" --out "$TMPD/c"
+expect_user_error "fig6: text too short for its held-out part" "$F" "${TINY[@]}" --text "$TMPD/rich.txt" --out "$TMPD/c"
+grep -q "held-out part" "$TMPD/err" && cli_ok || cli_fail "held-out part named: $(cat "$TMPD/err")"
 expect_no_files "no output after a bad text file" "$TMPD/c"
 
 # fig6: a tiny run

@@ -17,10 +17,16 @@ static char tmpdir[256];
 
 /* A small model with non-trivial parameters (gains ≠ 1, biases ≠ 0, weights
  * large enough that attention is not uniform) and a random batch. */
+static model *small_model_tied(int layers, int bias, int heads, int T, int B, unsigned long seed, int tied)
+{
+    tt_config c = {.V = 5, .C = 8, .heads = heads, .M = 12, .layers = layers, .T = T, .bias = bias, .tied = tied,
+                   .seed = seed};
+    return fixture_tt(&c, B, seed + 100);
+}
+
 static model *small_model(int layers, int bias, int heads, int T, int B, unsigned long seed)
 {
-    tt_config c = {.V = 5, .C = 8, .heads = heads, .M = 12, .layers = layers, .T = T, .bias = bias, .seed = seed};
-    return fixture_tt(&c, B, seed + 100);
+    return small_model_tied(layers, bias, heads, T, B, seed, 0);
 }
 
 static double norm2(const double *x, size_t n) { return sqrt(frobenius_sq(n, x)); }
@@ -88,9 +94,9 @@ static void test_param_counts(void)
 /* Worst relative error per role of (a) the gradient vs central differences of
  * the loss, (b) H v vs central differences of the gradient, for one direction
  * per tensor (random entries in that tensor only) and one dense direction. */
-static void check_fd(int layers, int bias)
+static void check_fd(int layers, int bias, int tied)
 {
-    model *m = small_model(layers, bias, 2, 4, 3, 7 + layers + 10 * bias);
+    model *m = small_model_tied(layers, bias, 2, 4, 3, 7 + layers + 10 * bias, tied);
     size_t P = m->P;
     double *g = xmalloc(P * sizeof(double)), *gp = xmalloc(P * sizeof(double)), *gm = xmalloc(P * sizeof(double));
     double *fd = xmalloc(P * sizeof(double));
@@ -161,16 +167,18 @@ static void check_fd(int layers, int bias)
     memcpy(m->params, p0, P * sizeof(double));
     for (int role = 0; role < ROLE_COUNT; role++) {
         if (!seen[role]) continue;
-        CHECK(worst_g[role] < 1e-6, "%d layers bias %d: gradient of %s rel err %.3g", layers, bias,
+        CHECK(worst_g[role] < 1e-6, "%d layers bias %d tied %d: gradient of %s rel err %.3g", layers, bias, tied,
               role_name(role), worst_g[role]);
-        CHECK(worst_col[role] < 1e-6, "%d layers bias %d: H v for %s directions rel err %.3g", layers, bias,
+        CHECK(worst_col[role] < 1e-6, "%d layers bias %d tied %d: H v for %s directions rel err %.3g", layers, bias, tied,
               role_name(role), worst_col[role]);
-        CHECK(worst_row[role] < 1e-6, "%d layers bias %d: rows of %s in H v rel err %.3g", layers, bias,
+        CHECK(worst_row[role] < 1e-6, "%d layers bias %d tied %d: rows of %s in H v rel err %.3g", layers, bias, tied,
               role_name(role), worst_row[role]);
     }
     CHECK(key_bias < 1e-12, "%d layers: key-bias gradient / H rows must vanish, got %.3g", layers, key_bias);
     CHECK(seen[ROLE_BIAS] == bias, "bias tensors present: %d, expected %d", seen[ROLE_BIAS], bias);
-    printf("# fd %d layer(s) bias %d: worst grad %.2g, H v %.2g\n", layers, bias,
+    CHECK(seen[ROLE_OUTPUT] == !tied && (model_find_tensor(m, "lm_head") < 0) == tied,
+          "tied %d: an lm_head tensor exactly when untied", tied);
+    printf("# fd %d layer(s) bias %d tied %d: worst grad %.2g, H v %.2g\n", layers, bias, tied,
                max_abs(ROLE_COUNT, worst_g), fmax(max_abs(ROLE_COUNT, worst_col), max_abs(ROLE_COUNT, worst_row)));
     free(p0), free(V), free(HV), free(g), free(gp), free(gm), free(fd);
     model_free(m);
@@ -199,10 +207,57 @@ static double asym(const double *H, size_t P)
     return worst / max_abs(P * P, H);
 }
 
+/* A tied model is the untied one with lm_head = wte composed with the map θ_tied
+ * → (θ, wte copied into lm_head): its gradient is Jᵀ g_untied (wte's rows the
+ * sum of the wte and lm_head rows) and its Hessian Jᵀ H_untied J (wte's block
+ * the sum of the four wte/lm_head blocks). Exact, so to round-off. */
+static void test_tied_is_summed_untied(void)
+{
+    for (int bias = 0; bias <= 1; bias++) {
+        model *u = small_model_tied(2, bias, 2, 4, 3, 31 + bias, 0);
+        tt_config c = *tt_config_of(u);
+        c.tied = 1;
+        model *t = tt_new(&c);
+        int tw = model_find_tensor(u, "wte"), tl = model_find_tensor(u, "lm_head");
+        size_t Pu = u->P, Pt = t->P, nw = tensor_size(&u->tensors[tw]);
+        size_t wte = u->tensors[tw].offset, lm = u->tensors[tl].offset;
+        CHECK(Pt + nw == Pu && lm + nw == Pu && t->tensors[t->ntensors - 1].offset + 8 == Pt,
+              "tied P %zu = untied %zu - V*C; lm_head was last", Pt, Pu);
+        memcpy(u->params + lm, u->params + wte, nw * sizeof(double));
+        memcpy(t->params, u->params, Pt * sizeof(double));
+        int *tok = xmalloc(3 * 5 * sizeof(int));
+        for (int i = 0; i < 15; i++) tok[i] = (i * 7 + 3) % 5;
+        tt_set_batch(t, tok, 3);
+        tt_set_batch(u, tok, 3);
+        free(tok);
+        /* J maps index j of the tied model to j, and also to lm + (j - wte) inside wte */
+        double *gu = xmalloc(Pu * sizeof(double)), *gt = xmalloc(Pt * sizeof(double)), *ge = xmalloc(Pt * sizeof(double));
+        double lu = u->grad(u, gu), lt = t->grad(t, gt);
+        for (size_t j = 0; j < Pt; j++) ge[j] = gu[j] + (j >= wte && j < wte + nw ? gu[lm + j - wte] : 0);
+        CHECK(fabs(lu - lt) <= 1e-14 * fabs(lu), "bias %d: tied loss %.17g vs untied %.17g", bias, lt, lu);
+        CHECK(rel_max_diff(Pt, gt, ge) <= 1e-12, "bias %d: tied gradient vs J^T g: %.3g", bias, rel_max_diff(Pt, gt, ge));
+        hessian_opts o = hessian_defaults();
+        double *Hu = hessian_full(u, &o), *Ht = hessian_full(t, &o), *He = xmalloc(Pt * Pt * sizeof(double));
+        for (size_t i = 0; i < Pt; i++)
+            for (size_t j = 0; j < Pt; j++) {
+                int wi = i >= wte && i < wte + nw, wj = j >= wte && j < wte + nw;
+                size_t li = lm + i - wte, lj = lm + j - wte;
+                He[i * Pt + j] = Hu[i * Pu + j] + (wi ? Hu[li * Pu + j] : 0) + (wj ? Hu[i * Pu + lj] : 0) +
+                                 (wi && wj ? Hu[li * Pu + lj] : 0);
+            }
+        CHECK(rel_max_diff(Pt * Pt, Ht, He) <= 1e-12, "bias %d: tied H vs J^T H J: %.3g", bias,
+              rel_max_diff(Pt * Pt, Ht, He));
+        CHECK(asym(Ht, Pt) < 1e-12, "bias %d: tied H symmetric: %.3g", bias, asym(Ht, Pt));
+        free(gu), free(gt), free(ge), free(Hu), free(Ht), free(He);
+        model_free(u);
+        model_free(t);
+    }
+}
+
 static void test_symmetry_and_panels(void)
 {
-    for (int layers = 1; layers <= 2; layers++) {
-        model *m = small_model(layers, 1, 2, 4, 3, 21);
+    for (int layers = 1; layers <= 3; layers++) { /* 3: one layer, tied output head */
+        model *m = small_model_tied(layers < 3 ? layers : 1, 1, 2, 4, 3, 21, layers == 3);
         size_t P = m->P;
         double *H = hessian_by_panels(m, (int)P);
         CHECK(asym(H, P) < 1e-10, "%d layers: max|H - Ht|/max|H| = %.3g", layers, asym(H, P));
@@ -491,6 +546,124 @@ static void test_gelu(void)
     CHECK_CLOSE(tt_gelu(-1), -0.15865525393145707, 1e-15, "GELU(-1) = -Φ(-1)");
 }
 
+static void write_text(const char *path, const char *text, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    fwrite(text, 1, n, fp);
+    fclose(fp);
+}
+
+/* Text sources: the vocabulary (all bytes, or the most frequent + other), the
+ * split by position (training windows from the head, held-out windows from the
+ * tail), a folder read in name order, nanoGPT's token files, user errors. */
+static void test_text_source(gsl_rng *r)
+{
+    /* 40 bytes: 'a' x16, 'b' x12, 'c' x8, '\n' x4 */
+    const char *text = "abcabcabcabcabcabcabcabababababaaaa\n\n\n\na";
+    size_t len = strlen(text);
+    char *path = path_join(tmpdir, "text.txt");
+    write_text(path, text, len);
+    tt_data *d = tt_data_text(path, 8, 3);
+    CHECK(tt_data_vocab(d) == 4, "vocabulary %d, expected 4 ('\\n', a, b, c)", tt_data_vocab(d));
+    CHECK(tt_data_symbol(d, 0) == '\n' && tt_data_symbol(d, 1) == 'a' && tt_data_symbol(d, 3) == 'c',
+          "ids in byte order: %d %d %d", tt_data_symbol(d, 0), tt_data_symbol(d, 1), tt_data_symbol(d, 3));
+    size_t na = 0;
+    for (size_t i = 0; i < len; i++) na += text[i] == 'a';
+    CHECK(tt_data_count(d, 1) == na, "count of 'a' %zu, expected %zu", tt_data_count(d, 1), na);
+    CHECK(tt_data_length(d, 0) == 36 && tt_data_length(d, 1) == 4, "split %zu + %zu, expected 36 + 4 (last 10%%)",
+          tt_data_length(d, 0), tt_data_length(d, 1));
+    int tok[200 * 4];
+    tt_data_batch(d, r, 200, 3, tok);
+    int ok = 1, first_seen = 0, last_seen = 0;
+    for (int i = 0; i < 200; i++) { /* a window of the first 36 bytes, decoded */
+        char w[5] = {0};
+        for (int t = 0; t < 4; t++) w[t] = (char)tt_data_symbol(d, tok[i * 4 + t]);
+        char head[37];
+        memcpy(head, text, 36), head[36] = 0;
+        ok &= strstr(head, w) != NULL;
+        first_seen |= memcmp(w, text, 4) == 0;
+        last_seen |= memcmp(w, text + 32, 4) == 0;
+    }
+    CHECK(ok && first_seen && last_seen, "training windows inside the first 36 bytes, both ends drawn (%d %d %d)", ok,
+          first_seen, last_seen);
+    tt_data_held_out_batch(d, r, 20, 3, tok);
+    ok = 1;
+    for (int i = 0; i < 20; i++)
+        for (int t = 0; t < 4; t++) ok &= tt_data_symbol(d, tok[i * 4 + t]) == text[36 + t];
+    CHECK(ok, "held-out windows are the last 4 bytes");
+    tt_data_free(d);
+
+    /* vocabulary 3: the 2 most frequent ('a', 'b') in byte order, then other */
+    d = tt_data_text(path, 3, 3);
+    CHECK(tt_data_vocab(d) == 3 && tt_data_symbol(d, 0) == 'a' && tt_data_symbol(d, 1) == 'b' &&
+              tt_data_symbol(d, 2) == TT_SYMBOL_OTHER,
+          "top-2 + other: %d %d %d", tt_data_symbol(d, 0), tt_data_symbol(d, 1), tt_data_symbol(d, 2));
+    CHECK(tt_data_count(d, 2) == len - na - 12, "other counts c and \\n: %zu", tt_data_count(d, 2));
+    tt_data_free(d);
+    EXPECT_USER_ERROR(tt_data_text(path, 8, 4), "held-out part");
+    EXPECT_USER_ERROR(tt_data_text(path, 1, 3), "vocabulary size must be in 2..256");
+    free(path);
+
+    /* a folder: text files in name order; hidden, *.dat, links and subfolders skipped */
+    char *dir = path_join(tmpdir, "corpus");
+    ensure_dir(dir);
+    char *f1 = path_join(dir, "b_second"), *f0 = path_join(dir, "a_first"), *fd = path_join(dir, "a_first.dat");
+    char *fh = path_join(dir, ".hidden"), *fl = path_join(dir, "c_link"), *sub = path_join(dir, "off");
+    write_text(f1, "yyyyyyyyyy", 10);
+    write_text(f0, "xxxxxxxxxx", 10);
+    write_text(fd, "zzzzzzzzzz", 10);
+    write_text(fh, "zzzzzzzzzz", 10);
+    CHECK(symlink(f0, fl) == 0, "symlink");
+    ensure_dir(sub);
+    char *fs = path_join(sub, "offensive");
+    write_text(fs, "zzzzzzzzzz", 10);
+    d = tt_data_text(dir, 8, 1);
+    CHECK(tt_data_vocab(d) == 2 && tt_data_count(d, 0) == 10 && tt_data_count(d, 1) == 10,
+          "folder: x and y only, 10 each (vocab %d)", tt_data_vocab(d));
+    tt_data_batch(d, r, 50, 1, tok);
+    ok = 1;
+    for (int i = 0; i < 100; i++) ok &= i % 2 || tok[i] == 0 || tok[i + 1] == 1; /* x before y */
+    tt_data_held_out_batch(d, r, 5, 1, tok);
+    for (int i = 0; i < 10; i++) ok &= tt_data_symbol(d, tok[i]) == 'y';
+    CHECK(ok, "folder read in name order (x then y), held out from the tail");
+    tt_data_free(d);
+    free(f0), free(f1), free(fd), free(fh), free(fl), free(fs), free(sub);
+    char *empty_dir = path_join(tmpdir, "empty_corpus");
+    ensure_dir(empty_dir);
+    EXPECT_USER_ERROR(tt_data_text(empty_dir, 8, 1), "holds no text file");
+    free(empty_dir);
+    free(dir);
+
+    /* nanoGPT token files: uint16 little endian */
+    char *tr = path_join(tmpdir, "train.bin"), *va = path_join(tmpdir, "val.bin");
+    unsigned char bin[40];
+    for (int i = 0; i < 20; i++) bin[2 * i] = (unsigned char)(i % 7 == 3 ? 44 : i % 5), bin[2 * i + 1] = i % 7 == 3;
+    write_text(tr, (const char *)bin, 40); /* tokens i%5, and 300 at i%7==3 */
+    write_text(va, (const char *)bin, 10);
+    d = tt_data_token_files(tr, va, 301, 4);
+    CHECK(tt_data_vocab(d) == 301 && tt_data_length(d, 0) == 20 && tt_data_length(d, 1) == 5 &&
+              tt_data_count(d, 300) == 3 + 1 && tt_data_symbol(d, 5) == TT_SYMBOL_TOKEN,
+          "token files: V %d, %zu + %zu tokens, count(300) %zu", tt_data_vocab(d), tt_data_length(d, 0),
+          tt_data_length(d, 1), tt_data_count(d, 300));
+    tt_data_held_out_batch(d, r, 3, 4, tok);
+    CHECK(tok[0] == 0 && tok[3] == 300 && tok[4] == 4, "the held-out window is val.bin: %d %d %d", tok[0], tok[3],
+          tok[4]);
+    tt_data_free(d);
+    EXPECT_USER_ERROR(tt_data_token_files(tr, va, 300, 4), "token 300 at position 3 is outside the vocabulary");
+    EXPECT_USER_ERROR(tt_data_token_files(tr, va, 301, 5), "each need T+1 = 6");
+    write_text(va, (const char *)bin, 9);
+    EXPECT_USER_ERROR(tt_data_token_files(tr, va, 301, 4), "not a whole number of uint16 tokens");
+    free(tr), free(va);
+
+    path = path_join(tmpdir, "empty.txt");
+    write_text(path, "", 0);
+    EXPECT_USER_ERROR(tt_data_text(path, 8, 4), "is empty");
+    free(path);
+    path = path_join(tmpdir, "missing.txt");
+    EXPECT_USER_ERROR(tt_data_text(path, 8, 4), "cannot read data file");
+    free(path);
+}
+
 static void test_data(void)
 {
     tt_data *d = tt_data_markov(8, 1, 2, 9);
@@ -520,32 +693,7 @@ static void test_data(void)
     CHECK(ok && worst < 5, "Markov sample frequencies off by %.3g standard errors", worst);
     tt_data_free(d);
 
-    char *path = path_join(tmpdir, "text.txt");
-    FILE *fp = fopen(path, "w");
-    fputs("abcabcabcab\n", fp);
-    fclose(fp);
-    d = tt_data_text(path, 8, 4);
-    CHECK(tt_data_vocab(d) == 4, "text vocabulary %d, expected 4 ('\\n', a, b, c)", tt_data_vocab(d));
-    tt_data_batch(d, r, 50, 4, tok);
-    ok = 1;
-    for (int i = 0; i < 50; i++) { /* each window is a substring of the file (ids: '\n' a b c) */
-        char w[6] = {0};
-        for (int t = 0; t < 5; t++) w[t] = "\nabc"[tok[i * 5 + t]];
-        ok &= strstr("abcabcabcab\n", w) != NULL;
-    }
-    CHECK(ok, "text windows must be consecutive bytes of the file");
-    tt_data_free(d);
-    EXPECT_USER_ERROR(tt_data_text(path, 3, 4), "more than the vocabulary V = 3");
-    EXPECT_USER_ERROR(tt_data_text(path, 8, 20), "fewer than T+1");
-    free(path);
-    path = path_join(tmpdir, "empty.txt");
-    fp = fopen(path, "w");
-    fclose(fp);
-    EXPECT_USER_ERROR(tt_data_text(path, 8, 4), "is empty");
-    free(path);
-    path = path_join(tmpdir, "missing.txt");
-    EXPECT_USER_ERROR(tt_data_text(path, 8, 4), "cannot read data file");
-    free(path);
+    test_text_source(r);
     EXPECT_USER_ERROR(tt_data_markov(8, 1, 9, 1), "successors");
     EXPECT_USER_ERROR(tt_data_markov(8, 0, 2, 1), "order");
 
@@ -684,8 +832,10 @@ int main(void)
     test_gelu();
     test_linear_kernels();
     for (int layers = 1; layers <= 2; layers++)
-        for (int bias = 0; bias <= 1; bias++) check_fd(layers, bias);
+        for (int bias = 0; bias <= 1; bias++)
+            for (int tied = 0; tied <= 1; tied++) check_fd(layers, bias, tied);
     test_symmetry_and_panels();
+    test_tied_is_summed_untied();
     test_gauss_newton();
     test_trivial_attention();
     test_causal();

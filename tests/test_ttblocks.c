@@ -271,7 +271,7 @@ static void test_checkpoint_hessian(void)
     CHECK(a.loss < a.loss0, "loss on the Hessian batch fell from %.4f to %.4f", a.loss0, a.loss);
 
     /* an independent run: train in memory for the same steps, keep the step-10 files */
-    tt_data *d = token_source(NULL, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
+    tt_data *d = token_source(&s.data, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
     model *m = tt_new(&s.cfg);
     tt_train_opts o = s.train;
     o.nfracs = 2, o.fracs[0] = 0.5, o.fracs[1] = 1.0;

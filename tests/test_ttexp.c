@@ -8,7 +8,7 @@
 
 static ttexp_setup small_setup(int order)
 {
-    ttexp_setup s = {tt_defaults(), 8, 64, order, 2, 3, 3, NULL, 0};
+    ttexp_setup s = {tt_defaults(), 8, 64, order, 2, 3, 3, {NULL, NULL, 0}, 0};
     s.cfg.C = 8;
     s.cfg.heads = 2;
     s.cfg.M = 16;
@@ -370,7 +370,7 @@ static void test_claim_controls(void)
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         const claim_rule *r = ttexp_claim(cases[k].id);
-        CHECK(strcmp(r->id, cases[k].id) == 0 && r->control && r->kind == RULE_INTERVAL, "%s: in the table",
+        CHECK(strcmp(r->id, cases[k].id) == 0 && r->control && (r->kind == RULE_INTERVAL || r->kind == RULE_SHARE), "%s: in the table",
               cases[k].id);
         if (cases[k].on_par) CHECK(r->threshold == TTEXP_ON_PAR, "%s: threshold %g", r->id, r->threshold);
         double v[5], c[5];

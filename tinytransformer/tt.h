@@ -4,7 +4,9 @@
  * pre-norm LayerNorm → causal multi-head attention (separate query, key,
  * value, each C×C, heads = contiguous runs of C/heads rows) → attn.proj (C×C)
  * → residual; LayerNorm → mlp.fc_1 (M×C) → GELU → mlp.proj (C×M) → residual;
- * final LayerNorm; untied output head lm_head (V×C, no bias); next-token
+ * final LayerNorm; output head lm_head (V×C, no bias), or with tied = 1 the
+ * embedding wte itself (nanoGPT's weight tying: one tensor used twice, its
+ * gradient, H·v and Hessian rows the sum of both uses); next-token
  * cross-entropy, mean over all B·T predictions.
  *
  * GELU is the exact erf form GELU(x) = x Φ(x), so GELU' = Φ + xφ and
@@ -16,7 +18,7 @@
  * "wpe", "h0.ln_1.weight", "h0.ln_1.bias", "h0.attn.query",
  * "h0.attn.query.bias", "h0.attn.key", ..., "h0.attn.value", "h0.attn.proj",
  * "h0.ln_2.weight", "h0.mlp.fc_1", "h0.mlp.proj", ..., "ln_f.weight",
- * "ln_f.bias", "lm_head"), loss, grad, and the exact Hessian-vector product on
+ * "ln_f.bias", "lm_head" unless tied), loss, grad, and the exact Hessian-vector product on
  * panels of k directions by Pearlmutter's R-operator (forward-mode derivative
  * of the backward pass), batched over the directions with BLAS-3, with the
  * unit-direction paths hess_cols and hess_cols_lower (the symmetric fast path:
@@ -37,6 +39,7 @@
 
 #include "core/core.h"
 #include "core/model.h"
+#include "core/safetensors.h"
 #include <stddef.h>
 
 typedef struct {
@@ -47,6 +50,7 @@ typedef struct {
     int layers;
     int T;              /* context length */
     int bias;           /* 1: biases on (linear layers and LayerNorm), 0: none */
+    int tied;           /* 1: the output head reads wte (nanoGPT's weight tying; no lm_head tensor) */
     unsigned long seed; /* initialisation */
 } tt_config;
 
@@ -104,20 +108,70 @@ void tt_init_params(model *m, unsigned long seed);
  * each context has `successors` likely next tokens (random weights, 95% of the
  * mass) and the remaining 5% spread uniformly; each sequence starts with
  * `order` uniform tokens. Order 1 needs no attention (the current token
- * suffices); order ≥ 2 makes the model attend to earlier positions.
- * Text: any file; the vocabulary is its distinct bytes (sorted); user error if
- * the file is missing, empty, shorter than T+1 bytes, or has more than V distinct
- * bytes. A sequence is a window of T+1 consecutive bytes at a uniform offset. */
+ * suffices); order ≥ 2 makes the model attend to earlier positions. The
+ * held-out batches come from the same chain (another RNG stream).
+ * Text: a file, or a folder whose text files are read in byte order of their
+ * names and concatenated (subfolders, links, hidden files and fortune's *.dat
+ * index files skipped). Character-level: the vocabulary is the text's distinct
+ * bytes in byte order when there are at most `vocab` of them; otherwise the
+ * vocab−1 most frequent bytes (ties: the smaller byte), in byte order, and one
+ * last symbol "other" for every other byte. Split by position: the last
+ * TT_HELD_OUT_SHARE of the bytes is the held-out part, the rest the training
+ * part (as nanoGPT's prepare scripts do); each part must hold T+1 bytes.
+ * Token files: nanoGPT's train.bin (training part) and val.bin (held-out part),
+ * uint16 little-endian token ids, every one below the given vocabulary size V.
+ * A sequence of text or tokens is a window of T+1 consecutive tokens at a
+ * uniform offset inside one part. User error (one line) on a missing,
+ * unreadable, empty or too short file, an odd-sized token file or a token
+ * outside the vocabulary. */
+#define TT_HELD_OUT_SHARE 0.1
 typedef struct tt_data tt_data;
 tt_data *tt_data_markov(int V, int order, int successors, unsigned long seed);
-tt_data *tt_data_text(const char *path, int V, int T);
-int tt_data_vocab(const tt_data *d);     /* symbols actually used (≤ V) */
-/* B sequences of T+1 tokens into tokens (B,T+1). */
+tt_data *tt_data_text(const char *path, int vocab /* 2..256 */, int T);
+/* The same from bytes in memory; `what` names them in errors. */
+tt_data *tt_data_text_bytes(const unsigned char *buf, size_t len, int vocab, int T, const char *what);
+tt_data *tt_data_token_files(const char *train_bin, const char *val_bin, int V /* 2..65536 */, int T);
+int tt_data_vocab(const tt_data *d);     /* symbols in use: the model's V */
+/* B sequences of T+1 tokens into tokens (B,T+1): from the training part, or the held-out part. */
 void tt_data_batch(const tt_data *d, gsl_rng *r, int B, int T, int *tokens);
+void tt_data_held_out_batch(const tt_data *d, gsl_rng *r, int B, int T, int *tokens);
+/* What symbol id stands for: a byte 0..255 (text), TT_SYMBOL_OTHER (text: every
+ * byte outside the vocabulary) or TT_SYMBOL_TOKEN (Markov, token files: no byte). */
+enum { TT_SYMBOL_OTHER = -1, TT_SYMBOL_TOKEN = -2 };
+int tt_data_symbol(const tt_data *d, int id);
+/* Occurrences of symbol id in the whole text or token files (0 for Markov). */
+size_t tt_data_count(const tt_data *d, int id);
+/* Tokens in the training part (held_out 0) or the held-out part (1); 0 for Markov. */
+size_t tt_data_length(const tt_data *d, int held_out);
 /* Markov transition rows (V^order, V); the context of tokens (x_1..x_order),
- * oldest first, is Σ x_i·V^(order−i). NULL for text. */
+ * oldest first, is Σ x_i·V^(order−i). NULL for text and token files. */
 const double *tt_data_transitions(const tt_data *d);
-int tt_data_order(const tt_data *d);     /* Markov order; 0 for text */
+int tt_data_order(const tt_data *d);     /* Markov order; 0 otherwise */
 void tt_data_free(tt_data *d);
+
+/* ---- nanoGPT checkpoints (tt_nanogpt.c) ------------------------------------------------
+ * Safetensors files in the state-dict layout of nanoGPT's GPT: transformer.wte.weight
+ * [V, C], transformer.wpe.weight [T, C], per block i transformer.h.i.ln_1.weight/.bias,
+ * attn.c_attn.weight [3C, C] / .bias [3C] (query, key, value stacked: split into the
+ * toolkit's three tensors), attn.c_proj.*, ln_2.*, mlp.c_fc.* [M, C], mlp.c_proj.*
+ * [C, M], transformer.ln_f.*, lm_head.weight [V, C]; biases all present or all absent
+ * (nanoGPT's bias flag); tied (one tensor used twice) when lm_head.weight or wte is
+ * absent, or both hold the same values (a config's "tied": false says otherwise);
+ * torch.compile's "_orig_mod." prefix and nanoGPT's causal-mask buffers attn.bias
+ * [1, 1, n, n] are accepted. nanoGPT's LayerNorm (eps 1e-5) and nn.GELU() (exact
+ * erf) are the toolkit's. The configuration comes from the shapes, and n_head from a
+ * config JSON (nanoGPT's GPTConfig keys: n_layer, n_head, n_embd, block_size,
+ * vocab_size, bias, dropout; also n_inner, the MLP width, 4 n_embd by default in
+ * nanoGPT, and tied) or the file's metadata (the same keys as strings, as
+ * tt_save_nanogpt writes them). User error (one line naming it): an unknown tensor
+ * name (another architecture), a missing tensor, a wrong shape, a config that
+ * disagrees with the shapes or holds an unknown key, dropout > 0, no n_head. */
+model *tt_load_nanogpt(const char *path, const char *config_path /* NULL: none */);
+/* The same from a parsed file and the config JSON's text (NULL: none); `what` names them. */
+model *tt_from_nanogpt(const st_file *f, const char *config_json, const char *what);
+/* m's parameters in that layout (a tied model: the same values under both names,
+ * as nanoGPT's state_dict holds them), data F64 (f32 = 0) or F32, the config as
+ * metadata. Writing what was read gives the same bytes. */
+void tt_save_nanogpt(const model *m, const char *path, int f32);
 
 #endif

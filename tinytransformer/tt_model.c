@@ -51,7 +51,8 @@ typedef struct rwork rwork;
 typedef struct {
     tt_config c;
     int (*slot)[L_NSLOT];    /* tensor index of each layer slot, -1 if absent */
-    int t_wte, t_wpe, t_lnfw, t_lnfb, t_lm;
+    int t_wte, t_wpe, t_lnfw, t_lnfb, t_lm; /* t_lm -1 when tied */
+    int t_head;              /* the tensor the output head reads: lm_head, or wte when tied */
 
     /* batch */
     int B, N;                /* N = B·T */
@@ -78,18 +79,19 @@ typedef struct {
 
 tt_config tt_defaults(void)
 {
-    return (tt_config){.V = 8, .C = 16, .heads = 4, .M = 32, .layers = 1, .T = 8, .bias = 1, .seed = 1};
+    return (tt_config){.V = 8, .C = 16, .heads = 4, .M = 32, .layers = 1, .T = 8, .bias = 1, .tied = 0, .seed = 1};
 }
 
 void tt_check_config(const tt_config *c)
 {
-    if (c->V < 2 || c->V > 256) die_user("vocabulary size V must be in 2..256 (got %d)", c->V);
+    if (c->V < 2 || c->V > 65536) die_user("vocabulary size V must be in 2..65536 (got %d)", c->V);
     if (c->C < 1 || c->C > 4096) die_user("width C must be in 1..4096 (got %d)", c->C);
     if (c->heads < 1 || c->C % c->heads) die_user("heads must be >= 1 and divide C = %d (got %d)", c->C, c->heads);
     if (c->M < 1 || c->M > 16384) die_user("MLP width M must be in 1..16384 (got %d)", c->M);
     if (c->layers < 1 || c->layers > 64) die_user("layers must be in 1..64 (got %d)", c->layers);
     if (c->T < 1 || c->T > 1024) die_user("context length T must be in 1..1024 (got %d)", c->T);
     if (c->bias != 0 && c->bias != 1) die_user("bias must be 0 or 1 (got %d)", c->bias);
+    if (c->tied != 0 && c->tied != 1) die_user("tied must be 0 or 1 (got %d)", c->tied);
 }
 
 /* ---- the tensor table ------------------------------------------------------------------ */
@@ -121,7 +123,8 @@ static void build_table(model *m, tt_impl *im)
         }
     im->t_lnfw = model_add_tensor(m, "ln_f.weight", ROLE_NORM, C, 1, 1, -1);
     im->t_lnfb = c->bias ? model_add_tensor(m, "ln_f.bias", ROLE_BIAS, C, 1, 1, -1) : -1;
-    im->t_lm = model_add_tensor(m, "lm_head", ROLE_OUTPUT, V, C, 1, -1);
+    im->t_lm = c->tied ? -1 : model_add_tensor(m, "lm_head", ROLE_OUTPUT, V, C, 1, -1);
+    im->t_head = c->tied ? im->t_wte : im->t_lm;
 }
 
 size_t tt_param_count(const tt_config *c)
@@ -130,7 +133,7 @@ size_t tt_param_count(const tt_config *c)
     size_t layer = 2 * C + 2 * C * b                   /* LayerNorms */
                    + 4 * (C * C + C * b)               /* query, key, value, proj */
                    + (M * C + M * b) + (C * M + C * b); /* MLP */
-    return V * C + (size_t)c->T * C + (size_t)c->layers * layer + C + C * b + V * C;
+    return V * C + (size_t)c->T * C + (size_t)c->layers * layer + C + C * b + (c->tied ? 0 : V * C);
 }
 
 static tt_impl *impl_of(const model *m)
@@ -359,7 +362,7 @@ static double forward(model *m)
     }
     tt_layernorm_forward(im->lnf, im->lnf_xh, im->lnf_r, im->res[c->layers], cat(m, w, im->t_lnfw),
                          cat(m, w, im->t_lnfb), N, C);
-    tt_linear_forward(im->logits, im->lnf, cat(m, w, im->t_lm), NULL, N, C, c->V);
+    tt_linear_forward(im->logits, im->lnf, cat(m, w, im->t_head), NULL, N, C, c->V);
     return crossentropy_forward(im->probs, im->losses, im->logits, im->tgt, N, c->V) / N;
 }
 
@@ -374,7 +377,8 @@ static void backward(model *m, double *g)
     memset(g, 0, m->P * sizeof(double));
     crossentropy_backward(im->dlogits, im->probs, im->tgt, 1.0 / N, N, c->V);
     memset(im->dlnf, 0, NC * sizeof(double));
-    tt_linear_backward(im->dlnf, at(m, g, im->t_lm), NULL, im->dlogits, im->lnf, cat(m, w, im->t_lm), N, C, c->V);
+    /* tied: the head's gradient goes into wte; embed_backward adds the embedding's */
+    tt_linear_backward(im->dlnf, at(m, g, im->t_head), NULL, im->dlogits, im->lnf, cat(m, w, im->t_head), N, C, c->V);
     memset(im->dres[L], 0, NC * sizeof(double));
     tt_layernorm_backward(im->dres[L], at(m, g, im->t_lnfw), at(m, g, im->t_lnfb), im->dlnf, im->lnf_xh, im->lnf_r,
                           cat(m, w, im->t_lnfw), N, C);
@@ -609,7 +613,10 @@ static void bind_rtensors(const model *m, rwork *w, int k, int stop)
     }
     rt->lnf_w = bind_rtensor(m, w, im->t_lnfw, k, stop);
     rt->lnf_b = bind_rtensor(m, w, im->t_lnfb, k, stop);
-    rt->lm_head = bind_rtensor(m, w, im->t_lm, k, stop);
+    rt->lm_head = bind_rtensor(m, w, im->t_head, k, stop);
+    /* tied: the head's R-parameters and R-gradient rows are wte's (both uses add
+     * into them), but in the order of the pass it comes last, after ln_f */
+    if (im->c.tied) rt->lm_head.t = m->ntensors;
 }
 
 /* The base activations of a layer for one chunk: every (N,·) array from token
@@ -878,7 +885,7 @@ static void run_subpanel(panel_job *J, rwork *w, int p0, int kk)
     static const int lin_slots[] = {L_Q, L_K, L_V, L_O, L_FC, L_MP};
     for (int l = -1; l < im->c.layers; l++)
         for (int i = 0; i < (l < 0 ? 1 : 6); i++) {
-            int t = l < 0 ? im->t_lm : im->slot[l][lin_slots[i]];
+            int t = l < 0 ? im->t_head : im->slot[l][lin_slots[i]];
             const tensor_info *ti = &m->tensors[t];
             if (t >= stop)
                 tt_dm_fold_transposed(w->G + ti->offset * kw, w->Gt + ti->offset * kw, ti->cols, ti->rows, kw);

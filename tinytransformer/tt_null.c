@@ -20,7 +20,8 @@
  *    (with biases it is Σ b_c/g_c ≠ 0: a bias shift, not a null direction);
  *  - token and position embedding rows, attn.proj's and mlp.proj's biases:
  *    δ = 1 (every channel), a uniform shift of the residual stream, which every
- *    LayerNorm reading it (ln_1, ln_2, ln_f) removes by centring;
+ *    LayerNorm reading it (ln_1, ln_2, ln_f) removes by centring (not token
+ *    rows of a tied model, whose output head reads them too);
  *  - the key bias: its block of H is zero (it adds q_i·b_k to every score of
  *    row i), so every direction is null.
  * The list is what we derived, not a proof that nothing else is null: callers
@@ -115,7 +116,8 @@ int tt_null_directions(const model *m, const block *b, double *out)
         for (size_t i = 0; i < n; i++) out[i] = 1;
         return 1;
     }
-    if (ti->role == ROLE_EMBED || ti->role == ROLE_POS) {
+    /* tied: the head reads wte too, and lm_head·(x̂ shift) is no invariance */
+    if ((ti->role == ROLE_EMBED && !c->tied) || ti->role == ROLE_POS) {
         double *one = xmalloc((size_t)cols * sizeof(double));
         for (int i = 0; i < cols; i++) one[i] = 1;
         k = add_per_row(out, k, n, rows, cols, one);

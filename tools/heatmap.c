@@ -1,20 +1,23 @@
 /* heatmap — one named block of a Hessian at full resolution: a tensor, a head,
  * an output or input neuron, or an index range, cut from a saved H (.npy, read
- * row by row: H never has to fit in memory) or from the blocks a streamed run
+ * row by row: H never has to fit in memory), from the blocks a streamed run
  * kept (hessian_blocks' blocks.npy: the block must lie inside one kept H_bb —
- * --partition alg2 keeps every tensor's). Rendered by plots/heatmap.gp (the
+ * --partition alg2 keeps every tensor's), or computed from a Transformer
+ * trained elsewhere (--model, nanoGPT's layout in .safetensors: only the
+ * block's columns of H, by the R-operator, on the Hessian batch fig6 --model
+ * uses: --hess-batch held-out sequences of the --data source). Rendered by plots/heatmap.gp (the
  * style of plots/fig6.gp: |H| in log colour, heads solid, output neurons dotted).
  *
  *   heatmap --h results/fig6/H.npy --block h0.attn.query --png q.png
  *   heatmap --run results/hessian_blocks --block 'h1.attn.key[head 2]' --png k2.png
  *   heatmap --h H.npy --block 0:512 --cols 'h0.mlp.fc_1[row 3]'        (an off-diagonal block)
+ *   heatmap --model gpt.safetensors --data text --block h0.attn.value --png v.png
  *
  * Outputs in --out: block.npy (rows × cols of H), heat.csv (|H|, pooled only
  * with --pixels), bounds_{rows,cols}_{major,minor}.csv, plotvars.gp; the PNG with
  * --png (gnuplot, written atomically).
  */
-#include "core/core.h"
-#include "hessian/hessian.h"
+#include "harness/harness.h"
 #include "hessian/hview.h"
 #include <errno.h>
 #include <math.h>
@@ -127,6 +130,31 @@ static double *cut_from_run(const char *dir, size_t P, const block *R, const blo
     return out;
 }
 
+/* ---- the block from a model file: the block's columns of H, by the R-operator ----------- */
+
+static double *cut_from_model(model *m, const block *R, const block *C)
+{
+    size_t P = m->P;
+    int kp = 32;
+    double *cols = xmalloc(checked_mul((size_t)kp * P, sizeof(double), "Hessian columns"));
+    double *out = xmalloc(checked_mul(R->n * C->n, sizeof(double), "block"));
+    for (size_t c0 = 0; c0 < C->n; c0 += (size_t)kp) {
+        int k = (int)(C->n - c0 < (size_t)kp ? C->n - c0 : (size_t)kp);
+        if (C->stride == 1) {
+            m->hess_cols(m, C->start + c0, k, cols);
+        } else { /* strided columns: unit directions through hvp */
+            double *E = xcalloc((size_t)k * P, sizeof(double));
+            for (int d = 0; d < k; d++) E[(size_t)d * P + C->start + (c0 + d) * C->stride] = 1;
+            m->hvp(m, E, cols, k);
+            free(E);
+        }
+        for (int d = 0; d < k; d++)
+            for (size_t r = 0; r < R->n; r++) out[r * C->n + c0 + d] = cols[(size_t)d * P + R->start + r * R->stride];
+    }
+    free(cols);
+    return out;
+}
+
 /* ---- outputs ------------------------------------------------------------------------------ */
 
 static int write_lines(const char *out, const char *name, const partition *p, size_t offset, size_t factor)
@@ -170,19 +198,28 @@ static void render(const char *script, const char *dir, const char *png)
 typedef struct {
     const char *spec, *cspec;  /* the block's rows and columns */
     const char *hpath, *tensors, *run, *out, *pool, *png, *script;
-    int pixels, max_lines;
+    const char *model_path, *model_config; /* --model: a Transformer trained elsewhere */
+    tt_data_opts data;         /* with --model: the data its Hessian batch comes from */
+    int pixels, max_lines, hess_batch;
+    long data_seed;
     double decades;
 } hm_args;
 
 static hm_args parse_args(int argc, char **argv)
 {
-    hm_args x = {.out = "results/heatmap", .pool = "max", .script = "plots/heatmap.gp", .max_lines = 256, .decades = 6};
+    hm_args x = {.out = "results/heatmap", .pool = "max", .script = "plots/heatmap.gp", .max_lines = 256, .decades = 6,
+                 .hess_batch = 256, .data_seed = 1};
     const cli_opt opts[] = {
         {"block", OPT_STRING, &x.spec, "the block's rows: NAME, NAME[head h], NAME[row r], NAME[col c] or i0:i1"},
         {"cols", OPT_STRING, &x.cspec, "its columns, the same way (default: the rows: a diagonal block)"},
         {"h", OPT_STRING, &x.hpath, "a saved H (.npy, P x P), read row by row"},
         {"tensors", OPT_STRING, &x.tensors, "the layout (tensors.csv; default: next to --h, or in --run)"},
         {"run", OPT_STRING, &x.run, "a hessian_blocks output folder: the block is cut from its kept blocks"},
+        {"model", OPT_STRING, &x.model_path, "a Transformer in nanoGPT's layout (.safetensors): the block computed"},
+        {"model-config", OPT_STRING, &x.model_config, "with --model: its config JSON when the metadata lacks n_head"},
+        TT_DATA_OPTS(x.data),
+        {"hess-batch", OPT_INT, &x.hess_batch, "with --model: held-out sequences H is taken on"},
+        {"data-seed", OPT_LONG, &x.data_seed, "with --model: the data's seed (Markov chain, held-out sequences)"},
         {"pixels", OPT_INT, &x.pixels, "0: full resolution; else pool to at most this many pixels per side"},
         {"pool", OPT_STRING, &x.pool, "with --pixels: max or mean"},
         {"decades", OPT_DOUBLE, &x.decades, "log colour range below max |H|, in decades"},
@@ -194,20 +231,50 @@ static hm_args parse_args(int argc, char **argv)
     run_start(argc, argv);
     cli_parse(argc, argv,
               "One block of an exact Hessian at full resolution: a tensor, a head, a neuron or an index range,\n"
-              "from a saved H (.npy) or from the blocks a streamed hessian_blocks run kept; writes it as\n"
-              "block.npy and a heatmap (|H|, log colour) with tensor / head / neuron lines for plots/heatmap.gp.",
+              "from a saved H (.npy), from the blocks a streamed hessian_blocks run kept, or computed from a\n"
+              "Transformer trained elsewhere (--model, nanoGPT's layout; the block's columns of H on --hess-batch\n"
+              "held-out sequences of --data); writes it as block.npy and a heatmap (|H|, log colour) with\n"
+              "tensor / head / neuron lines for plots/heatmap.gp.",
               opts, sizeof opts / sizeof *opts);
     if (!x.spec) die_user("--block is required (e.g. --block h0.attn.query)");
-    if (!x.hpath == !x.run) die_user("give exactly one of --h (a saved H) and --run (a hessian_blocks folder)");
+    if ((x.hpath != NULL) + (x.run != NULL) + (x.model_path != NULL) != 1)
+        die_user("give exactly one of --h (a saved H), --run (a hessian_blocks folder) and --model (a .safetensors)");
+    if (x.model_config && !x.model_path) die_user("--model-config goes with --model");
+    if (x.data_seed < 0) die_user("--data-seed must be >= 0 (got %ld)", x.data_seed);
     if (x.pixels < 0 || x.pixels > 16384) die_user("--pixels must be in 0..16384 (got %d)", x.pixels);
     pool_parse(x.pool);
     if (!(x.decades >= 1 && x.decades <= 16)) die_user("--decades must be in 1..16 (got %g)", x.decades);
     return x;
 }
 
-/* The layout: --tensors, else tensors.csv in --run or next to --h. */
-static model *read_layout(const hm_args *x)
+/* --model: fig6 --model's model and Hessian batch, at its own weights. */
+static void open_model(const hm_args *x, tt_ckpt *ck)
 {
+    tt_ckpt_setup s = tt_ckpt_defaults();
+    s.model_path = x->model_path;
+    s.model_config = x->model_config;
+    model *m0 = tt_load_nanogpt(x->model_path, x->model_config);
+    s.cfg = *tt_config_of(m0);
+    model_free(m0);
+    s.data = x->data;
+    if (token_source_is_text(&s.data) && s.data.vocab == 0) s.data.vocab = s.cfg.V;
+    s.hess_batch = x->hess_batch;
+    s.data_seed = (unsigned long)x->data_seed;
+    tt_data *d = token_source(&s.data, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
+    int v = tt_data_vocab(d);
+    tt_data_free(d);
+    if (v != s.cfg.V)
+        die_user("%s has a vocabulary of %d but the data gives %d symbols (--vocab-size)", x->model_path, s.cfg.V, v);
+    tt_ckpt_start(&s, ck);
+}
+
+/* The layout: the model's own with --model; else --tensors, else tensors.csv in --run or next to --h. */
+static model *read_layout(const hm_args *x, tt_ckpt *ck)
+{
+    if (x->model_path) {
+        open_model(x, ck);
+        return ck->m;
+    }
     char *tpath;
     if (x->tensors) {
         tpath = xstrdup(x->tensors);
@@ -248,7 +315,8 @@ static void write_heatmap(const hm_args *x, const model *lay, const block *R, co
     if (x->cspec) snprintf(t1, sizeof t1, "%s x %s", R->name, C->name);
     else snprintf(t1, sizeof t1, "%s", R->name);
     gp_escape(title, sizeof title, t1);
-    snprintf(t2, sizeof t2, "%s%s", x->hpath ? "from " : "from the kept blocks of ", x->hpath ? x->hpath : x->run);
+    snprintf(t2, sizeof t2, "%s%s", x->hpath || x->model_path ? "from " : "from the kept blocks of ",
+             x->hpath ? x->hpath : x->run ? x->run : x->model_path);
     gp_escape(t1, sizeof t1, t2);
     outfile *o = outfile_open_in(x->out, "plotvars.gp");
     fprintf(outfile_fp(o),
@@ -271,16 +339,20 @@ static void write_heatmap(const hm_args *x, const model *lay, const block *R, co
 int main(int argc, char **argv)
 {
     hm_args x = parse_args(argc, argv);
-    model *lay = read_layout(&x);
+    tt_ckpt ck = {0};
+    model *lay = read_layout(&x, &ck);
     block R = block_named(lay, x.spec), C = block_named(lay, x.cspec ? x.cspec : x.spec);
     output_keep_previous(); /* --out may be the --run folder it reads */
     ensure_dir(x.out);
-    double *A = x.hpath ? cut_from_h(x.hpath, lay->P, &R, &C) : cut_from_run(x.run, lay->P, &R, &C);
+    double *A = x.hpath ? cut_from_h(x.hpath, lay->P, &R, &C)
+                : x.run ? cut_from_run(x.run, lay->P, &R, &C)
+                        : cut_from_model(ck.m, &R, &C);
     size_t shape[2] = {R.n, C.n};
     npy_write_in(x.out, "block.npy", A, 2, shape);
     write_heatmap(&x, lay, &R, &C, A);
     run_write_info(x.out, 0);
     free(A);
-    model_free(lay);
+    if (x.model_path) tt_ckpt_free(&ck);
+    else model_free(lay);
     return 0;
 }

@@ -93,6 +93,7 @@ static void build_model(run *r)
             char *train_dir = path_join(r->out, "train");
             tt_ckpt_train(&one, train_dir, &r->tt);
             tt_ckpt_load(&one, train_dir, step, &r->tt);
+            if (one.save_path) tt_save_nanogpt(r->tt.m, one.save_path, 0);
             free(train_dir);
             meta[0] = r->tt.m->loss(r->tt.m);
         } else {
@@ -101,8 +102,8 @@ static void build_model(run *r)
         r->m = r->tt.m;
         r->vhat = r->tt.vhat;
         r->eps = r->setup.train.ocfg.eps;
-        r->step = step;
-        r->total = r->setup.train.steps;
+        r->step = one.model_path ? 0 : step;
+        r->total = one.model_path ? 0 : r->setup.train.steps;
     } else {
         mlp_ckpt_model(&r->ms, root, &r->mlp);
         r->m = r->mlp.m;
@@ -347,7 +348,9 @@ static void parse_args(run *r, int argc, char **argv)
     ckpt_cli_init(&r->cli);
     mlp_cli_init(&r->mlp_flags);
     const cli_opt opts[] = {
-        {"model", OPT_STRING, &r->model_name, "tt (the tiny Transformer; its size from --layers, --C, --M, --T, ...) or mlp"},
+        {"model", OPT_STRING, &r->model_name, "tt (the tiny Transformer; its size from --layers, --C, --M, --T, ...), mlp, "
+                                              "or a Transformer trained elsewhere: a nanoGPT-layout .safetensors"},
+        CKPT_CLI_MODEL_CONFIG_OPT(&r->cli),
         {"partition", OPT_STRING, &r->part_name, "alg3, alg3-value-whole, alg2 (= tensors), rows, cols, or a partition file"},
         {"path", OPT_STRING, &r->path_name, "stream (panel by panel, no H held) or full (the full H: the reference; one process)"},
         {"lower", OPT_FLAG, &r->lower, "symmetric fast path (lower panels, ~0.65x the R-passes; row masses then equal across rank counts to ~1e-16, not bitwise)"},
@@ -374,8 +377,8 @@ static void parse_args(run *r, int argc, char **argv)
               "rank 0 writes what one process writes; each rank runs 1 worker thread unless\n"
               "TOOLKIT_RANK_THREADS says otherwise (one process: OPENBLAS_NUM_THREADS or every core).",
               opts, sizeof opts / sizeof *opts);
-    r->is_tt = strcmp(r->model_name, "tt") == 0;
-    if (!r->is_tt && strcmp(r->model_name, "mlp") != 0) die_user("--model must be tt or mlp (got '%s')", r->model_name);
+    r->is_tt = strcmp(r->model_name, "mlp") != 0;
+    if (r->is_tt && strcmp(r->model_name, "tt") != 0) r->cli.model_path = r->model_name; /* a file */
     int full = strcmp(r->path_name, "full") == 0;
     if (!full && strcmp(r->path_name, "stream") != 0) die_user("--path must be stream or full (got '%s')", r->path_name);
     if (full && dist_size() > 1) die_user("--path full is the one-process reference: run it without mpirun");

@@ -6,7 +6,7 @@
 set -eu   # no pipefail: `... | head -c N` truncations end their writer with SIGPIPE
 C=${1:-tests/fuzz/corpus}
 rm -rf "$C"
-mkdir -p "$C"/{npy,idx,cifar,partition,model_csv,text}
+mkdir -p "$C"/{npy,idx,cifar,partition,model_csv,text,tokens,safetensors}
 
 # bytes N SEED: N deterministic bytes
 bytes() { local i; for ((i = 0; i < $1; i++)); do printf "\\x$(printf %02x $(((i * 37 + $2) % 256)))"; done; }
@@ -67,9 +67,50 @@ printf '%s\n3,2,2,gelu,0,xent,10\n' "$H" >"$C/model_csv/no_bias"
 printf '%s\n3,2,2,tanh,1,xent,14 junk\n' "$H" >"$C/model_csv/junk"
 printf 'in,width\n3,2\n' >"$C/model_csv/short"
 
-# ---- text: a byte for V, a byte for T, then the text
-printf '\xfe\x07hello, tiny transformer\n' >"$C/text/hello"
-printf '\x00\x01abababab' >"$C/text/two_symbols"
+# ---- text: a byte for V, a byte for T, then the text (its last 10% held out)
+{ printf '\xfe\x07'; for i in 1 2 3 4 5 6; do printf 'hello, tiny transformer %d\n' "$i"; done; } >"$C/text/hello"
+printf '\x00\x01abababababababababababab' >"$C/text/two_symbols"
 printf '\x02\x1fshort' >"$C/text/too_short"
 { printf '\xff\x03'; bytes 300 1; } >"$C/text/all_bytes"
+{ printf '\x05\x02'; bytes 40 2; } >"$C/text/top_five"
+
+# ---- nanoGPT token files: 2 bytes V-2 (little endian), a byte for T, a byte for
+# the train.bin share (in 256ths of the rest), then the uint16 tokens of both files
+tokens() { le16 "$1"; printf "\\x$(printf %02x "$2")\\x$(printf %02x "$3")"; bytes "$4" "$5"; }
+tokens 254 3 200 80 1 >"$C/tokens/v256"
+tokens 65534 4 128 64 2 >"$C/tokens/v65536"
+tokens 0 2 200 40 3 >"$C/tokens/v2_bad_tokens"
+tokens 254 3 200 81 4 >"$C/tokens/odd_bytes"
+tokens 254 30 250 20 5 >"$C/tokens/too_short"
+
+# ---- safetensors in nanoGPT's layout: a byte for the config JSON's length L, L
+# bytes of config, then the file. st NAME DTYPE META CONFIG name:shape:count ...
+le64() { local v=$1 i; for ((i = 0; i < 8; i++)); do printf "\\x$(printf %02x $(((v >> (8 * i)) & 255)))"; done; }
+st() {
+  local name=$1 dt=$2 meta=$3 cfg=$4 w=4 at=0 h="{" sep="" e n shp cnt; shift 4
+  [ "$dt" = F64 ] && w=8; [ "$dt" = F16 ] || [ "$dt" = BF16 ] && w=2
+  [ -n "$meta" ] && { h="{\"__metadata__\":{$meta}"; sep=","; }
+  for e in "$@"; do
+    n=${e%%:*}; shp=${e#*:}; cnt=${shp#*:}; shp=${shp%%:*}
+    h="$h$sep\"$n\":{\"dtype\":\"$dt\",\"shape\":[$shp],\"data_offsets\":[$at,$((at + cnt * w))]}"
+    sep=","; at=$((at + cnt * w))
+  done
+  h="$h}"
+  { printf "\\x$(printf %02x ${#cfg})%s" "$cfg"; le64 ${#h}; printf '%s' "$h"; bytes "$at" 7; } >"$C/safetensors/$name"
+}
+L=transformer.h.0
+TINY=(transformer.wte.weight:2,1:2 transformer.wpe.weight:1,1:1 $L.ln_1.weight:1:1 $L.attn.c_attn.weight:3,1:3
+      $L.attn.c_proj.weight:1,1:1 $L.ln_2.weight:1:1 $L.mlp.c_fc.weight:1,1:1 $L.mlp.c_proj.weight:1,1:1
+      transformer.ln_f.weight:1:1)
+st tied_f32 F32 '"n_head":"1"' '' "${TINY[@]}"
+st tied_bf16_config BF16 '' '{"n_head": 1, "n_embd": 1, "dropout": 0}' "${TINY[@]}"
+st untied_f64 F64 '"n_head":"1","tied":"false"' '' "${TINY[@]}" lm_head.weight:2,1:2
+st untied_f16 F16 '"n_head":"1"' '' lm_head.weight:2,1:2 "${TINY[@]}" $L.attn.bias:1,1,1,1:1
+st bias_f32 F32 '"n_head":"1"' '' "${TINY[@]}" $L.ln_1.bias:1:1 $L.attn.c_attn.bias:3:3 $L.attn.c_proj.bias:1:1 \
+  $L.ln_2.bias:1:1 $L.mlp.c_fc.bias:1:1 $L.mlp.c_proj.bias:1:1 transformer.ln_f.bias:1:1
+st no_head F32 '' '' "${TINY[@]}"
+st dropout F32 '"n_head":"1"' '{"dropout": 0.1}' "${TINY[@]}"
+st llama F32 '"n_head":"1"' '' model.layers.0.self_attn.q_proj.weight:1,1:1
+st wrong_shape F32 '"n_head":"1"' '' "${TINY[@]/3,1:3/1,3:3}"
+st int64 I64 '' '' a:2:2
 echo "seeds: $(find "$C" -type f | wc -l) files in $C"

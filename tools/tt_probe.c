@@ -1,0 +1,143 @@
+/* tt_probe — the loss, gradient and Hessian-vector product of a Transformer
+ * in nanoGPT's layout on one batch of tokens: what a user checks a model with
+ * after exporting it (and what make test-torch holds against PyTorch).
+ *
+ *   tt_probe --model gpt.safetensors --data text --batch 8 --direction v.safetensors --out probe
+ *
+ * The batch: --tokens FILE.npy (B x (T+1) token ids as float64), or --batch
+ * sequences of the --data source (held-out part with --held-out 1, else the
+ * training part; seed --data-seed). The direction v: --direction FILE in the
+ * same layout as the model (a state dict of the same names and shapes; a tied
+ * model's wte once or under both names), or Gaussian N(0, 1) from --seed.
+ * Outputs in --out: loss.csv (the mean next-token cross-entropy), tokens.npy,
+ * grad.safetensors and hv.safetensors (∇L and H v in the model's layout, F64;
+ * a tied tensor's rows the sum of both uses), v.safetensors, vocab.csv (text),
+ * run.txt.
+ */
+#include "harness/harness.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* The tokens of a (B, T+1) .npy of whole numbers in 0..V-1 (tt_set_batch checks the range). */
+static int *read_tokens(const char *path, int T, int *B)
+{
+    int nd;
+    size_t shape[4];
+    double *x = npy_read(path, &nd, shape);
+    if (nd != 2 || shape[1] != (size_t)T + 1 || shape[0] < 1 || shape[0] > 65536) {
+        free(x);
+        die_user("%s: expected a (B, %d) array of token ids, 1 <= B <= 65536", path, T + 1);
+    }
+    size_t n = shape[0] * shape[1];
+    int *tok = xmalloc(n * sizeof(int));
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] >= 0 && x[i] <= 65535) || x[i] != (double)(int)x[i]) {
+            double v = x[i];
+            free(x), free(tok);
+            die_user("%s: entry %zu (%g) is not a token id", path, i, v);
+        }
+        tok[i] = (int)x[i];
+    }
+    free(x);
+    *B = (int)shape[0];
+    return tok;
+}
+
+/* A copy of m holding the values x (P) in place of its parameters: what tt_save_nanogpt writes. */
+static void save_vector(const model *m, const double *x, const char *dir, const char *name)
+{
+    model *c = tt_new(tt_config_of(m));
+    memcpy(c->params, x, m->P * sizeof(double));
+    char *path = path_join(dir, name);
+    tt_save_nanogpt(c, path, 0);
+    free(path);
+    model_free(c);
+}
+
+int main(int argc, char **argv)
+{
+    const char *model_path = NULL, *model_config = NULL, *tokens_path = NULL, *dir_path = NULL;
+    const char *out = "results/tt_probe";
+    tt_data_opts data = {NULL, NULL, 0};
+    int batch = 8, held_out = 1;
+    long seed = 1, data_seed = 1;
+    const cli_opt opts[] = {
+        {"model", OPT_STRING, &model_path, "the model: nanoGPT's layout in .safetensors (required)"},
+        {"model-config", OPT_STRING, &model_config, "its config JSON when the file's metadata lacks n_head"},
+        {"tokens", OPT_STRING, &tokens_path, "the batch: a (B, T+1) .npy of token ids (else drawn from --data)"},
+        TT_DATA_OPTS(data),
+        {"batch", OPT_INT, &batch, "sequences drawn from --data"},
+        {"held-out", OPT_INT, &held_out, "1: from the held-out part, 0: the training part"},
+        {"data-seed", OPT_LONG, &data_seed, "the draw's seed (and the Markov chain's)"},
+        {"direction", OPT_STRING, &dir_path, "v: a state dict in the model's layout (.safetensors); else N(0, 1)"},
+        {"seed", OPT_LONG, &seed, "seed of the Gaussian v"},
+        {"out", OPT_STRING, &out, "output folder"},
+    };
+    run_start(argc, argv);
+    cli_parse(argc, argv,
+              "Loss, gradient and exact Hessian-vector product (R-operator) of a Transformer in nanoGPT's\n"
+              "layout (.safetensors) on one batch: loss.csv, grad.safetensors, hv.safetensors (the model's\n"
+              "layout, F64), tokens.npy, v.safetensors.",
+              opts, sizeof opts / sizeof *opts);
+    if (!model_path) die_user("--model is required");
+    if (batch < 1 || batch > 65536) die_user("--batch must be in 1..65536 (got %d)", batch);
+    if (held_out != 0 && held_out != 1) die_user("--held-out must be 0 or 1 (got %d)", held_out);
+    if (seed < 0 || data_seed < 0) die_user("seeds must be >= 0");
+    model *m = tt_load_nanogpt(model_path, model_config);
+    const tt_config *c = tt_config_of(m);
+    int B = batch, *tok;
+    tt_data *d = NULL;
+    if (tokens_path) {
+        tok = read_tokens(tokens_path, c->T, &B);
+    } else {
+        if (token_source_is_text(&data) && data.vocab == 0) data.vocab = c->V;
+        d = token_source(&data, c->V, c->T, 2, 2, (unsigned long)data_seed);
+        if (tt_data_vocab(d) != c->V)
+            die_user("%s has a vocabulary of %d but the data gives %d symbols (--vocab-size)", model_path, c->V,
+                     tt_data_vocab(d));
+        tok = xmalloc((size_t)B * (c->T + 1) * sizeof(int));
+        gsl_rng *r = rng_new((unsigned long)data_seed);
+        if (held_out) tt_data_held_out_batch(d, r, B, c->T, tok);
+        else tt_data_batch(d, r, B, c->T, tok);
+        rng_free(r);
+    }
+    tt_set_batch(m, tok, B);
+    double *v = xmalloc(m->P * sizeof(double));
+    if (dir_path) {
+        model *vm = tt_load_nanogpt(dir_path, model_config);
+        const tt_config *vc = tt_config_of(vm);
+        if (vm->P != m->P || vc->V != c->V || vc->C != c->C || vc->M != c->M || vc->T != c->T ||
+            vc->layers != c->layers || vc->bias != c->bias || vc->tied != c->tied)
+            die_user("--direction %s: not the layout of %s", dir_path, model_path);
+        memcpy(v, vm->params, m->P * sizeof(double));
+        model_free(vm);
+    } else {
+        gsl_rng *r = rng_new((unsigned long)seed);
+        for (size_t i = 0; i < m->P; i++) v[i] = rng_gaussian(r, 1);
+        rng_free(r);
+    }
+
+    ensure_dir(out);
+    if (d) token_source_write_vocab(d, out);
+    double *g = xmalloc(m->P * sizeof(double)), *hv = xmalloc(m->P * sizeof(double));
+    double loss = m->grad(m, g);
+    m->hvp(m, v, hv, 1);
+    outfile *f = csv_open_in(out, "loss.csv", "quantity,value");
+    csv_row(f, "loss,%.17g", loss);
+    csv_row(f, "P,%zu", m->P);
+    csv_row(f, "batch,%d", B);
+    csv_close(f);
+    double *tk = xmalloc((size_t)B * (c->T + 1) * sizeof(double));
+    for (size_t i = 0; i < (size_t)B * (c->T + 1); i++) tk[i] = tok[i];
+    size_t shape[2] = {(size_t)B, (size_t)c->T + 1};
+    npy_write_in(out, "tokens.npy", tk, 2, shape);
+    save_vector(m, g, out, "grad.safetensors");
+    save_vector(m, hv, out, "hv.safetensors");
+    save_vector(m, v, out, "v.safetensors");
+    if (!core_quiet) fprintf(stderr, "tt_probe: P = %zu, loss %.17g on %d sequences\n", m->P, loss, B);
+    run_write_info(out, (unsigned long)seed);
+    free(tk), free(g), free(hv), free(v), free(tok);
+    tt_data_free(d);
+    model_free(m);
+    return 0;
+}
