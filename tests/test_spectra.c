@@ -7,6 +7,7 @@
  * distances, the smoothed density's mass, the determinism of the probes, and
  * the block-restricted HVP equal to the exact block's product on both models. */
 #include "check.h"
+#include "tests/fixtures.h"
 #include "harness/harness.h"
 #include "hessian/hessian.h"
 #include "hessian/spectra.h"
@@ -372,42 +373,11 @@ static void test_wasserstein_density(void)
 
 /* ---- the models ------------------------------------------------------------------------------- */
 
+/* The streaming tests' small models (tests/fixtures.c). */
 static model *mlp_small(void)
 {
-    mlp_config cfg = {12, 6, 4, ACT_TANH, 1, LOSS_XENT, 1};
-    model *m = mlp_new(&cfg);
-    gsl_rng *r = rng_new(5);
-    mlp_init_params(m, gsl_rng_get(r));
-    int N = 30;
-    double *X = xmalloc((size_t)N * 12 * sizeof(double));
-    int *y = xmalloc(N * sizeof(int));
-    for (int e = 0; e < N * 12; e++) X[e] = rng_gaussian(r, 1.0);
-    for (int n = 0; n < N; n++) y[n] = (int)rng_int(r, 4);
-    mlp_set_batch(m, X, y, N);
-    free(X), free(y);
-    rng_free(r);
-    return m;
-}
-
-static model *tt_small(void)
-{
-    tt_config c = {.V = 5, .C = 8, .heads = 2, .M = 12, .layers = 1, .T = 4, .bias = 1, .seed = 3};
-    model *m = tt_new(&c);
-    gsl_rng *r = rng_new(103);
-    for (int t = 0; t < m->ntensors; t++) {
-        const tensor_info *ti = &m->tensors[t];
-        double *p = m->params + ti->offset;
-        for (size_t i = 0; i < tensor_size(ti); i++)
-            p[i] = ti->role == ROLE_NORM ? 1 + rng_gaussian(r, 0.3) : rng_gaussian(r, ti->role == ROLE_BIAS ? 0.2 : 0.5);
-    }
-    tt_data *d = tt_data_markov(c.V, 2, 2, 1);
-    int B = 6, *tok = xmalloc((size_t)B * (c.T + 1) * sizeof(int));
-    tt_data_batch(d, r, B, c.T, tok);
-    tt_set_batch(m, tok, B);
-    free(tok);
-    tt_data_free(d);
-    rng_free(r);
-    return m;
+    mlp_config cfg = {.in = 12, .width = 6, .classes = 4, .act = ACT_TANH, .bias = 1, .loss = LOSS_XENT};
+    return fixture_mlp(&cfg, 30, 5);
 }
 
 /* block_hvp with every block of p in one panel (random directions) against H_bb x from the full H. */
@@ -476,7 +446,7 @@ static void check_block_hvp(model *m, const double *H, const partition *p, const
 static void test_models(void)
 {
     for (int which = 0; which < 2; which++) {
-        model *m = which ? tt_small() : mlp_small();
+        model *m = which ? fixture_tt_markov() : mlp_small();
         const char *name = which ? "Transformer" : "MLP";
         hessian_opts o = hessian_defaults();
         double *H = hessian_full(m, &o);
