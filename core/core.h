@@ -112,14 +112,29 @@ void outfile_discard(outfile *f);  /* remove the temporary; frees f */
 const char *outfile_tmp_path(const outfile *f);
 /* Removes every uncommitted temporary now (the error paths call it before _exit). */
 void outfile_remove_temporaries(void);
-/* mkdir -p; user error if it cannot be created or written. A folder that holds
- * a finished run (a run.txt of the toolkit's) is first cleared of that run's
- * files, the ones its run.txt lists, and of the run.txt: an interrupted re-run
- * then leaves only its own files and no run.txt, never a mix of two runs. */
+/* mkdir -p; user error if it cannot be created or written. Then the folder is
+ * locked for this run: "<dir>/.lock" (flock, held until the process ends; an
+ * exclusive holder removes the file when it ends): a second run into the same
+ * folder stops with "folder X is in use by process PID" (exit 2), so two runs
+ * never mix their files. A folder that holds a finished run (a run.txt of the
+ * toolkit's) is then cleared of that run's files, the ones its run.txt lists,
+ * and of the run.txt: an interrupted re-run leaves only its own files and no
+ * run.txt, never a mix of two runs. Only regular files inside the folder are
+ * removed, never through a symbolic link. docs/reliability.md. */
 void ensure_dir(const char *path);
-/* Programs whose runs add to a shared folder (mlp_hessian --cols parts) keep
- * what earlier runs wrote there. */
+/* Programs whose runs add to a folder (heatmap into the run it reads,
+ * mlp_hessian --cols parts) keep what earlier runs wrote there. */
 void output_keep_previous(void);
+/* Runs that may write into one folder at the same time (mlp_hessian --cols
+ * parts: distinct files) share its lock: a normal run into it is refused
+ * while they run, and they while it runs. */
+void output_shared_folder(void);
+/* Ranks other than 0 of an MPI job (dist_init): rank 0 clears and locks the
+ * folders; this process only writes into them. */
+void output_rank_follows(void);
+/* rm -r without a shell and without following links (temporary folders of
+ * tests and benchmarks); 0 on success. */
+int remove_tree(const char *dir);
 /* "file: <name>" lines for the files this process committed under dir (run.txt). */
 void output_list_committed(FILE *fp, const char *dir);
 /* "<dir>/<name>" in a fresh string (caller frees). */

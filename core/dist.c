@@ -85,7 +85,7 @@ void dist_init(int *argc, char ***argv)
     set_exit_hook(abort_job);
     if (g_rank > 0) {
         core_quiet = 1;
-        output_keep_previous(); /* rank 0 alone clears a previous run from a folder */
+        output_rank_follows(); /* rank 0 alone clears and locks the output folders */
         if (!freopen("/dev/null", "w", stdout)) DIE("cannot send rank %d's stdout to /dev/null", g_rank);
         set_user_error_hook(replicated_error);
     }

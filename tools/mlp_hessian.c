@@ -139,8 +139,10 @@ int main(int argc, char **argv)
     if (panel < 1) die_user("--panel must be >= 1 (got %d)", panel);
     if (cols.n != 0 && cols.n != 2) die_user("--cols expects two numbers j0,j1");
     if (merge_list && cols.n) die_user("--merge and --cols do not go together");
-    /* Column parts of separate runs share a folder, and --out may be --from. */
+    /* Column parts of separate runs share a folder (at the same time, too: each
+     * writes its own files), and --out may be --from. */
     output_keep_previous();
+    if (cols.n) output_shared_folder();
     ensure_dir(out);
     if (merge_list) {
         merge(merge_list, out);

@@ -1,0 +1,70 @@
+# Hostile inputs, concurrent runs and faults, round three (issue 19): two runs
+# into one folder, symbolic links out of a folder, commit provenance, gnuplot
+# without a shell, run_tasks' signals and lists, the BLAS guard's threads,
+# CSV-unsafe block names, messages. Every case is bounded in time.
+source tests/lib_cli.sh
+ulimit -c 0
+TT=$BIN/train_transformer
+DS=$BIN/demo_spectrum
+
+# ---- 7. one run per folder: a lock, and the holder's pid in the message ----------------
+# A long run holds the folder; a second run into it stops at once, exit 2, one
+# line naming the holder's pid, and writes nothing there.
+d=$TMPD/locked
+"$TT" --quiet --steps 20000 --out "$d" >/dev/null 2>&1 &
+holder=$!
+i=0
+while [ ! -e "$d/.lock" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+expect_user_error "a second run into a held folder" timeout 20 "$BIN/fig3" --quiet --out "$d"
+grep -q "folder $d is in use by process $holder" "$TMPD/err" && cli_ok || cli_fail "holder's pid $holder named: $(cat "$TMPD/err")"
+[ ! -e "$d/claims.txt" ] && [ ! -e "$d/H.npy" ] && cli_ok || cli_fail "the refused run wrote into the held folder"
+kill -TERM $holder; wait $holder 2>/dev/null
+# the holder gone (even by a signal), the folder is free again
+check "the folder is free after its holder died" timeout 20 "$DS" --quiet --out "$d"
+[ ! -e "$d/.lock" ] && cli_ok || cli_fail "the lock file stays after a finished run"
+
+# Two runs started together (fig3, seeds 1 and 2): at most one writes; the
+# folder then holds exactly that run (its files equal a run of its seed alone).
+"$BIN/fig3" --quiet --seed 1 --out "$TMPD/ref1" && "$BIN/fig3" --quiet --seed 2 --out "$TMPD/ref2" || cli_fail "fig3 reference runs"
+for trial in 1 2 3; do
+  d=$TMPD/together$trial
+  "$BIN/fig3" --quiet --seed 1 --out "$d" 2>"$TMPD/e1" & p1=$!
+  "$BIN/fig3" --quiet --seed 2 --out "$d" 2>"$TMPD/e2" & p2=$!
+  wait $p1; r1=$?; wait $p2; r2=$?
+  seed=$(awk '/^seed: / { print $2 }' "$d/run.txt")
+  bad=0
+  for f in $(cd "$TMPD/ref$seed" && ls); do
+    [ "$f" = run.txt ] && continue
+    cmp -s "$TMPD/ref$seed/$f" "$d/$f" || bad=1
+  done
+  if { [ $r1 = 0 ] && [ $r2 = 0 ]; } || { [ $((r1 + r2)) = 2 ] && [ "$(cat "$TMPD/e1" "$TMPD/e2" | wc -l)" = 1 ]; }; then
+    [ $bad = 0 ] && cli_ok || cli_fail "trial $trial: run.txt says seed $seed but the files are not that run's"
+  else
+    cli_fail "trial $trial: exits $r1 and $r2: $(cat "$TMPD/e1" "$TMPD/e2" | head -c 300)"
+  fi
+done
+
+# ---- 8. clearing a previous run never follows a symbolic link out of the folder --------
+d=$TMPD/sym
+mkdir -p "$d/out" "$d/elsewhere/sub"
+echo precious >"$d/elsewhere/victim.txt"
+echo precious >"$d/elsewhere/sub/victim.txt"
+ln -s "$d/elsewhere" "$d/out/lnk"
+ln -s "$d/elsewhere/victim.txt" "$d/out/alias.txt"
+printf 'command: x\nfile: lnk/victim.txt\nfile: lnk/sub/victim.txt\nfile: alias.txt\nfile: old.csv\n' >"$d/out/run.txt"
+echo old >"$d/out/old.csv"
+check "a run into a folder with links" timeout 20 "$BIN/table1_memory" --quiet --out "$d/out"
+[ -e "$d/elsewhere/victim.txt" ] && [ -e "$d/elsewhere/sub/victim.txt" ] && cli_ok ||
+  cli_fail "a file behind a symbolic link was deleted"
+[ -L "$d/out/alias.txt" ] && cli_ok || cli_fail "a symbolic link listed in run.txt was removed"
+[ ! -e "$d/out/old.csv" ] && cli_ok || cli_fail "the previous run's own regular file stays"
+
+# ---- 14. a dangling symbolic link or a loop as --out: named as such --------------------
+ln -s "$TMPD/nowhere" "$TMPD/dangling"
+expect_user_error "--out a dangling link" "$DS" --out "$TMPD/dangling"
+grep -q "symbolic link to something that does not exist" "$TMPD/err" && cli_ok || cli_fail "dangling link: $(cat "$TMPD/err")"
+ln -s "$TMPD/loop2" "$TMPD/loop1" && ln -s "$TMPD/loop1" "$TMPD/loop2"
+expect_user_error "--out a loop of links" "$DS" --out "$TMPD/loop1"
+grep -q "symbolic links" "$TMPD/err" && cli_ok || cli_fail "loop of links: $(cat "$TMPD/err")"
+
+cli_summary
