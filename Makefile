@@ -67,7 +67,7 @@ PKG_LIBS = $(filter-out -lgslcblas,$(shell pkg-config --libs $(PKGS) 2>/dev/null
 # CFLAGS and LDFLAGS are the user's (make CFLAGS=-O3 replaces only them); the
 # flags the build needs are kept apart so that they cannot be lost.
 CFLAGS ?= -O2 -g
-TK_CFLAGS = -fno-math-errno -fvect-cost-model=dynamic -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -I. \
+TK_CFLAGS = -fno-math-errno -fvect-cost-model=dynamic -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -I. -I$(BUILD)/gen \
             $(PKG_CFLAGS) $(SANFLAGS) $(MPI_CFLAGS)
 TK_LDFLAGS = $(SANFLAGS)
 LDLIBS = $(MPI_LIBS) $(PKG_LIBS) -lm
@@ -95,6 +95,21 @@ all: $(PROGS) $(TESTS) $(BENCHES)
 $(BUILD)/%.o: %.c | libs-checked
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(TK_CFLAGS) $(CFLAGS) -c $< -o $@
+
+# The toolkit's commit, baked into every program (run.txt's "git commit"): this
+# checkout's HEAD when it was built, "-dirty" with changes to tracked files,
+# "unknown" outside git. Checked on every make; the header is rewritten (and
+# core/run.o rebuilt) only when the commit or the dirty flag changed.
+COMMIT_H := $(BUILD)/gen/toolkit_commit.h
+.PHONY: commit-check
+commit-check:
+$(COMMIT_H): commit-check
+	@mkdir -p $(@D)
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null) || c=unknown; \
+	  if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c=$$c-dirty; fi; \
+	  printf '#define TOOLKIT_COMMIT "%s"\n' "$$c" >$@.tmp; \
+	  if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/core/run.o: $(COMMIT_H)
 
 $(LIB): $(LIBOBJ)
 	@rm -f $@

@@ -67,4 +67,22 @@ ln -s "$TMPD/loop2" "$TMPD/loop1" && ln -s "$TMPD/loop1" "$TMPD/loop2"
 expect_user_error "--out a loop of links" "$DS" --out "$TMPD/loop1"
 grep -q "symbolic links" "$TMPD/err" && cli_ok || cli_fail "loop of links: $(cat "$TMPD/err")"
 
+# ---- 9. run.txt: the toolkit's commit (not the current folder's), one quoted command line --
+if want=$(git rev-parse --short=12 HEAD 2>/dev/null); then
+  mkdir -p "$TMPD/other" && git -C "$TMPD/other" init -q &&
+    git -C "$TMPD/other" -c user.email=t@t -c user.name=t commit -q --allow-empty -m other
+  absbin=$(cd "$BIN" && pwd)
+  (cd "$TMPD/other" && "$absbin/demo_spectrum" --quiet --out run) || cli_fail "a run from inside another repository"
+  got=$(sed -n 's/^git commit: //p' "$TMPD/other/run/run.txt")
+  [ "${got%-dirty}" = "$want" ] && cli_ok || cli_fail "run.txt records commit '$got', the toolkit is at $want"
+else
+  echo "# skipped: the commit check (not a git checkout)"
+fi
+odd=$(printf "$TMPD/odd dir\nwith 'quote'")
+check "--out with a space, a newline and a quote" "$DS" --quiet --out "$odd"
+cmd=$(sed -n 's/^command: //p' "$odd/run.txt")
+[ "$(grep -c '' "$odd/run.txt")" = "$(grep -c '^[a-z ]*: ' "$odd/run.txt")" ] && cli_ok || cli_fail "run.txt has a line that is not 'key: value'"
+eval "set -- $cmd"
+[ $# = 4 ] && [ "$4" = "$odd" ] && cli_ok || cli_fail "the recorded command line does not split back into its 4 arguments: $cmd"
+
 cli_summary
