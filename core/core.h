@@ -112,6 +112,9 @@ void outfile_discard(outfile *f);  /* remove the temporary; frees f */
 const char *outfile_tmp_path(const outfile *f);
 /* Removes every uncommitted temporary now (the error paths call it before _exit). */
 void outfile_remove_temporaries(void);
+/* A child process that writes a temporary (0: none): SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT to this process SIGKILLs and reaps it before the temporaries go. */
+void output_watch_child(int pid);
 /* mkdir -p; user error if it cannot be created or written. Then the folder is
  * locked for this run: "<dir>/.lock" (flock, held until the process ends; an
  * exclusive holder removes the file when it ends): a second run into the same

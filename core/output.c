@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 struct outfile {
@@ -52,9 +53,21 @@ static void remove_temporaries(void)
 
 void outfile_remove_temporaries(void) { remove_temporaries(); }
 
+/* A child process that writes one of the temporaries (heatmap's gnuplot): a
+ * signal that ends this process ends it first (kill and waitpid are
+ * async-signal-safe), so it cannot write the temporary again afterwards. */
+static volatile pid_t watched_child = 0;
+
+void output_watch_child(int pid) { watched_child = (pid_t)pid; }
+
 static void on_signal(int sig)
 {
     int saved = errno;
+    pid_t child = watched_child;
+    if (child > 0) {
+        kill(child, SIGKILL);
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
+    }
     remove_temporaries(); /* unlink is async-signal-safe */
     /* Die of the same signal (the caller sees the usual status): default
      * action, then re-raise; sig is blocked while the handler runs, so it is

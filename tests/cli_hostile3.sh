@@ -67,6 +67,67 @@ ln -s "$TMPD/loop2" "$TMPD/loop1" && ln -s "$TMPD/loop1" "$TMPD/loop2"
 expect_user_error "--out a loop of links" "$DS" --out "$TMPD/loop1"
 grep -q "symbolic links" "$TMPD/err" && cli_ok || cli_fail "loop of links: $(cat "$TMPD/err")"
 
+# ---- 1, 2, 13, 14. heatmap: gnuplot without a shell, its errors, signals, its inputs ------
+M=$BIN/heatmap
+HB=(--V 5 --C 8 --heads 2 --M 12 --T 4 --steps 20 --batch 8 --hess-batch 6 --panel 16 --quiet)
+"$BIN/hessian_blocks" "${HB[@]}" --partition alg2 --out "$TMPD/run" || cli_fail "streamed run"
+"$BIN/hessian_blocks" "${HB[@]}" --full-spectrum --write-h --skip-blocks --out "$TMPD/h" || cli_fail "H.npy"
+cp "$TMPD/run/tensors.csv" "$TMPD/h/"
+absrun=$(cd "$TMPD/run" && pwd)
+if command -v gnuplot >/dev/null; then
+  # the injection strings of the issue, in --out and --png: nothing runs
+  absM=$(cd "$BIN" && pwd)/heatmap
+  (cd "$TMPD" && "$absM" --quiet --block 0:2 --run "$absrun" --out 'x$(touch PWNED1)' --png 'x$(touch PWNED2).png' \
+     && "$absM" --quiet --block 0:2 --run "$absrun" --out "y'; system('touch PWNED3'); z='" --png 'y`touch PWNED4`.png') \
+    2>"$TMPD/err" || cli_fail "heatmap with odd --out and --png: $(cat "$TMPD/err")"
+  [ -z "$(find "$TMPD" -name 'PWNED*')" ] && cli_ok || cli_fail "an injection string ran: $(find "$TMPD" -name 'PWNED*')"
+  [ -s "$TMPD/x\$(touch PWNED2).png" ] && cli_ok || cli_fail "the PNG with an odd name was not written"
+  # outside the repository: the script is found from the program's location
+  mkdir -p "$TMPD/elsewhere"
+  (cd "$TMPD/elsewhere" && "$absM" --quiet --block h0.attn.query --run "$absrun" --out p --png q.png) 2>"$TMPD/err" &&
+    [ -s "$TMPD/elsewhere/q.png" ] && cli_ok || cli_fail "--png outside the repository: $(cat "$TMPD/err")"
+  # gnuplot's error: one line, exit 2, no PNG and no temporary
+  echo 'plot nonsense_fn(x)' >"$TMPD/bad.gp"
+  expect_user_error "a failing gnuplot script" "$M" --quiet --block h0.attn.query --run "$TMPD/run" --out "$TMPD/gp" \
+    --png "$TMPD/gp.png" --script "$TMPD/bad.gp"
+  grep -q "nonsense_fn" "$TMPD/err" && cli_ok || cli_fail "gnuplot's error named: $(cat "$TMPD/err")"
+  [ ! -e "$TMPD/gp.png" ] && [ -z "$(find "$TMPD" -name 'gp.png.tmp*')" ] && cli_ok || cli_fail "a failed render left a file"
+  # SIGTERM while gnuplot renders: gnuplot goes too, no temporary is written afterwards
+  cat >"$TMPD/slow.gp" <<'GP'
+if (ARGC >= 2) out = ARG2
+set terminal pngcairo size 100,100
+set output out
+plot x
+pause 2
+set output out
+plot x
+GP
+  "$M" --quiet --block h0.attn.query --run "$TMPD/run" --out "$TMPD/sl" --png "$TMPD/sl.png" --script "$TMPD/slow.gp" &
+  hp=$!
+  i=0
+  while [ -z "$(find "$TMPD" -maxdepth 1 -name 'sl.png.tmp*')" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+  sleep 0.5
+  kill -TERM $hp; wait $hp; rc=$?
+  sleep 3
+  [ $rc = 143 ] && cli_ok || cli_fail "SIGTERM during rendering: exit $rc, expected 143"
+  [ -z "$(find "$TMPD" -maxdepth 1 -name 'sl.png*')" ] && cli_ok || cli_fail "SIGTERM during rendering left $(find "$TMPD" -maxdepth 1 -name 'sl.png*')"
+else
+  echo "# skipped: heatmap --png cases (no gnuplot)"
+fi
+# a non-finite H, an H of three dimensions, a negative --max-lines
+P=$(awk -F, '$1 == "P" { print $2 }' "$TMPD/run/summary.csv")
+cp "$TMPD/h/H.npy" "$TMPD/h/Hnan.npy"
+off=$(( $(stat -c %s "$TMPD/h/H.npy") - 8 * P * P ))
+printf '\x00\x00\x00\x00\x00\x00\xf8\x7f' | dd of="$TMPD/h/Hnan.npy" bs=1 seek=$((off + 8 * (3 * P + 5))) conv=notrunc 2>/dev/null
+expect_user_error "heatmap of an H with a NaN" "$M" --block 0:10 --h "$TMPD/h/Hnan.npy" --tensors "$TMPD/h/tensors.csv" --out "$TMPD/bad13"
+grep -q "non-finite" "$TMPD/err" && cli_ok || cli_fail "NaN named: $(cat "$TMPD/err")"
+dict="{'descr': '<f8', 'fortran_order': False, 'shape': ($P, $P, 1), }"
+{ printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((${#dict} & 255)))\\x$(printf %02x $((${#dict} >> 8)))"; printf '%s' "$dict"
+  tail -c $((8 * P * P)) "$TMPD/h/H.npy"; } >"$TMPD/h/H3.npy"
+expect_user_error "heatmap of a (P, P, 1) array" "$M" --block 0:10 --h "$TMPD/h/H3.npy" --tensors "$TMPD/h/tensors.csv" --out "$TMPD/bad13"
+expect_user_error "heatmap --max-lines -1" "$M" --block 0:10 --h "$TMPD/h/H.npy" --max-lines -1 --out "$TMPD/bad13"
+expect_no_files "no output after bad heatmap input" "$TMPD/bad13"
+
 # ---- 9. run.txt: the toolkit's commit (not the current folder's), one quoted command line --
 if want=$(git rev-parse --short=12 HEAD 2>/dev/null); then
   mkdir -p "$TMPD/other" && git -C "$TMPD/other" init -q &&

@@ -12,15 +12,25 @@
  * Outputs in --out: block.npy (rows × cols of H), heat.csv (|H|, pooled only
  * with --pixels), bounds_{rows,cols}_{major,minor}.csv, plotvars.gp; the PNG with
  * --png (gnuplot, written atomically).
+ *
+ * gnuplot runs without a shell (fork/exec, `gnuplot -c heatmap.gp RES OUT`: the
+ * folder and the PNG's path are arguments, data to the script, never code), its
+ * output is kept and an error is reduced to its last line; a signal that stops
+ * heatmap stops gnuplot too and leaves no temporary. The script is found next
+ * to the program (build/bin/heatmap -> plots/heatmap.gp) unless --script says.
  */
 #include "core/core.h"
 #include "hessian/hessian.h"
 #include "hessian/hview.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* ---- the block from a saved H ------------------------------------------------------------ */
 
@@ -33,6 +43,7 @@ static long npy_matrix_open(const char *path, size_t P, FILE **out)
     unsigned char pre[10];
     char dict[65536];
     size_t want = 0, got0 = 0, got1 = 0;
+    int end = 0;
     if (fread(pre, 1, 10, fp) != 10 || memcmp(pre, "\x93NUMPY", 6) || pre[6] != 1) {
         fclose(fp);
         die_user("%s: not a .npy file (format 1.0)", path);
@@ -45,7 +56,7 @@ static long npy_matrix_open(const char *path, size_t P, FILE **out)
     dict[want] = '\0';
     const char *sh = strstr(dict, "'shape': (");
     if (!strstr(dict, "'descr': '<f8'") || !strstr(dict, "'fortran_order': False") || !sh ||
-        sscanf(sh, "'shape': (%zu, %zu)", &got0, &got1) != 2 || got0 != P || got1 != P) {
+        sscanf(sh, "'shape': (%zu, %zu)%n", &got0, &got1, &end) != 2 || !end || got0 != P || got1 != P) {
         fclose(fp);
         die_user("%s: expected a float64 C-order (%zu, %zu) matrix (the layout's P)", path, P, P);
     }
@@ -138,39 +149,105 @@ static int write_lines(const char *out, const char *name, const partition *p, si
     return p && p->nblocks > 1;
 }
 
-/* The title's text safe for gnuplot's enhanced mode (underscores literal). */
-static void gp_escape(char *dst, size_t cap, const char *src)
+/* text as a gnuplot single-quoted string (data: no escapes, no substitution
+ * but '' for a quote) for the enhanced-text title: its markup characters
+ * escaped with a backslash, backquotes and control characters as '?'. */
+static void gp_string(char *dst, size_t cap, const char *src)
 {
     size_t o = 0;
+    dst[o++] = '\'';
     for (; *src && o + 4 < cap; src++) {
-        if (*src == '_' || *src == '^' || *src == '{' || *src == '}' || *src == '@' || *src == '&') {
+        unsigned char c = (unsigned char)*src;
+        if (c == '_' || c == '^' || c == '{' || c == '}' || c == '@' || c == '&' || c == '~' || c == '\\')
             dst[o++] = '\\';
-            dst[o++] = '\\';
-        }
-        if (*src == '"') dst[o++] = '\\';
-        dst[o++] = *src;
+        if (c == '\'') dst[o++] = '\'';
+        dst[o++] = c < 32 || c == 127 || c == '`' ? '?' : (char)c;
     }
+    dst[o++] = '\'';
     dst[o] = '\0';
 }
 
+/* plots/heatmap.gp of the toolkit this program belongs to: next to the
+ * program's own file (build/bin/heatmap -> ../../plots), or installed beside it
+ * (bin/heatmap -> ../share/adam-mini-toolkit). NULL if neither exists. */
+static char *find_script(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return NULL;
+    *slash = '\0';
+    static const char *rel[] = {"../../plots/heatmap.gp", "../share/adam-mini-toolkit/heatmap.gp"};
+    for (int i = 0; i < 2; i++) {
+        char *p = path_join(exe, rel[i]);
+        if (access(p, R_OK) == 0) return p;
+        free(p);
+    }
+    return NULL;
+}
+
+/* The last non-empty line of what gnuplot printed (its error), at most cap-1 bytes. */
+static void last_line_of(FILE *fp, char *out, size_t cap)
+{
+    char line[1024];
+    out[0] = '\0';
+    rewind(fp);
+    while (fgets(line, sizeof line, fp)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *s = line + strspn(line, " \t");
+        if (*s) snprintf(out, cap, "%s", s);
+    }
+}
+
+/* gnuplot -c script dir tmp, without a shell; the PNG is an outfile (its
+ * temporary removed on any error or signal), committed when gnuplot succeeded. */
 static void render(const char *script, const char *dir, const char *png)
 {
-    char tmp[4200], cmd[9000];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", png, (long)getpid());
-    snprintf(cmd, sizeof cmd, "gnuplot -e \"res='%s'; out='%s'\" '%s'", dir, tmp, script);
-    if (strchr(dir, '\'') || strchr(png, '\'') || strchr(script, '\''))
-        die_user("--out, --png and --script must not contain a quote");
-    int rc = system(cmd);
-    if (rc != 0 || rename(tmp, png) != 0) {
-        unlink(tmp);
-        die_user("rendering %s with gnuplot (%s) failed", png, script);
+    outfile *o = outfile_open(png);
+    FILE *cap = tmpfile();
+    int capfd = cap ? fileno(cap) : -1;
+    fflush(NULL);
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (int i = 0; i < 4; i++) sigaddset(&block, sigs[i]);
+    sigprocmask(SIG_BLOCK, &block, &old); /* the child is watched before a signal can come */
+    pid_t pid = fork();
+    if (pid < 0) die_user("cannot start gnuplot: %s", strerror(errno));
+    if (pid == 0) {
+        for (int i = 0; i < 4; i++) {
+            struct sigaction sa;
+            if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN) signal(sigs[i], SIG_DFL);
+        }
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        int fd = capfd >= 0 ? capfd : open("/dev/null", O_WRONLY);
+        if (fd >= 0) dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO);
+        execlp("gnuplot", "gnuplot", "-c", script, dir, outfile_tmp_path(o), (char *)NULL);
+        fprintf(stderr, "cannot run gnuplot: %s\n", strerror(errno));
+        _exit(127);
     }
+    output_watch_child(pid);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    output_watch_child(0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        char why[600] = "";
+        if (cap) last_line_of(cap, why, sizeof why);
+        if (!why[0] && WIFSIGNALED(st)) snprintf(why, sizeof why, "gnuplot killed by signal %d", WTERMSIG(st));
+        outfile_discard(o);
+        die_user("rendering %s with gnuplot (%s) failed: %s", png, script, why[0] ? why : "no message");
+    }
+    if (cap) fclose(cap);
+    outfile_commit(o);
 }
 
 int main(int argc, char **argv)
 {
     const char *spec = NULL, *cspec = NULL, *hpath = NULL, *tensors = NULL, *run = NULL, *out = "results/heatmap",
-               *pool = "max", *png = NULL, *script = "plots/heatmap.gp";
+               *pool = "max", *png = NULL, *script = NULL;
     int pixels = 0, max_lines = 256;
     double decades = 6;
     const cli_opt opts[] = {
@@ -184,7 +261,7 @@ int main(int argc, char **argv)
         {"decades", OPT_DOUBLE, &decades, "log colour range below max |H|, in decades"},
         {"max-lines", OPT_INT, &max_lines, "draw neuron lines only up to this many neurons"},
         {"png", OPT_STRING, &png, "render the PNG here with gnuplot"},
-        {"script", OPT_STRING, &script, "the gnuplot script"},
+        {"script", OPT_STRING, &script, "the gnuplot script (default: plots/heatmap.gp of the toolkit, found from the program's own location)"},
         {"out", OPT_STRING, &out, "output folder"},
     };
     run_start(argc, argv);
@@ -198,6 +275,14 @@ int main(int argc, char **argv)
     if (pixels < 0 || pixels > 16384) die_user("--pixels must be in 0..16384 (got %d)", pixels);
     pool_kind pk = pool_parse(pool);
     if (!(decades >= 1 && decades <= 16)) die_user("--decades must be in 1..16 (got %g)", decades);
+    if (max_lines < 0) die_user("--max-lines must be >= 0 (got %d)", max_lines);
+    char *found = NULL;
+    if (png && !script) {
+        found = find_script();
+        if (!found) die_user("cannot find plots/heatmap.gp next to the program; give its path with --script");
+        script = found;
+    }
+    if (png && access(script, R_OK) != 0) die_user("cannot read the gnuplot script %s: %s", script, strerror(errno));
     char *tpath;
     if (tensors) {
         tpath = xstrdup(tensors);
@@ -216,6 +301,10 @@ int main(int argc, char **argv)
     ensure_dir(out);
 
     double *A = hpath ? cut_from_h(hpath, lay->P, &R, &C) : cut_from_run(run, lay->P, &R, &C);
+    for (size_t e = 0; e < R.n * C.n; e++)
+        if (!isfinite(A[e]))
+            die_user("%s: the block holds a non-finite value (%g) at row %zu, column %zu: not a Hessian to draw",
+                     hpath ? hpath : run, A[e], e / C.n, e % C.n);
     size_t shape[2] = {R.n, C.n};
     npy_write_in(out, "block.npy", A, 2, shape);
     size_t pr, pc, factor;
@@ -236,21 +325,23 @@ int main(int argc, char **argv)
                   write_lines(out, "bounds_cols_minor.csv", cmin, C.start, factor)};
     double mx = max_abs(R.n * C.n, A), sum = 0;
     for (size_t e = 0; e < R.n * C.n; e++) sum += fabs(A[e]);
-    char title[600], t1[300], t2[300];
-    if (cspec) snprintf(t1, sizeof t1, "%s x %s", R.name, C.name);
-    else snprintf(t1, sizeof t1, "%s", R.name);
-    gp_escape(title, sizeof title, t1);
+    char title[700], sub2[700], t1[300], t2[300];
+    if (cspec) snprintf(t1, sizeof t1, "Hessian block %s x %s", R.name, C.name);
+    else snprintf(t1, sizeof t1, "Hessian block %s", R.name);
+    gp_string(title, sizeof title, t1);
     snprintf(t2, sizeof t2, "%s%s", hpath ? "from " : "from the kept blocks of ", hpath ? hpath : run);
-    gp_escape(t1, sizeof t1, t2);
+    char t3[400];
+    snprintf(t3, sizeof t3, "%s; solid: heads (or neurons, tensors), dotted: neurons in heads", t2);
+    gp_string(sub2, sizeof sub2, t3);
     outfile *o = outfile_open_in(out, "plotvars.gp");
     fprintf(outfile_fp(o),
             "npr = %zu\nnpc = %zu\nfactor = %zu\ncbmax = %.6g\ncbmin = %.6g\n"
             "has_rmaj = %d\nhas_rmin = %d\nhas_cmaj = %d\nhas_cmin = %d\n"
-            "title_text = \"Hessian block %s\"\n"
+            "title_text = %s\n"
             "sub1 = \"%zu x %zu (indices %zu.. stride %zu, %zu.. stride %zu); max |H| %.2e, mean |H| %.2e; log colour\"\n"
-            "sub2 = \"%s; solid: heads (or neurons, tensors), dotted: neurons in heads\"\n",
+            "sub2 = %s\n",
             pr, pc, factor, mx > 0 ? mx : 1, (mx > 0 ? mx : 1) * pow(10, -decades), has[0], has[1], has[2], has[3],
-            title, R.n, C.n, R.start, R.stride, C.start, C.stride, mx, sum / (double)(R.n * C.n), t1);
+            title, R.n, C.n, R.start, R.stride, C.start, C.stride, mx, sum / (double)(R.n * C.n), sub2);
     outfile_commit(o);
     if (png) render(script, out, png);
     if (!core_quiet)
@@ -260,6 +351,7 @@ int main(int argc, char **argv)
     partition_free(rmaj), partition_free(rmin), partition_free(cmaj), partition_free(cmin);
     free(img);
     free(A);
+    free(found);
     model_free(lay);
     return 0;
 }
