@@ -128,6 +128,50 @@ expect_user_error "heatmap of a (P, P, 1) array" "$M" --block 0:10 --h "$TMPD/h/
 expect_user_error "heatmap --max-lines -1" "$M" --block 0:10 --h "$TMPD/h/H.npy" --max-lines -1 --out "$TMPD/bad13"
 expect_no_files "no output after bad heatmap input" "$TMPD/bad13"
 
+# ---- 10. run_tasks: NUL lines, signals, several lists, task numbers, a full disk -----------
+R=$BIN/run_tasks
+printf '\0echo hidden >%s/nul.txt\necho ok\n' "$TMPD" >"$TMPD/nul.txt"
+expect_user_error "a line starting with a NUL byte" "$R" --quiet "$TMPD/nul.txt"
+grep -q "nul.txt:1: a NUL byte" "$TMPD/err" && cli_ok || cli_fail "NUL line named: $(cat "$TMPD/err")"
+echo 'kill -9 $$' >"$TMPD/killed.txt"
+"$R" --quiet "$TMPD/killed.txt" 2>"$TMPD/err"; rc=$?
+[ $rc = 4 ] && [ "$(wc -l <"$TMPD/err")" = 1 ] && grep -q "task 1 (line 1) killed by signal 9" "$TMPD/err" && cli_ok ||
+  cli_fail "a task killed by SIGKILL: exit $rc: $(cat "$TMPD/err")"
+"$R" --help | grep -q "4 a task killed by a signal" && cli_ok || cli_fail "--help documents exit code 4"
+# --list A B and A B: both lists, in order; numbering from 1 as the log names
+echo "echo A >>$TMPD/ab.txt" >"$TMPD/la.txt"
+printf 'echo B >>%s/ab.txt\nexit 3\n' "$TMPD" >"$TMPD/lb.txt"
+"$R" --quiet --log "$TMPD/ablogs" --list "$TMPD/la.txt" "$TMPD/lb.txt" 2>"$TMPD/err"; rc=$?
+[ "$(tr -d '\n' <"$TMPD/ab.txt")" = AB ] && cli_ok || cli_fail "--list A B ran $(tr -d '\n' <"$TMPD/ab.txt" 2>/dev/null)"
+[ $rc = 3 ] && grep -q "task 3 (line 2 of $TMPD/lb.txt) failed with exit 3" "$TMPD/err" && cli_ok ||
+  cli_fail "the third task's failure: exit $rc: $(cat "$TMPD/err")"
+[ -e "$TMPD/ablogs/task1.log" ] && [ -e "$TMPD/ablogs/task3.log" ] && [ ! -e "$TMPD/ablogs/task0.log" ] && cli_ok ||
+  cli_fail "logs numbered as the messages: $(ls "$TMPD/ablogs")"
+# SIGINT to run_tasks: the command itself (behind sh, which need not exec it) stops too
+echo "$TT --quiet --steps 20000 --out $TMPD/sigint" >"$TMPD/long.txt"
+set -m
+"$R" --quiet "$TMPD/long.txt" & rp=$!
+set +m
+i=0
+while [ -z "$(find "$TMPD/sigint" -name '*.npy' 2>/dev/null)" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+kill -INT $rp; wait $rp; rc=$?
+sleep 2
+[ $rc = 130 ] && cli_ok || cli_fail "run_tasks after SIGINT: exit $rc"
+[ ! -e "$TMPD/sigint/run.txt" ] && [ -z "$(find "$TMPD/sigint" -name '*.tmp.*')" ] && cli_ok ||
+  cli_fail "the task ran on after SIGINT (or left temporaries)"
+pkill -f -- "--steps 20000 --out $TMPD/sigint" 2>/dev/null
+# a full disk under the log: named as such, exit 2 (root and mount needed: skipped otherwise)
+mkdir -p "$TMPD/small"
+if mount -t tmpfs -o size=1m tmpfs "$TMPD/small" 2>/dev/null; then
+  echo "head -c 3000000 /dev/zero | tr '\\0' x" >"$TMPD/big.txt"
+  "$R" --quiet --log "$TMPD/small" "$TMPD/big.txt" 2>"$TMPD/err"; rc=$?
+  [ $rc = 2 ] && [ "$(wc -l <"$TMPD/err")" = 1 ] && grep -q "writing $TMPD/small/task1.log failed: No space left on device" "$TMPD/err" &&
+    cli_ok || cli_fail "a full log disk: exit $rc: $(cat "$TMPD/err")"
+  umount "$TMPD/small"
+else
+  echo "# skipped: run_tasks on a full disk (mount not permitted)"
+fi
+
 # ---- 9. run.txt: the toolkit's commit (not the current folder's), one quoted command line --
 if want=$(git rev-parse --short=12 HEAD 2>/dev/null); then
   mkdir -p "$TMPD/other" && git -C "$TMPD/other" init -q &&
