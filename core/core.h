@@ -72,10 +72,13 @@ size_t checked_mul(size_t count, size_t size, const char *what);
  * (1.4 s vs 0.16 s for 325 MB). */
 double mem_available_bytes(void);
 void memory_check(const char *what, double bytes);
-/* Called by run_start before anything else: a user error when an address-space
- * limit leaves too little room for the BLAS library's work buffer (OpenBLAS
- * would retry its allocation for ever), then the buffer is taken. */
-void blas_memory_guard(void);
+/* For `threads` threads that will call BLAS at the same time: a user error when
+ * an address-space limit leaves too little room for their work buffers
+ * (OpenBLAS would retry its allocation for ever, a hang), then the buffers are
+ * taken. run_start calls it for toolkit_threads(); a program that starts
+ * threads of its own (--threads) calls it again with their number, before it
+ * starts them; `fewer` names how to ask for fewer ("--threads 1"). */
+void blas_memory_guard(int threads, const char *fewer);
 double *huge_alloc(size_t count, const char *what);
 
 /* ---- random numbers (rng.c): one gsl_rng_mt19937 stream per purpose -------------

@@ -77,7 +77,7 @@ void openblas_set_num_threads(int);
 void run_start(int argc, char **argv)
 {
     set_program_name(argv[0]);
-    blas_memory_guard();
+    blas_memory_guard(toolkit_threads(), "OPENBLAS_NUM_THREADS=1");
     openblas_set_num_threads(1);
     run_begin(argc, argv);
 }

@@ -308,6 +308,7 @@ int main(int argc, char **argv)
     if (npoints == 0) npoints = paper ? 100 : 20;
     if (nr < 2) die_user("--rs must be >= 2 (got %d)", nr);
     if (threads < 1 || threads > 256) die_user("--threads must be in 1..256 (got %d)", threads);
+    blas_memory_guard(threads, "--threads 1"); /* the sweep workers call BLAS at once */
     if (seed < 0) die_user("--seed must be >= 0 (got %ld)", seed);
     /* kappa(H) in [1, 1e12]: above ~1/eps = 4.5e15 the small eigenvalue is lost
      * in round-off (r means nothing), above ~1e154 r itself is NaN. */

@@ -172,6 +172,27 @@ else
   echo "# skipped: run_tasks on a full disk (mount not permitted)"
 fi
 
+# ---- 11, 14. the BLAS guard counts every thread that calls BLAS (--threads too) ------------
+# (AddressSanitizer reserves terabytes of address space: plain build only)
+case "${BUILD:-build}" in *san*) guard=0;; *) guard=1;; esac
+if [ $guard = 1 ]; then
+  for p in coarse value_split; do
+    extra="--steps 20"; [ $p = value_split ] && extra="--steps 40 --short 20"
+    for case in "1 600000" "2 900000 --threads 4"; do
+      set -- $case
+      n=$1 kb=$2; shift 2
+      expect_user_error "$p under ulimit -v $kb with OPENBLAS_NUM_THREADS=$n $*" env OPENBLAS_NUM_THREADS=$n bash -c \
+        "ulimit -v $kb; exec timeout 60 '$BIN/$p' $extra --lrs 2 --held-out 32 --out '$TMPD/g11' --quiet $*"
+      grep -q "threads that call it at once" "$TMPD/err" && cli_ok || cli_fail "$p: the threads named: $(cat "$TMPD/err")"
+    done
+  done
+  expect_user_error "the guard with OPENBLAS_NUM_THREADS=1" env OPENBLAS_NUM_THREADS=1 bash -c \
+    "ulimit -v 150000; exec '$BIN/fig3' --out '$TMPD/g11' --quiet"
+  ! grep -q "OPENBLAS_NUM_THREADS=1" "$TMPD/err" && cli_ok || cli_fail "advises OPENBLAS_NUM_THREADS=1 when it is 1: $(cat "$TMPD/err")"
+else
+  echo "# skipped: ulimit -v cases (sanitized build)"
+fi
+
 # ---- 9. run.txt: the toolkit's commit (not the current folder's), one quoted command line --
 if want=$(git rev-parse --short=12 HEAD 2>/dev/null); then
   mkdir -p "$TMPD/other" && git -C "$TMPD/other" init -q &&

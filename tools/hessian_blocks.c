@@ -119,6 +119,7 @@ static void build_model(run *r)
     r->d = xmalloc(r->m->P * sizeof(double));
     adam_diag(r->m->P, r->vhat, r->eps, r->d);
     int workers = dist_workers();
+    blas_memory_guard(workers, "TOOLKIT_RANK_THREADS=1"); /* the panel workers call BLAS at once */
     if (r->is_tt) tt_set_threads(r->m, workers);
     else mlp_set_threads(r->m, workers);
 }
