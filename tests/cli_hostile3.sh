@@ -193,6 +193,17 @@ else
   echo "# skipped: ulimit -v cases (sanitized build)"
 fi
 
+# ---- 12, 14. partition files: names that would break a CSV, an endless line ---------------
+printf 'a,b 0 2640\n' >"$TMPD/comma.txt"
+expect_user_error "a block name with a comma" timeout 20 "$TT" --partition "$TMPD/comma.txt" --steps 2 --out "$TMPD/e12"
+grep -q "comma.txt:1: block name 'a,b' holds a comma" "$TMPD/err" && cli_ok || cli_fail "comma named: $(cat "$TMPD/err")"
+printf 'x 0 100\n"q 100 2540\n' >"$TMPD/quote.txt"
+expect_user_error "a block name with a quote" timeout 20 "$TT" --partition "$TMPD/quote.txt" --steps 2 --out "$TMPD/e12"
+lim=""; [ $guard = 1 ] && lim="ulimit -v 3000000;"
+expect_user_error "/dev/zero as a partition file" bash -c "$lim exec timeout 20 '$TT' --partition /dev/zero --steps 2 --out '$TMPD/e12'"
+grep -q "longer than" "$TMPD/err" && cli_ok || cli_fail "/dev/zero: $(cat "$TMPD/err")"
+expect_no_files "no output after bad partition files" "$TMPD/e12"
+
 # ---- 9. run.txt: the toolkit's commit (not the current folder's), one quoted command line --
 if want=$(git rev-parse --short=12 HEAD 2>/dev/null); then
   mkdir -p "$TMPD/other" && git -C "$TMPD/other" init -q &&
