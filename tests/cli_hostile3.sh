@@ -204,6 +204,20 @@ expect_user_error "/dev/zero as a partition file" bash -c "$lim exec timeout 20 
 grep -q "longer than" "$TMPD/err" && cli_ok || cli_fail "/dev/zero: $(cat "$TMPD/err")"
 expect_no_files "no output after bad partition files" "$TMPD/e12"
 
+# ---- 14. messages: no doubled name, no flag a program does not have, verdicts' folders --------
+expect_user_error "hessian_blocks --path full, H too large" timeout 60 "$BIN/hessian_blocks" --path full --C 128 --M 512 \
+  --layers 2 --T 8 --steps 2 --batch 2 --hess-batch 2 --quiet --out "$TMPD/e14hb"
+! grep -q "hessian_blocks: hessian_blocks" "$TMPD/err" && grep -q "GB" "$TMPD/err" && cli_ok || cli_fail "doubled name: $(cat "$TMPD/err")"
+mkdir -p "$TMPD/nocifar"
+expect_user_error "mlp_steps --data cifar, an empty folder" "$BIN/mlp_steps" --data cifar --cifar100-dir "$TMPD/nocifar" \
+  --cifar10-dir "$TMPD/nocifar" --out "$TMPD/e14"
+! grep -q -- "--data-dir" "$TMPD/err" && grep -q "train.bin" "$TMPD/err" && cli_ok || cli_fail "mlp_steps names a flag it has not: $(cat "$TMPD/err")"
+expect_user_error "verdicts --runs /nonexistent" "$BIN/verdicts" --runs "$TMPD/nonexistent" --out "$TMPD/e14"
+"$DS" --quiet --out "$TMPD/vr/fig3/seed1" || cli_fail "a seed's run"
+expect_user_error "verdicts --out a seed's folder" "$BIN/verdicts" --runs "$TMPD/vr" --out "$TMPD/vr/fig3/seed1"
+[ -e "$TMPD/vr/fig3/seed1/eigs.csv" ] && [ -e "$TMPD/vr/fig3/seed1/run.txt" ] && cli_ok || cli_fail "verdicts cleared a seed's run"
+expect_no_files "no output after bad verdicts flags" "$TMPD/e14"
+
 # ---- 9. run.txt: the toolkit's commit (not the current folder's), one quoted command line --
 if want=$(git rev-parse --short=12 HEAD 2>/dev/null); then
   mkdir -p "$TMPD/other" && git -C "$TMPD/other" init -q &&

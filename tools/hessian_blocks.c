@@ -129,7 +129,7 @@ static hessian_opts engine_opts(const run *r)
     hessian_opts o = hessian_defaults();
     o.panel = r->cli.panel;
     o.symmetric = r->lower;
-    o.label = "hessian_blocks";
+    o.label = "Hessian panels"; /* in messages after the program's name: not the name again */
     return o;
 }
 

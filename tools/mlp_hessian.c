@@ -190,7 +190,7 @@ int main(int argc, char **argv)
     free(y);
     hessian_opts o = hessian_defaults();
     o.panel = panel;
-    o.label = "mlp_hessian";
+    o.label = "Hessian columns";
     double t0 = wall_seconds();
     if (cols.n == 2) {
         char name[64];

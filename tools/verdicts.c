@@ -204,6 +204,21 @@ static void write_md(const char *out, const judged *J, int n, const int_list *se
     outfile_commit(o);
 }
 
+/* --runs must be a folder; --out must not be inside it (a seed's folder holds
+ * a run.txt: writing there would first clear that run's files). */
+static void check_runs_and_out(const char *runs, const char *out)
+{
+    if (!path_is_folder(runs))
+        die_user("--runs %s is not a folder (expected the per-seed runs, <runs>/<experiment>/seed<s>/)", runs);
+    char *r = realpath(runs, NULL), *o = realpath(out, NULL);
+    size_t n = r ? strlen(r) : 0;
+    int inside = r && o && strncmp(o, r, n) == 0 && (o[n] == '/' || o[n] == '\0' || n == 1);
+    free(r);
+    free(o);
+    if (inside)
+        die_user("--out %s is inside --runs %s: a run there would be cleared; give a folder outside the runs", out, runs);
+}
+
 int main(int argc, char **argv)
 {
     const char *runs = "results/verdicts/runs", *out = "results/verdicts", *scale = "quick", *skip = NULL;
@@ -243,6 +258,7 @@ int main(int argc, char **argv)
     }
     if (seeds.n < 2) die_user("--seeds: at least 2 seeds are needed for an interval (got %d)", seeds.n);
     name_list skips = parse_skip(skip, rules, n);
+    check_runs_and_out(runs, out);
     ensure_dir(out);
     judged *J = xcalloc((size_t)n, sizeof *J);
     int nj = 0;
