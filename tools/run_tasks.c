@@ -351,6 +351,9 @@ static void last_line(const farm *f, int k, char *out, size_t cap)
  * succeeded, else stop the job with one line. */
 static void finish_task(const farm *f, const task_list *t, int k, int st)
 {
+    /* a supervisor killed (SIGKILL cannot be forwarded): what is left of its
+     * group gets SIGTERM here */
+    if (WIFSIGNALED(st) && g_child > 0) kill(-g_child, SIGTERM);
     int werr = 0;
     if (g_status >= 0) {
         if (read(g_status, &werr, sizeof werr) != (ssize_t)sizeof werr) werr = 0;
