@@ -173,6 +173,11 @@ CLAIMS :=
 # registered experiment and seed in $(VRUNS)/<program>/seed<s>/.
 SEEDS ?= 5
 SEED0 ?= 1
+# Whole numbers only: they reach a shell (seq) and the render commands below.
+non_digits = $(strip $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1))))))))))))
+ifneq ($(call non_digits,x$(SEEDS)x$(SEED0)),xx)
+  $(error SEEDS and SEED0 must be whole numbers, got '$(SEEDS)' and '$(SEED0)')
+endif
 VERDICT_SEEDS := $(shell seq $(SEED0) $$(($(SEED0) + $(SEEDS) - 1)) 2>/dev/null)
 VRUNS := $(RES)/verdict-runs
 VOUT := $(RES)/verdicts$(if $(filter-out 1,$(SEED0)),-seed$(SEED0))

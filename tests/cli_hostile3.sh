@@ -218,6 +218,13 @@ expect_user_error "verdicts --out a seed's folder" "$BIN/verdicts" --runs "$TMPD
 [ -e "$TMPD/vr/fig3/seed1/eigs.csv" ] && [ -e "$TMPD/vr/fig3/seed1/run.txt" ] && cli_ok || cli_fail "verdicts cleared a seed's run"
 expect_no_files "no output after bad verdicts flags" "$TMPD/e14"
 
+# the Makefile: SEEDS and SEED0 reach a shell (seq) and the render commands: numbers only
+make -n verdicts SEEDS="1; touch $TMPD/PWNED_MAKE" >/dev/null 2>"$TMPD/err"; rc=$?
+[ $rc != 0 ] && [ ! -e "$TMPD/PWNED_MAKE" ] && grep -q "whole numbers" "$TMPD/err" && cli_ok ||
+  cli_fail "make SEEDS='1; touch ...': exit $rc: $(head -c 200 "$TMPD/err")"
+[ -z "$(grep -rn 'system(\|popen(' --include=*.c --include=*.h core hessian optim quad mlp tinytransformer verdict harness experiments tools tests bench)" ] &&
+  cli_ok || cli_fail "system() or popen() in the sources: $(grep -rln 'system(\|popen(' --include=*.c --include=*.h .)"
+
 # ---- 9. run.txt: the toolkit's commit (not the current folder's), one quoted command line --
 if want=$(git rev-parse --short=12 HEAD 2>/dev/null); then
   mkdir -p "$TMPD/other" && git -C "$TMPD/other" init -q &&
