@@ -314,14 +314,17 @@ outfile *outfile_open(const char *path)
     size_t n = strlen(path) + 32;
     f->tmp = xmalloc(n);
     snprintf(f->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    /* created and registered with the cleanup signals blocked: a signal
+     * between the two would leave the new temporary behind */
+    sigset_t old;
+    registry_lock(&old);
     f->fp = fopen(f->tmp, "wb");
     if (!f->fp) {
         int e = errno;
+        registry_unlock(&old);
         free_outfile(f);
         die_user("cannot write %s: %s", path, strerror(e));
     }
-    sigset_t old;
-    registry_lock(&old);
     f->next = open_files;
     open_files = f;
     registry_unlock(&old);
