@@ -95,7 +95,7 @@ CFLAGS ?= -O2 -g
 # optimizers' restrict-qualified block loops vectorise too. A compiler without
 # the flag (clang) is not given it.
 VECT_FLAG := $(shell $(CC) -fvect-cost-model=dynamic -Werror -E -x c /dev/null >/dev/null 2>&1 && echo -fvect-cost-model=dynamic)
-TK_CFLAGS = -fno-math-errno $(VECT_FLAG) -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -I. \
+TK_CFLAGS = -fno-math-errno $(VECT_FLAG) -std=c11 -D_GNU_SOURCE -Wall -Wextra -MMD -MP -I. -I$(BUILD)/gen \
             $(PKG_CFLAGS) $(SANFLAGS) $(MPI_CFLAGS)
 TK_LDFLAGS = $(SANFLAGS)
 LDLIBS = $(MPI_LIBS) $(PKG_LIBS) -lm
@@ -126,6 +126,21 @@ all: $(PROGS) $(TESTS) $(BENCHES)
 $(BUILD)/%.o: %.c | libs-checked
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(TK_CFLAGS) $(CFLAGS) -c $< -o $@
+
+# The toolkit's commit, baked into every program (run.txt's "git commit"): this
+# checkout's HEAD when it was built, "-dirty" with changes to tracked files,
+# "unknown" outside git. Checked on every make; the header is rewritten (and
+# core/run.o rebuilt) only when the commit or the dirty flag changed.
+COMMIT_H := $(BUILD)/gen/toolkit_commit.h
+.PHONY: commit-check
+commit-check:
+$(COMMIT_H): commit-check
+	@mkdir -p $(@D)
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null) || c=unknown; \
+	  if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c=$$c-dirty; fi; \
+	  printf '#define TOOLKIT_COMMIT "%s"\n' "$$c" >$@.tmp; \
+	  if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/core/run.o: $(COMMIT_H)
 
 $(LIB): $(LIBOBJ)
 	@rm -f $@
@@ -190,6 +205,11 @@ CLAIMS :=
 # registered experiment and seed in $(VRUNS)/<program>/seed<s>/.
 SEEDS ?= 5
 SEED0 ?= 1
+# Whole numbers only: they reach a shell (seq) and the render commands below.
+non_digits = $(strip $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1))))))))))))
+ifneq ($(call non_digits,x$(SEEDS)x$(SEED0)),xx)
+  $(error SEEDS and SEED0 must be whole numbers, got '$(SEEDS)' and '$(SEED0)')
+endif
 VERDICT_SEEDS := $(shell seq $(SEED0) $$(($(SEED0) + $(SEEDS) - 1)) 2>/dev/null)
 VRUNS := $(RES)/verdict-runs
 VOUT := $(RES)/verdicts$(if $(filter-out 1,$(SEED0)),-seed$(SEED0))

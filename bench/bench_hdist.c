@@ -303,9 +303,7 @@ int main(int argc, char **argv)
         }
     }
     if (!keep) {
-        char cmd[1200];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0) printf("could not remove %s\n", dir);
+        if (remove_tree(dir) != 0) printf("could not remove %s\n", dir);
     }
     return 0;
 }

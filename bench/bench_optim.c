@@ -25,9 +25,7 @@ static void transformer_throughput(optim_kind kind)
     double t = wall_seconds() - t0;
     printf("  %-10s %ld steps in %.2f s: %.0f tokens/s (%.2f ms/step, loss and gradient included)\n", optim_name(kind),
            o.steps, t, o.steps * (double)o.batch * c.T / t, 1e3 * t / o.steps);
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    if (remove_tree(dir) != 0) fprintf(stderr, "could not remove %s\n", dir);
     tt_data_free(d);
     model_free(m);
 }

@@ -72,10 +72,13 @@ size_t checked_mul(size_t count, size_t size, const char *what);
  * (1.4 s vs 0.16 s for 325 MB). */
 double mem_available_bytes(void);
 void memory_check(const char *what, double bytes);
-/* Called by run_start before anything else: a user error when an address-space
- * limit leaves too little room for the BLAS library's work buffer (OpenBLAS
- * would retry its allocation for ever), then the buffer is taken. */
-void blas_memory_guard(void);
+/* For `threads` threads that will call BLAS at the same time: a user error when
+ * an address-space limit leaves too little room for their work buffers
+ * (OpenBLAS would retry its allocation for ever, a hang), then the buffers are
+ * taken. run_start calls it for toolkit_threads(); a program that starts
+ * threads of its own (--threads) calls it again with their number, before it
+ * starts them; `fewer` names how to ask for fewer ("--threads 1"). */
+void blas_memory_guard(int threads, const char *fewer);
 double *huge_alloc(size_t count, const char *what);
 
 /* ---- random numbers (rng.c): one gsl_rng_mt19937 stream per purpose -------------
@@ -112,14 +115,32 @@ void outfile_discard(outfile *f);  /* remove the temporary; frees f */
 const char *outfile_tmp_path(const outfile *f);
 /* Removes every uncommitted temporary now (the error paths call it before _exit). */
 void outfile_remove_temporaries(void);
-/* mkdir -p; user error if it cannot be created or written. A folder that holds
- * a finished run (a run.txt of the toolkit's) is first cleared of that run's
- * files, the ones its run.txt lists, and of the run.txt: an interrupted re-run
- * then leaves only its own files and no run.txt, never a mix of two runs. */
+/* A child process that writes a temporary (0: none): SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT to this process SIGKILLs and reaps it before the temporaries go. */
+void output_watch_child(int pid);
+/* mkdir -p; user error if it cannot be created or written. Then the folder is
+ * locked for this run: "<dir>/.lock" (flock, held until the process ends; an
+ * exclusive holder removes the file when it ends): a second run into the same
+ * folder stops with "folder X is in use by process PID" (exit 2), so two runs
+ * never mix their files. A folder that holds a finished run (a run.txt of the
+ * toolkit's) is then cleared of that run's files, the ones its run.txt lists,
+ * and of the run.txt: an interrupted re-run leaves only its own files and no
+ * run.txt, never a mix of two runs. Only regular files inside the folder are
+ * removed, never through a symbolic link. docs/reliability.md. */
 void ensure_dir(const char *path);
-/* Programs whose runs add to a shared folder (mlp_hessian --cols parts) keep
- * what earlier runs wrote there. */
+/* Programs whose runs add to a folder (heatmap into the run it reads,
+ * mlp_hessian --cols parts) keep what earlier runs wrote there. */
 void output_keep_previous(void);
+/* Runs that may write into one folder at the same time (mlp_hessian --cols
+ * parts: distinct files) share its lock: a normal run into it is refused
+ * while they run, and they while it runs. */
+void output_shared_folder(void);
+/* Ranks other than 0 of an MPI job (dist_init): rank 0 clears and locks the
+ * folders; this process only writes into them. */
+void output_rank_follows(void);
+/* rm -r without a shell and without following links (temporary folders of
+ * tests and benchmarks); 0 on success. */
+int remove_tree(const char *dir);
 /* "file: <name>" lines for the files this process committed under dir (run.txt). */
 void output_list_committed(FILE *fp, const char *dir);
 /* "<dir>/<name>" in a fresh string (caller frees). */

@@ -1,6 +1,8 @@
 /* The distributed-run layer (dist.h): MPI under -DTK_MPI, one rank otherwise. */
 #include "dist.h"
 #include "core.h"
+#include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,6 +78,9 @@ static void finalize_at_exit(void) { dist_finalize(); }
 void dist_init(int *argc, char ***argv)
 {
     if (g_started) return;
+    /* Every rank, from the start: a file-size limit (ulimit -f) makes a write
+     * fail with EFBIG (a one-line error) instead of killing the rank. */
+    signal(SIGXFSZ, SIG_IGN);
     int provided;
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) DIE("MPI_Init failed");
     g_started = 1;
@@ -85,7 +90,7 @@ void dist_init(int *argc, char ***argv)
     set_exit_hook(abort_job);
     if (g_rank > 0) {
         core_quiet = 1;
-        output_keep_previous(); /* rank 0 alone clears a previous run from a folder */
+        output_rank_follows(); /* rank 0 alone clears and locks the output folders */
         if (!freopen("/dev/null", "w", stdout)) DIE("cannot send rank %d's stdout to /dev/null", g_rank);
         set_user_error_hook(replicated_error);
     }
@@ -157,6 +162,25 @@ int dist_poll_ints(int tag, int *from, int v[2])
     return 1;
 }
 
+void dist_fail_together(int failed, const char *fmt, ...)
+{
+    int any = failed;
+    if (g_size > 1) MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!any) return;
+    if (g_rank == 0) {
+        char msg[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        die_user("%s", msg);
+    }
+    outfile_remove_temporaries();
+    fflush(NULL);
+    sleep(60); /* rank 0 stops the job (MPI_Abort) */
+    abort_job(EXIT_USER);
+}
+
 double dist_max(double v)
 {
     double out = v;
@@ -205,6 +229,16 @@ void *dist_recv(int from, size_t *bytes)
 }
 double dist_max(double v) { return v; }
 double dist_sum(double v) { return v; }
+void dist_fail_together(int failed, const char *fmt, ...)
+{
+    if (!failed) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    die_user("%s", msg);
+}
 void dist_send_ints(int to, int tag, const int v[2])
 {
     (void)tag, (void)v;

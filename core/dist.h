@@ -49,6 +49,11 @@ double dist_sum(double v);                           /* over all ranks, in rank 
 void dist_send_ints(int to, int tag, const int v[2]);
 void dist_recv_ints(int from, int tag, int v[2]);
 int dist_poll_ints(int tag, int *from, int v[2]);
+/* Collective (every rank calls it): if `failed` on any rank, one line from
+ * rank 0 (fmt, as rank 0 formats it), its temporaries removed, and the job
+ * stops with exit 2; else returns. For errors that any rank may meet alone
+ * (an MPI-IO write) but that one line should name. */
+void dist_fail_together(int failed, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Stop the whole job now with exit code `code` (MPI_Abort; _exit without MPI),
  * after the caller has printed its one line. */
 void dist_abort(int code) __attribute__((noreturn));

@@ -133,7 +133,9 @@ double mem_available_bytes(void)
  * the same time and, when that allocation fails, retries for ever; so under an
  * address-space limit the room for one buffer per worker thread is checked
  * before any BLAS call, and the buffers are then taken, all at once (the
- * workers call BLAS concurrently). Per thread: the buffer, the 64 MB that
+ * workers call BLAS concurrently). Every count of threads that call BLAS goes
+ * through it: run_start's (toolkit_threads) and a program's own (--threads),
+ * each with the room for all its threads (a buffer lives with its thread). Per thread: the buffer, the 64 MB that
  * glibc reserves for a thread's own malloc arena, its stack, and a margin. */
 #define BLAS_BUFFER_BYTES (256.0 * 1024 * 1024)
 
@@ -150,15 +152,23 @@ static void *dgemm_warmup(void *arg)
     return NULL;
 }
 
-void blas_memory_guard(void)
+void blas_memory_guard(int threads, const char *fewer)
 {
     double room = rlimit_headroom();
     if (room < 0) return; /* no address-space limit: OpenBLAS allocates as it goes */
-    int n = toolkit_threads();
-    if (room < n * BLAS_BUFFER_BYTES)
-        die_user("the address-space limit (ulimit -v) leaves %.0f MB; the BLAS library needs about %.0f MB for %d "
-                 "worker thread%s: raise the limit, or use fewer threads (OPENBLAS_NUM_THREADS=1)",
-                 room / 1048576, n * BLAS_BUFFER_BYTES / 1048576, n, n > 1 ? "s" : "");
+    int n = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    /* all n, whatever an earlier call took: OpenBLAS keeps a thread's buffer
+     * with the thread (its thread-local allocator), and the warm-up threads are
+     * gone; new worker threads take new buffers */
+    double need = n * BLAS_BUFFER_BYTES;
+    if (room < need) {
+        if (n > 1)
+            die_user("the address-space limit (ulimit -v) leaves %.0f MB; the BLAS library needs about %.0f MB "
+                     "for %d threads that call it at once: raise the limit, or use fewer threads (%s)",
+                     room / 1048576, need / 1048576, n, fewer);
+        die_user("the address-space limit (ulimit -v) leaves %.0f MB; the BLAS library needs about %.0f MB for its "
+                 "work buffer: raise the limit", room / 1048576, need / 1048576);
+    }
     pthread_barrier_t all_in;
     pthread_barrier_init(&all_in, NULL, (unsigned)n);
     warmup_arg w = {&all_in};
@@ -168,7 +178,7 @@ void blas_memory_guard(void)
         if (pthread_create(&tid[started], NULL, dgemm_warmup, &w)) break;
     if (started < n) { /* could not start them all: no concurrent warm-up, one buffer only */
         pthread_barrier_destroy(&all_in);
-        die_user("cannot start %d threads under the current limits; use fewer (OPENBLAS_NUM_THREADS=1)", n);
+        die_user("cannot start %d threads under the current limits; use fewer (%s)", n, fewer);
     }
     dgemm_warmup(&w);
     for (int t = 1; t < n; t++) pthread_join(tid[t], NULL);

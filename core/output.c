@@ -2,12 +2,16 @@
  * CSV and .npy. */
 #include "core.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 struct outfile {
@@ -17,6 +21,20 @@ struct outfile {
 };
 
 static outfile *open_files = NULL;
+
+/* The output folders this process locked (ensure_dir): "<dir>/.lock", held
+ * open for the process's lifetime. An exclusive holder removes its lock file
+ * when it ends (a process forked from it does not: owner). */
+typedef struct {
+    char *path;      /* "<dir>/.lock" */
+    dev_t dev;       /* the folder */
+    ino_t ino;
+    pid_t owner;
+    int exclusive;
+} folder_lock;
+static folder_lock *locks = NULL;
+static int nlocks = 0;
+static int lock_mode = 1; /* 1 exclusive, 0 shared (output_shared_folder), -1 none (output_rank_follows) */
 
 /* Signals that remove the temporaries before the process dies of them. */
 static const int CLEANUP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -28,13 +46,28 @@ static const int CLEANUP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 static void remove_temporaries(void)
 {
     for (outfile *f = open_files; f; f = f->next) unlink(f->tmp);
+    pid_t me = getpid();
+    for (int i = 0; i < nlocks; i++)
+        if (locks[i].exclusive && locks[i].owner == me) unlink(locks[i].path);
 }
 
 void outfile_remove_temporaries(void) { remove_temporaries(); }
 
+/* A child process that writes one of the temporaries (heatmap's gnuplot): a
+ * signal that ends this process ends it first (kill and waitpid are
+ * async-signal-safe), so it cannot write the temporary again afterwards. */
+static volatile pid_t watched_child = 0;
+
+void output_watch_child(int pid) { watched_child = (pid_t)pid; }
+
 static void on_signal(int sig)
 {
     int saved = errno;
+    pid_t child = watched_child;
+    if (child > 0) {
+        kill(child, SIGKILL);
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
+    }
     remove_temporaries(); /* unlink is async-signal-safe */
     /* Die of the same signal (the caller sees the usual status): default
      * action, then re-raise; sig is blocked while the handler runs, so it is
@@ -58,7 +91,7 @@ static void registry_lock(sigset_t *old)
 
 static void registry_unlock(const sigset_t *old) { sigprocmask(SIG_SETMASK, old, NULL); }
 
-/* SIGINT, SIGTERM, SIGHUP, SIGQUIT: remove the temporaries, then die of the
+/* SIGINT, SIGTERM, SIGHUP, SIGQUIT: remove the temporaries (and lock files), then die of the
  * signal. A signal the parent set to be ignored (nohup's SIGHUP, a background
  * job's SIGINT) stays ignored. SIGXFSZ is ignored, so exceeding a file-size
  * limit (ulimit -f) makes the write fail with EFBIG: a one-line user error
@@ -141,17 +174,50 @@ static int inside_folder(const char *name)
     return 1;
 }
 
+/* Removes <name> (a relative path without "..") under the folder dfd refers to
+ * when it is a regular file reached without following any symbolic link: each
+ * folder on the way is opened with O_NOFOLLOW, the file itself is looked at
+ * with AT_SYMLINK_NOFOLLOW; a link anywhere on the way leaves everything as it
+ * is (a link out of the folder must not delete what it points at). */
+static void unlink_inside(int dfd, const char *name)
+{
+    char *copy = xstrdup(name), *save = NULL, *comp = strtok_r(copy, "/", &save);
+    int fd = dup(dfd);
+    while (comp && fd >= 0) {
+        char *next = strtok_r(NULL, "/", &save);
+        if (!next) {
+            struct stat st;
+            if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) unlinkat(fd, comp, 0);
+            break;
+        }
+        int sub = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        close(fd);
+        fd = sub;
+        comp = next;
+    }
+    if (fd >= 0) close(fd);
+    free(copy);
+}
+
 /* A folder that holds a toolkit run.txt (first line "command: ") holds a finished
  * run: its files (the run.txt's "file:" lines) and the run.txt go before this run
  * writes, so an interrupted re-run leaves this run's files and no run.txt, never
- * a mix of two runs under the old run.txt. A run.txt this process wrote stays;
- * under MPI only rank 0 clears (dist_init sets the others to keep). */
+ * a mix of two runs under the old run.txt. Only regular files inside the folder
+ * go, never through a symbolic link (unlink_inside). A run.txt this process
+ * wrote stays; under MPI only rank 0 clears (dist_init: output_rank_follows). */
 static void clear_previous_run(const char *dir)
 {
     if (keep_previous) return;
     char *runtxt = path_join(dir, "run.txt");
-    FILE *fp = was_committed(runtxt) ? NULL : fopen(runtxt, "r");
-    if (!fp) { free(runtxt); return; }
+    int dfd = was_committed(runtxt) ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rfd = dfd >= 0 ? openat(dfd, "run.txt", O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    FILE *fp = rfd >= 0 ? fdopen(rfd, "r") : NULL;
+    if (!fp) {
+        if (rfd >= 0) close(rfd);
+        if (dfd >= 0) close(dfd);
+        free(runtxt);
+        return;
+    }
     char line[4096];
     int ours = fgets(line, sizeof line, fp) && strncmp(line, "command: ", 9) == 0;
     while (ours && fgets(line, sizeof line, fp)) {
@@ -159,12 +225,78 @@ static void clear_previous_run(const char *dir)
         line[strcspn(line, "\n")] = '\0';
         if (!inside_folder(line + 6)) continue;
         char *path = path_join(dir, line + 6);
-        if (!was_committed(path)) unlink(path);
+        if (!was_committed(path)) unlink_inside(dfd, line + 6);
         free(path);
     }
     fclose(fp);
-    if (ours) unlink(runtxt);
+    if (ours) unlink_inside(dfd, "run.txt");
+    close(dfd);
     free(runtxt);
+}
+
+/* ---- locks: one run per folder ------------------------------------------------------------ */
+
+void output_shared_folder(void) { if (lock_mode > 0) lock_mode = 0; }
+void output_rank_follows(void)
+{
+    keep_previous = 1;
+    lock_mode = -1;
+}
+
+/* The process id a lock file holds (written by its holder right after it took
+ * the lock: a few tries while it is still empty); 0 if none. */
+static long lock_holder(int fd)
+{
+    for (int tries = 0; tries < 50; tries++) {
+        char buf[32] = "";
+        ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+        long pid = n > 0 ? strtol(buf, NULL, 10) : 0;
+        if (pid > 0) return pid;
+        usleep(2000);
+    }
+    return 0;
+}
+
+/* Takes "<dir>/.lock" (flock, exclusive unless output_shared_folder) for the
+ * process's lifetime, or stops with "folder X is in use by process PID" when
+ * another run holds it. The descriptor is close-on-exec; the lock goes with the
+ * process, whatever ends it. A lock file whose holder removed it as this
+ * process took it (holders remove theirs at exit) is taken again afresh. */
+static void lock_folder(const char *dir, const struct stat *dst)
+{
+    if (lock_mode < 0) return;
+    for (int i = 0; i < nlocks; i++)
+        if (locks[i].dev == dst->st_dev && locks[i].ino == dst->st_ino) return; /* locked already */
+    char *path = path_join(dir, ".lock");
+    int fd;
+    for (;;) {
+        fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            int e = errno;
+            free(path);
+            die_user("cannot create the lock file %s/.lock: %s", dir, strerror(e));
+        }
+        if (flock(fd, (lock_mode ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
+            int e = errno;
+            long pid = e == EWOULDBLOCK ? lock_holder(fd) : 0;
+            close(fd);
+            free(path);
+            if (e != EWOULDBLOCK) die_user("cannot lock %s/.lock: %s", dir, strerror(e));
+            if (pid > 0) die_user("folder %s is in use by process %ld (another run writes into it)", dir, pid);
+            die_user("folder %s is in use by another process (another run writes into it)", dir);
+        }
+        struct stat a, b;
+        if (fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) break;
+        close(fd); /* removed by its holder meanwhile: take the new one */
+    }
+    char pid[24];
+    int n = snprintf(pid, sizeof pid, "%-20ld\n", (long)getpid());
+    if (pwrite(fd, pid, (size_t)n, 0) != n) { /* the pid is for the message of another run only */ }
+    sigset_t old;
+    registry_lock(&old);
+    locks = xrealloc(locks, (size_t)(nlocks + 1) * sizeof *locks);
+    locks[nlocks++] = (folder_lock){path, dst->st_dev, dst->st_ino, getpid(), lock_mode > 0};
+    registry_unlock(&old);
 }
 
 static void free_outfile(outfile *f)
@@ -182,14 +314,17 @@ outfile *outfile_open(const char *path)
     size_t n = strlen(path) + 32;
     f->tmp = xmalloc(n);
     snprintf(f->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    /* created and registered with the cleanup signals blocked: a signal
+     * between the two would leave the new temporary behind */
+    sigset_t old;
+    registry_lock(&old);
     f->fp = fopen(f->tmp, "wb");
     if (!f->fp) {
         int e = errno;
+        registry_unlock(&old);
         free_outfile(f);
         die_user("cannot write %s: %s", path, strerror(e));
     }
-    sigset_t old;
-    registry_lock(&old);
     f->next = open_files;
     open_files = f;
     registry_unlock(&old);
@@ -222,6 +357,18 @@ void outfile_discard(outfile *f)
     free_outfile(f);
 }
 
+/* "X is not a folder", or what is wrong with the name: a symbolic link whose
+ * target is missing, a loop of links, a part of the path that is a file. */
+static void die_not_folder(const char *path)
+{
+    struct stat st, lst;
+    if (stat(path, &st) == 0) die_user("%s is not a folder", path);
+    int e = errno;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && e == ENOENT)
+        die_user("%s is a symbolic link to something that does not exist", path);
+    die_user("%s is not a folder: %s", path, strerror(e));
+}
+
 void ensure_dir(const char *path)
 {
     if (!path[0]) die_user("empty folder name (an output folder must not be empty)");
@@ -240,10 +387,25 @@ void ensure_dir(const char *path)
         if (c == '\0') break;
     }
     free(p);
+    install_cleanup_once();
     struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) die_user("%s is not a folder", path);
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) die_not_folder(path);
     if (access(path, W_OK | X_OK) != 0) die_user("folder %s is not writable", path);
+    lock_folder(path, &st);
     clear_previous_run(path);
+}
+
+/* Removes dir and everything in it, without following symbolic links (for
+ * temporary folders: tests and benchmarks; no shell). 0 on success. */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+int remove_tree(const char *dir)
+{
+    return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 char *path_join(const char *dir, const char *name)

@@ -212,19 +212,39 @@ static int parse_count(const char *tok, size_t *out)
  * Every line is checked on its own (numbers are unsigned decimals, n and
  * stride >= 1, no extra fields, the block inside 0..P-1), with its line number
  * however long the line; then the blocks must cover 0..P-1 exactly once. */
+/* One line of fp into buf (without its newline, NUL-terminated): returns its
+ * length, or -1 at the end of the file. A line longer than cap-2 bytes is cut
+ * there (the rest is not read: /dev/zero must not fill the memory) and returns
+ * cap-1, which the caller reports as too long. */
+enum { PARTITION_LINE_MAX = 4096 };
+static long read_line(FILE *fp, char *buf, size_t cap)
+{
+    size_t n = 0;
+    int c = EOF;
+    while (n + 1 < cap && (c = getc(fp)) != EOF && c != '\n') buf[n++] = (char)c;
+    buf[n] = '\0';
+    if (c == EOF && n == 0) return -1;
+    return (long)n;
+}
+
 partition *partition_read(const char *path, const model *m)
 {
     if (path_is_folder(path)) die_user("partition file %s is a folder, expected a file", path);
     FILE *fp = fopen(path, "r");
     if (!fp) die_user("cannot read partition file %s: %s", path, strerror(errno));
     partition *p = partition_new();
-    char *line = NULL, msg[256];
-    size_t cap = 0;
-    ssize_t len;
+    char line[PARTITION_LINE_MAX + 2], msg[256];
+    long len;
     long lineno = 0;
     const char *err = NULL;
-    while (!err && (len = getline(&line, &cap, fp)) >= 0) {
+    while (!err && (len = read_line(fp, line, sizeof line)) >= 0) {
         lineno++;
+        if (len > PARTITION_LINE_MAX) {
+            snprintf(msg, sizeof msg, "line longer than %d characters (a partition file has one short line per block)",
+                     PARTITION_LINE_MAX);
+            err = msg;
+            break;
+        }
         if (memchr(line, '\0', (size_t)len)) { err = "a NUL byte in the line"; break; }
         char *hash = strchr(line, '#');
         if (hash) *hash = '\0';
@@ -244,6 +264,11 @@ partition *partition_read(const char *path, const model *m)
         if (nt < 3 || parse_count(tok[1], &start) || parse_count(tok[2], &n) ||
             (nt == 4 && parse_count(tok[3], &stride)) || n == 0 || stride == 0) {
             err = "expected 'name start n [stride]' with start >= 0 and n, stride >= 1 (unsigned decimal numbers)";
+            break;
+        }
+        if (tok[0][strcspn(tok[0], ",\"'")]) {
+            snprintf(msg, sizeof msg, "block name '%.40s' holds a comma or a quote (names go into CSV files)", tok[0]);
+            err = msg;
             break;
         }
         if (strlen(tok[0]) >= sizeof p->b[0].name) {
@@ -273,7 +298,6 @@ partition *partition_read(const char *path, const model *m)
         }
         partition_add(p, start, n, stride, t, tok[0]);
     }
-    free(line);
     int rerr = !err && ferror(fp);
     fclose(fp);
     if (rerr) {

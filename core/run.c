@@ -6,6 +6,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+/* The toolkit's commit at build time (the Makefile generates the header). */
+#if defined(__has_include)
+#if __has_include("toolkit_commit.h")
+#include "toolkit_commit.h"
+#endif
+#endif
+#ifndef TOOLKIT_COMMIT
+#define TOOLKIT_COMMIT "unknown"
+#endif
 
 double wall_seconds(void)
 {
@@ -19,12 +28,46 @@ static char run_notes[4096];
 static double run_t0;
 static time_t run_started;
 
+/* Appends one argument to out (len used of cap) quoted for a POSIX shell, so
+ * that the command line in run.txt is one line that splits back into the same
+ * arguments: as is when it holds only safe characters, else in single quotes
+ * ('\'' for a quote), and as $'...' (bash, with \n, \t, \xHH) when it holds
+ * control characters. Returns the new length (capped: the line is cut). */
+static size_t append_quoted(char *out, size_t len, size_t cap, const char *arg)
+{
+    static const char *safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,+@%^-";
+    int control = 0;
+    for (const unsigned char *c = (const unsigned char *)arg; *c; c++) control |= *c < 32 || *c == 127;
+    int plain = arg[0] && strspn(arg, safe) == strlen(arg);
+    char piece[8];
+    const char *open = plain ? "" : control ? "$'" : "'";
+    len += snprintf(out + len, cap - len, "%s", open);
+    for (const unsigned char *c = (const unsigned char *)arg; *c && len + 8 < cap; c++) {
+        if (control) {
+            if (*c == '\n') snprintf(piece, sizeof piece, "\\n");
+            else if (*c == '\t') snprintf(piece, sizeof piece, "\\t");
+            else if (*c < 32 || *c == 127) snprintf(piece, sizeof piece, "\\x%02x", *c);
+            else if (*c == '\\' || *c == '\'') snprintf(piece, sizeof piece, "\\%c", *c);
+            else snprintf(piece, sizeof piece, "%c", *c);
+        } else if (!plain && *c == '\'') {
+            snprintf(piece, sizeof piece, "'\\''");
+        } else {
+            snprintf(piece, sizeof piece, "%c", *c);
+        }
+        len += snprintf(out + len, cap - len, "%s", piece);
+    }
+    if (len + 2 < cap && !plain) len += snprintf(out + len, cap - len, "'");
+    return len;
+}
+
 void run_begin(int argc, char **argv)
 {
     size_t len = 0;
     run_command[0] = '\0';
-    for (int i = 0; i < argc && len + 4 < sizeof run_command; i++)
-        len += snprintf(run_command + len, sizeof run_command - len, "%s%s", i ? " " : "", argv[i]);
+    for (int i = 0; i < argc && len + 16 < sizeof run_command; i++) {
+        if (i) run_command[len++] = ' ', run_command[len] = '\0';
+        len = append_quoted(run_command, len, sizeof run_command, argv[i]);
+    }
     run_t0 = wall_seconds();
     run_started = time(NULL);
 }
@@ -34,25 +77,9 @@ void openblas_set_num_threads(int);
 void run_start(int argc, char **argv)
 {
     set_program_name(argv[0]);
-    blas_memory_guard();
+    blas_memory_guard(toolkit_threads(), "OPENBLAS_NUM_THREADS=1");
     openblas_set_num_threads(1);
     run_begin(argc, argv);
-}
-
-/* The git commit of the working directory, with "-dirty" if it has changes. */
-static void git_commit(char *out, size_t n)
-{
-    snprintf(out, n, "unknown");
-    FILE *p = popen("git rev-parse --short=12 HEAD 2>/dev/null && "
-                    "(git diff --quiet HEAD 2>/dev/null || echo dirty)", "r");
-    if (!p) return;
-    char line[64], buf[96] = "";
-    while (fgets(line, sizeof line, p)) {
-        line[strcspn(line, "\n")] = '\0';
-        size_t used = strlen(buf);
-        snprintf(buf + used, sizeof buf - used, "%s%s", used ? "-" : "", line);
-    }
-    if (pclose(p) == 0 && buf[0]) snprintf(out, n, "%s", buf);
 }
 
 void run_note(const char *fmt, ...)
@@ -70,13 +97,12 @@ void run_note(const char *fmt, ...)
 
 void run_write_info(const char *dir, unsigned long seed)
 {
-    char commit[96], when[64];
-    git_commit(commit, sizeof commit);
+    char when[64];
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S%z", localtime(&run_started));
     char *path = path_join(dir, "run.txt");
     outfile *f = outfile_open(path);
     fprintf(outfile_fp(f), "command: %s\nseed: %lu\ngit commit: %s\nstarted: %s\nwall seconds: %.3f\n%s",
-            run_command, seed, commit, when, wall_seconds() - run_t0, run_notes);
+            run_command, seed, TOOLKIT_COMMIT, when, wall_seconds() - run_t0, run_notes);
     output_list_committed(outfile_fp(f), dir);
     outfile_commit(f);
     free(path);

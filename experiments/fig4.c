@@ -128,6 +128,7 @@ static void parse_args(fig4_args *a, int argc, char **argv)
     if (a->npoints == 0) a->npoints = paper ? 100 : 20;
     if (a->nr < 2) die_user("--rs must be >= 2 (got %d)", a->nr);
     if (a->threads < 1 || a->threads > 256) die_user("--threads must be in 1..256 (got %d)", a->threads);
+    blas_memory_guard(a->threads, "--threads 1"); /* the sweep workers call BLAS at once */
     if (a->seed < 0) die_user("--seed must be >= 0 (got %ld)", a->seed);
     /* kappa(H) in [1, 1e12]: above ~1/eps = 4.5e15 the small eigenvalue is lost
      * in round-off (r means nothing), above ~1e154 r itself is NaN. */

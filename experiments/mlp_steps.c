@@ -99,7 +99,7 @@ static h_stats analyse_h(run *r, model *m)
     size_t P = m->P;
     hessian_opts o = hessian_defaults();
     o.panel = r->panel;
-    o.label = "mlp_steps H";
+    o.label = "Hessian";
     double t0 = wall_seconds();
     double *H = hessian_full(m, &o);
     r->hess_seconds += wall_seconds() - t0;

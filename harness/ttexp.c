@@ -504,6 +504,7 @@ void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int qu
     if (a->grid < 2 || a->grid > max_grid) die_user("--lrs must be in 2..%d (got %d)", max_grid, a->grid);
     if (a->seed < 0 || a->data_seed < 0) die_user("seeds must be >= 0");
     if (a->threads < 1 || a->threads > 64) die_user("--threads must be in 1..64 (got %d)", a->threads);
+    blas_memory_guard(a->threads, "--threads 1"); /* the training runs call BLAS at once */
     if (a->held_out < 16 || a->held_out > 65536) die_user("--held-out must be in 16..65536 (got %d)", a->held_out);
 }
 

@@ -14,6 +14,8 @@
  * in the engine's row-major terms: the upper triangle LAPACK's sym_eigvals reads. */
 #include "hdist.h"
 #include "core/dist.h"
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,7 @@ void Cblacs_get(int ctxt, int what, int *val);
 void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
 void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
 void Cblacs_gridexit(int ctxt);
+void Cblacs_set(int ctxt, int what, int *val);
 void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb, const int *irsrc,
                const int *icsrc, const int *ictxt, const int *lld, int *info);
 void Cpdgemr2d(int m, int n, double *a, int ia, int ja, int *desca, double *b, int ib, int jb, int *descb, int gctxt);
@@ -76,6 +79,19 @@ void pdsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const
               const int *desca, double *w, double *z, const int *iz, const int *jz, const int *descz, double *work,
               const int *lwork, int *iwork, const int *liwork, int *info);
 
+/* BLACS's sums and maxima over a grid (dgsum2d, dgamx2d: pdsyevd's divide and
+ * conquer uses them) go by default through MPI_Allreduce or a tree that adds
+ * the partial sums in the order they arrive (BI_TreeComb receives from any
+ * node): with 3, 5, 6 ranks two runs of one command gave different spectra
+ * (n_negative 322..324). BLACS_SET's TOPSREPEAT makes every combine a tree
+ * with a fixed order: the same bytes every run. */
+enum { BLACS_SET_TOPSREPEAT = 15 };
+static void repeatable_combines(int ctxt)
+{
+    int yes = 1;
+    Cblacs_set(ctxt, BLACS_SET_TOPSREPEAT, &yes);
+}
+
 static void desc(int *d, int m, int n, int mb, int nb, int ctxt, int lld)
 {
     int zero = 0, info;
@@ -83,8 +99,13 @@ static void desc(int *d, int m, int n, int mb, int nb, int ctxt, int lld)
     if (info) DIE("descinit failed (info %d)", info);
 }
 
-/* Rank 0 opens the .npy (header written, temporary registered for removal), every
- * rank writes its blocks through an MPI darray view, rank 0 commits. */
+/* Rank 0 opens the .npy under its temporary name (header written, temporary
+ * registered for removal) and reserves the file's whole length at once
+ * (posix_fallocate: a full disk or a file-size limit is one line from rank 0
+ * before any rank writes); every rank writes its blocks through an MPI darray
+ * view; every MPI-IO call's result is gathered (dist_fail_together) and rank 0
+ * renames the temporary onto the final name only when every rank succeeded
+ * and the file has its full length: never a truncated H.npy under its name. */
 static void write_npy_mpiio(const char *path, size_t P, const double *Hloc, int mloc, int nloc, int nb, int nprow,
                             int npcol, int myrow, int mycol)
 {
@@ -94,8 +115,10 @@ static void write_npy_mpiio(const char *path, size_t P, const double *Hloc, int 
     if (dist_rank() == 0) {
         size_t shape[2] = {P, P};
         f = npy_open(path, 2, shape);
-        if (fflush(outfile_fp(f)) != 0) die_user("cannot write %s", path);
+        if (fflush(outfile_fp(f)) != 0) die_user("writing %s failed: %s", path, strerror(errno));
         hl = ftell(outfile_fp(f));
+        int e = posix_fallocate(fileno(outfile_fp(f)), 0, (off_t)(hl + 8.0 * (double)P * (double)P));
+        if (e) die_user("writing %s failed: %s (%.3f GB)", path, strerror(e), (hl + 8.0 * P * P) / 1e9);
         if (strlen(outfile_tmp_path(f)) >= sizeof tmp) die_user("%s: path too long", path);
         snprintf(tmp, sizeof tmp, "%s", outfile_tmp_path(f));
     }
@@ -110,15 +133,23 @@ static void write_npy_mpiio(const char *path, size_t P, const double *Hloc, int 
     MPI_Type_contiguous(mloc > 0 ? mloc : 1, MPI_DOUBLE, &col);
     MPI_Type_commit(&col);
     MPI_File fh;
-    int rc = MPI_File_open(MPI_COMM_WORLD, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
-    if (rc != MPI_SUCCESS) die_user("MPI-IO cannot open %s (on a file system every rank sees?)", tmp);
-    MPI_File_set_view(fh, (MPI_Offset)hl, MPI_DOUBLE, file_type, "native", MPI_INFO_NULL);
-    rc = MPI_File_write_all(fh, Hloc, mloc > 0 ? nloc : 0, col, MPI_STATUS_IGNORE);
-    MPI_File_close(&fh);
-    if (rc != MPI_SUCCESS) die_user("MPI-IO write of %s failed", path);
+    char why[MPI_MAX_ERROR_STRING] = "";
+    int len = 0, rc = MPI_File_open(MPI_COMM_WORLD, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    if (rc != MPI_SUCCESS) MPI_Error_string(rc, why, &len);
+    dist_fail_together(rc != MPI_SUCCESS, "MPI-IO cannot open %s on every rank (a file system every rank sees?)%s%s",
+                       tmp, why[0] ? ": " : "", why);
+    rc = MPI_File_set_view(fh, (MPI_Offset)hl, MPI_DOUBLE, file_type, "native", MPI_INFO_NULL);
+    if (rc == MPI_SUCCESS) rc = MPI_File_write_all(fh, Hloc, mloc > 0 ? nloc : 0, col, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS) rc = MPI_File_sync(fh);
+    MPI_Offset size = 0;
+    if (rc == MPI_SUCCESS) rc = MPI_File_get_size(fh, &size);
+    int rc_close = MPI_File_close(&fh);
+    if (rc == MPI_SUCCESS) rc = rc_close;
+    if (rc == MPI_SUCCESS && size < (MPI_Offset)hl + (MPI_Offset)(8 * P * P)) rc = MPI_ERR_IO;
     MPI_Type_free(&file_type);
     MPI_Type_free(&col);
-    dist_barrier();
+    dist_fail_together(rc != MPI_SUCCESS, "writing %s with MPI-IO failed on a rank (a full disk or a file-size limit?)",
+                       path);
     if (f) outfile_commit(f);
 }
 
@@ -141,6 +172,8 @@ int hessian_eigs_dist(model *m, const hessian_opts *o, const hfull_opts *fo, con
     Cblacs_get(0, 0, &grid_ctxt);
     Cblacs_gridinit(&grid_ctxt, "Row", nprow, npcol);
     Cblacs_gridinfo(grid_ctxt, &pr, &pc, &myrow, &mycol);
+    repeatable_combines(row_ctxt);
+    repeatable_combines(grid_ctxt);
     int mloc = (int)local_count((size_t)P, (size_t)nb, myrow, nprow);
     int nloc = (int)local_count((size_t)P, (size_t)nb, mycol, npcol);
     int dH[9];

@@ -360,7 +360,8 @@ dataset *dataset_load(const char *name, const char *dir, int train, unsigned lon
         else snprintf(f, sizeof f, "test_batch.bin");
         if (!find_file(dir, f, 0, path, sizeof path)) {
             dataset_free(d);
-            die_user("cannot find %s (point --data-dir at the folder holding the CIFAR binary files)", path);
+            die_user("cannot find %s (the folder given for CIFAR-%d must hold its binary files: %s)", path,
+                     c100 ? 100 : 10, c100 ? "train.bin and test.bin" : "data_batch_1..5.bin and test_batch.bin");
         }
         d = cifar_read(path, c100, d);
     }

@@ -2,7 +2,11 @@
 # |H| in log colour, in the style of fig6.gp; solid lines: heads (or output
 # neurons, or tensor boundaries for an index range), dotted: the output neurons
 # inside the heads.
-# Variables: res (the heatmap output folder), out (PNG path).
+# Arguments (gnuplot -c heatmap.gp RES OUT, as heatmap runs it: data, never
+# code): the heatmap output folder and the PNG path. The folder's name is used
+# only through variables (no eval of it), so no character in it can run anything.
+res = ARG1
+out = ARG2
 load res.'/plotvars.gp'
 big = (npr > npc ? npr : npc)
 side = big + 160 > 620 ? big + 160 : 620
@@ -24,11 +28,15 @@ set datafile separator ","
 unset key
 clamp(v) = v < cbmin ? cbmin : v
 heat = res.'/heat.csv'
+cmin = res.'/bounds_cols_minor.csv'
+rmin = res.'/bounds_rows_minor.csv'
+cmaj = res.'/bounds_cols_major.csv'
+rmaj = res.'/bounds_rows_major.csv'
 cmd = "plot heat matrix using 1:2:(clamp($3)) with image"
 minor_style = " with vectors nohead lc rgb '#30ffffff' lw 0.8 dt (2,2)"
 major_style = " with vectors nohead lc rgb '#00c8ff' lw 1.0"
-if (has_cmin) cmd = cmd.", '".res."/bounds_cols_minor.csv' using 1:(-0.5):(0):(npr) every ::1".minor_style
-if (has_rmin) cmd = cmd.", '".res."/bounds_rows_minor.csv' using (-0.5):1:(npc):(0) every ::1".minor_style
-if (has_cmaj) cmd = cmd.", '".res."/bounds_cols_major.csv' using 1:(-0.5):(0):(npr) every ::1".major_style
-if (has_rmaj) cmd = cmd.", '".res."/bounds_rows_major.csv' using (-0.5):1:(npc):(0) every ::1".major_style
+if (has_cmin) cmd = cmd.", cmin using 1:(-0.5):(0):(npr) every ::1".minor_style
+if (has_rmin) cmd = cmd.", rmin using (-0.5):1:(npc):(0) every ::1".minor_style
+if (has_cmaj) cmd = cmd.", cmaj using 1:(-0.5):(0):(npr) every ::1".major_style
+if (has_rmaj) cmd = cmd.", rmaj using (-0.5):1:(npc):(0) every ::1".major_style
 eval(cmd)

@@ -572,8 +572,6 @@ int main(void)
     test_cli_parse();
     test_spectra();
     test_partitions();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+    if (remove_tree(tmpdir) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
     return check_summary();
 }

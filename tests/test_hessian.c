@@ -624,8 +624,6 @@ int main(void)
     test_offdiag_within();
     test_offdiag_made_matrices();
     test_heatmap();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0) printf("could not remove %s\n", tmpdir);
+    if (remove_tree(tmpdir) != 0) printf("could not remove %s\n", tmpdir);
     return check_summary();
 }

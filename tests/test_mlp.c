@@ -618,8 +618,6 @@ int main(void)
     test_cifar();
     test_fashion_folder();
     test_transforms();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0) printf("could not remove %s\n", tmpdir);
+    if (remove_tree(tmpdir) != 0) printf("could not remove %s\n", tmpdir);
     return check_summary();
 }

@@ -307,8 +307,6 @@ int main(void)
     test_round_trips();
     test_fused_split();
     test_tied_one_name();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
+    if (remove_tree(tmpdir) != 0) printf("# could not remove %s\n", tmpdir);
     return check_summary();
 }

@@ -842,8 +842,6 @@ int main(void)
     test_data();
     test_training();
     test_user_errors();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
+    if (remove_tree(tmpdir) != 0) printf("# could not remove %s\n", tmpdir);
     return check_summary();
 }

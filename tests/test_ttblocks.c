@@ -415,8 +415,6 @@ int main(void)
     test_checkpoint_hessian();
     test_checkpoint_steps();
     test_key_null_direction();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0) printf("# could not remove %s\n", tmpdir);
+    if (remove_tree(tmpdir) != 0) printf("# could not remove %s\n", tmpdir);
     return check_summary();
 }

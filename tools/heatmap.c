@@ -16,14 +16,24 @@
  * Outputs in --out: block.npy (rows × cols of H), heat.csv (|H|, pooled only
  * with --pixels), bounds_{rows,cols}_{major,minor}.csv, plotvars.gp; the PNG with
  * --png (gnuplot, written atomically).
+ *
+ * gnuplot runs without a shell (fork/exec, `gnuplot -c heatmap.gp RES OUT`: the
+ * folder and the PNG's path are arguments, data to the script, never code), its
+ * output is kept and an error is reduced to its last line; a signal that stops
+ * heatmap stops gnuplot too and leaves no temporary. The script is found next
+ * to the program (build/bin/heatmap -> plots/heatmap.gp) unless --script says.
  */
 #include "harness/harness.h"
 #include "hessian/hview.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* ---- the block from a saved H ------------------------------------------------------------ */
 
@@ -36,6 +46,7 @@ static long npy_matrix_open(const char *path, size_t P, FILE **out)
     unsigned char pre[10];
     char dict[65536];
     size_t want = 0, got0 = 0, got1 = 0;
+    int end = 0;
     if (fread(pre, 1, 10, fp) != 10 || memcmp(pre, "\x93NUMPY", 6) || pre[6] != 1) {
         fclose(fp);
         die_user("%s: not a .npy file (format 1.0)", path);
@@ -48,7 +59,7 @@ static long npy_matrix_open(const char *path, size_t P, FILE **out)
     dict[want] = '\0';
     const char *sh = strstr(dict, "'shape': (");
     if (!strstr(dict, "'descr': '<f8'") || !strstr(dict, "'fortran_order': False") || !sh ||
-        sscanf(sh, "'shape': (%zu, %zu)", &got0, &got1) != 2 || got0 != P || got1 != P) {
+        sscanf(sh, "'shape': (%zu, %zu)%n", &got0, &got1, &end) != 2 || !end || got0 != P || got1 != P) {
         fclose(fp);
         die_user("%s: expected a float64 C-order (%zu, %zu) matrix (the layout's P)", path, P, P);
     }
@@ -166,39 +177,106 @@ static int write_lines(const char *out, const char *name, const partition *p, si
     return p && p->nblocks > 1;
 }
 
-/* The title's text safe for gnuplot's enhanced mode (underscores literal). */
-static void gp_escape(char *dst, size_t cap, const char *src)
+/* text as a gnuplot single-quoted string (data: no escapes, no substitution
+ * but '' for a quote) for the enhanced-text title: its markup characters
+ * escaped with a backslash, backquotes and control characters as '?'. */
+static void gp_string(char *dst, size_t cap, const char *src)
 {
     size_t o = 0;
+    dst[o++] = '\'';
     for (; *src && o + 4 < cap; src++) {
-        if (*src == '_' || *src == '^' || *src == '{' || *src == '}' || *src == '@' || *src == '&') {
+        unsigned char c = (unsigned char)*src;
+        if (c == '_' || c == '^' || c == '{' || c == '}' || c == '@' || c == '&' || c == '~' || c == '\\')
             dst[o++] = '\\';
-            dst[o++] = '\\';
-        }
-        if (*src == '"') dst[o++] = '\\';
-        dst[o++] = *src;
+        if (c == '\'') dst[o++] = '\'';
+        dst[o++] = c < 32 || c == 127 || c == '`' ? '?' : (char)c;
     }
+    dst[o++] = '\'';
     dst[o] = '\0';
 }
 
+/* plots/heatmap.gp of the toolkit this program belongs to: next to the
+ * program's own file (build/bin/heatmap -> ../../plots), or installed beside it
+ * (bin/heatmap -> ../share/adam-mini-toolkit). NULL if neither exists. */
+static char *find_script(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return NULL;
+    *slash = '\0';
+    static const char *rel[] = {"../../plots/heatmap.gp", "../share/adam-mini-toolkit/heatmap.gp"};
+    for (int i = 0; i < 2; i++) {
+        char *p = path_join(exe, rel[i]);
+        if (access(p, R_OK) == 0) return p;
+        free(p);
+    }
+    return NULL;
+}
+
+/* The last non-empty line of what gnuplot printed (its error), at most cap-1 bytes. */
+static void last_line_of(FILE *fp, char *out, size_t cap)
+{
+    char line[1024];
+    out[0] = '\0';
+    rewind(fp);
+    while (fgets(line, sizeof line, fp)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *s = line + strspn(line, " \t");
+        if (*s) snprintf(out, cap, "%s", s);
+    }
+}
+
+/* gnuplot -c script dir tmp, without a shell; the PNG is an outfile (its
+ * temporary removed on any error or signal), committed when gnuplot succeeded. */
 static void render(const char *script, const char *dir, const char *png)
 {
-    char tmp[4200], cmd[9000];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", png, (long)getpid());
-    snprintf(cmd, sizeof cmd, "gnuplot -e \"res='%s'; out='%s'\" '%s'", dir, tmp, script);
-    if (strchr(dir, '\'') || strchr(png, '\'') || strchr(script, '\''))
-        die_user("--out, --png and --script must not contain a quote");
-    int rc = system(cmd);
-    if (rc != 0 || rename(tmp, png) != 0) {
-        unlink(tmp);
-        die_user("rendering %s with gnuplot (%s) failed", png, script);
+    outfile *o = outfile_open(png);
+    FILE *cap = tmpfile();
+    int capfd = cap ? fileno(cap) : -1;
+    fflush(NULL);
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (int i = 0; i < 4; i++) sigaddset(&block, sigs[i]);
+    sigprocmask(SIG_BLOCK, &block, &old); /* the child is watched before a signal can come */
+    pid_t pid = fork();
+    if (pid < 0) die_user("cannot start gnuplot: %s", strerror(errno));
+    if (pid == 0) {
+        for (int i = 0; i < 4; i++) {
+            struct sigaction sa;
+            if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN) signal(sigs[i], SIG_DFL);
+        }
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        int fd = capfd >= 0 ? capfd : open("/dev/null", O_WRONLY);
+        if (fd >= 0) dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO);
+        execlp("gnuplot", "gnuplot", "-c", script, dir, outfile_tmp_path(o), (char *)NULL);
+        fprintf(stderr, "cannot run gnuplot: %s\n", strerror(errno));
+        _exit(127);
     }
+    output_watch_child(pid);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    output_watch_child(0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        char why[600] = "";
+        if (cap) last_line_of(cap, why, sizeof why);
+        if (!why[0] && WIFSIGNALED(st)) snprintf(why, sizeof why, "gnuplot killed by signal %d", WTERMSIG(st));
+        outfile_discard(o);
+        die_user("rendering %s with gnuplot (%s) failed: %s", png, script, why[0] ? why : "no message");
+    }
+    if (cap) fclose(cap);
+    outfile_commit(o);
 }
 
 typedef struct {
     const char *spec, *cspec;  /* the block's rows and columns */
     const char *hpath, *tensors, *run, *out, *pool, *png, *script;
     const char *model_path, *model_config; /* --model: a Transformer trained elsewhere */
+    char *script_found;        /* the default script's path, found from the program's location */
     tt_data_opts data;         /* with --model: the data its Hessian batch comes from */
     int pixels, max_lines, hess_batch;
     long data_seed;
@@ -207,8 +285,8 @@ typedef struct {
 
 static hm_args parse_args(int argc, char **argv)
 {
-    hm_args x = {.out = "results/heatmap", .pool = "max", .script = "plots/heatmap.gp", .max_lines = 256, .decades = 6,
-                 .hess_batch = 256, .data_seed = 1};
+    hm_args x = {.out = "results/heatmap", .pool = "max", .max_lines = 256, .decades = 6, .hess_batch = 256,
+                 .data_seed = 1};
     const cli_opt opts[] = {
         {"block", OPT_STRING, &x.spec, "the block's rows: NAME, NAME[head h], NAME[row r], NAME[col c] or i0:i1"},
         {"cols", OPT_STRING, &x.cspec, "its columns, the same way (default: the rows: a diagonal block)"},
@@ -225,7 +303,8 @@ static hm_args parse_args(int argc, char **argv)
         {"decades", OPT_DOUBLE, &x.decades, "log colour range below max |H|, in decades"},
         {"max-lines", OPT_INT, &x.max_lines, "draw neuron lines only up to this many neurons"},
         {"png", OPT_STRING, &x.png, "render the PNG here with gnuplot"},
-        {"script", OPT_STRING, &x.script, "the gnuplot script"},
+        {"script", OPT_STRING, &x.script,
+         "the gnuplot script (default: plots/heatmap.gp of the toolkit, found from the program's own location)"},
         {"out", OPT_STRING, &x.out, "output folder"},
     };
     run_start(argc, argv);
@@ -244,6 +323,12 @@ static hm_args parse_args(int argc, char **argv)
     if (x.pixels < 0 || x.pixels > 16384) die_user("--pixels must be in 0..16384 (got %d)", x.pixels);
     pool_parse(x.pool);
     if (!(x.decades >= 1 && x.decades <= 16)) die_user("--decades must be in 1..16 (got %g)", x.decades);
+    if (x.max_lines < 0) die_user("--max-lines must be >= 0 (got %d)", x.max_lines);
+    if (x.png && !x.script) {
+        x.script = x.script_found = find_script();
+        if (!x.script) die_user("cannot find plots/heatmap.gp next to the program; give its path with --script");
+    }
+    if (x.png && access(x.script, R_OK) != 0) die_user("cannot read the gnuplot script %s: %s", x.script, strerror(errno));
     return x;
 }
 
@@ -311,22 +396,24 @@ static void write_heatmap(const hm_args *x, const model *lay, const block *R, co
                   write_lines(x->out, "bounds_cols_minor.csv", cmin, C->start, factor)};
     double mx = max_abs(R->n * C->n, A), sum = 0;
     for (size_t e = 0; e < R->n * C->n; e++) sum += fabs(A[e]);
-    char title[600], t1[300], t2[300];
-    if (x->cspec) snprintf(t1, sizeof t1, "%s x %s", R->name, C->name);
-    else snprintf(t1, sizeof t1, "%s", R->name);
-    gp_escape(title, sizeof title, t1);
+    char title[700], sub2[700], t1[300], t2[300];
+    if (x->cspec) snprintf(t1, sizeof t1, "Hessian block %s x %s", R->name, C->name);
+    else snprintf(t1, sizeof t1, "Hessian block %s", R->name);
+    gp_string(title, sizeof title, t1);
     snprintf(t2, sizeof t2, "%s%s", x->hpath || x->model_path ? "from " : "from the kept blocks of ",
              x->hpath ? x->hpath : x->run ? x->run : x->model_path);
-    gp_escape(t1, sizeof t1, t2);
+    char t3[400];
+    snprintf(t3, sizeof t3, "%s; solid: heads (or neurons, tensors), dotted: neurons in heads", t2);
+    gp_string(sub2, sizeof sub2, t3);
     outfile *o = outfile_open_in(x->out, "plotvars.gp");
     fprintf(outfile_fp(o),
             "npr = %zu\nnpc = %zu\nfactor = %zu\ncbmax = %.6g\ncbmin = %.6g\n"
             "has_rmaj = %d\nhas_rmin = %d\nhas_cmaj = %d\nhas_cmin = %d\n"
-            "title_text = \"Hessian block %s\"\n"
+            "title_text = %s\n"
             "sub1 = \"%zu x %zu (indices %zu.. stride %zu, %zu.. stride %zu); max |H| %.2e, mean |H| %.2e; log colour\"\n"
-            "sub2 = \"%s; solid: heads (or neurons, tensors), dotted: neurons in heads\"\n",
+            "sub2 = %s\n",
             pr, pc, factor, mx > 0 ? mx : 1, (mx > 0 ? mx : 1) * pow(10, -x->decades), has[0], has[1], has[2], has[3],
-            title, R->n, C->n, R->start, R->stride, C->start, C->stride, mx, sum / (double)(R->n * C->n), t1);
+            title, R->n, C->n, R->start, R->stride, C->start, C->stride, mx, sum / (double)(R->n * C->n), sub2);
     outfile_commit(o);
     if (x->png) render(x->script, x->out, x->png);
     if (!core_quiet)
@@ -347,6 +434,10 @@ int main(int argc, char **argv)
     double *A = x.hpath ? cut_from_h(x.hpath, lay->P, &R, &C)
                 : x.run ? cut_from_run(x.run, lay->P, &R, &C)
                         : cut_from_model(ck.m, &R, &C);
+    for (size_t e = 0; e < R.n * C.n; e++)
+        if (!isfinite(A[e]))
+            die_user("%s: the block holds a non-finite value (%g) at row %zu, column %zu: not a Hessian to draw",
+                     x.hpath ? x.hpath : x.run ? x.run : x.model_path, A[e], e / C.n, e % C.n);
     size_t shape[2] = {R.n, C.n};
     npy_write_in(x.out, "block.npy", A, 2, shape);
     write_heatmap(&x, lay, &R, &C, A);
@@ -354,5 +445,6 @@ int main(int argc, char **argv)
     free(A);
     if (x.model_path) tt_ckpt_free(&ck);
     else model_free(lay);
+    free(x.script_found);
     return 0;
 }

@@ -76,6 +76,32 @@ static partition *make_partition(const run *r)
     return partition_read(s, r->m);
 }
 
+/* What can only be checked against the model — a partition file, --eig-range
+ * — checked before any training and before the output folder, on an untrained
+ * model of the same layout: under MPI every rank meets the error together
+ * (rank 0's one line), and no train/ is left behind. */
+static void check_against_layout(const run *r)
+{
+    const char *s = r->part_name;
+    int builtin = !strcmp(s, "alg3") || !strcmp(s, "alg3-value-whole") || !strcmp(s, "alg2") || !strcmp(s, "tensors") ||
+                  !strcmp(s, "rows") || !strcmp(s, "cols");
+    if (builtin && !r->eig_range.n) return;
+    mlp_ckpt mc = {0};
+    model *m;
+    if (r->is_tt) {
+        m = tt_new(&r->setup.cfg);
+    } else {
+        mlp_ckpt_model(&r->ms, 0, &mc);
+        m = mc.m;
+    }
+    if (r->eig_range.n == 2 && (r->eig_range.v[0] < 1 || r->eig_range.v[1] < r->eig_range.v[0] ||
+                                (size_t)r->eig_range.v[1] > m->P))
+        die_user("--eig-range %d,%d is not inside 1..%zu", r->eig_range.v[0], r->eig_range.v[1], m->P);
+    if (!builtin) partition_free(partition_read(s, m));
+    if (r->is_tt) model_free(m);
+    else mlp_ckpt_free(&mc);
+}
+
 /* The model at the checkpoint on every rank: rank 0 trains (and writes train/),
  * the others build the same model and receive its parameters and v̂. */
 static void build_model(run *r)
@@ -121,6 +147,7 @@ static void build_model(run *r)
     r->d = xmalloc(r->m->P * sizeof(double));
     adam_diag(r->m->P, r->vhat, r->eps, r->d);
     int workers = dist_workers();
+    blas_memory_guard(workers, "TOOLKIT_RANK_THREADS=1"); /* the panel workers call BLAS at once */
     if (r->is_tt) tt_set_threads(r->m, workers);
     else mlp_set_threads(r->m, workers);
 }
@@ -130,7 +157,7 @@ static hessian_opts engine_opts(const run *r)
     hessian_opts o = hessian_defaults();
     o.panel = r->cli.panel;
     o.symmetric = r->lower;
-    o.label = "hessian_blocks";
+    o.label = "Hessian panels"; /* in messages after the program's name: not the name again */
     return o;
 }
 
@@ -430,6 +457,7 @@ int main(int argc, char **argv)
     dist_init(&argc, &argv);
     run r = {0};
     parse_args(&r, argc, argv);
+    check_against_layout(&r);
     if (dist_rank() == 0) ensure_dir(r.out);
     dist_barrier();
     dist_own_work();

@@ -199,7 +199,7 @@ static void write_hessian(model *m, const mh_args *x)
     size_t P = m->P;
     hessian_opts o = hessian_defaults();
     o.panel = x->panel;
-    o.label = "mlp_hessian";
+    o.label = "Hessian columns"; /* in messages after the program's name: not the name again */
     double t0 = wall_seconds();
     if (x->cols.n == 2) {
         char name[64];
@@ -230,6 +230,7 @@ int main(int argc, char **argv)
     mh_args x = parse_args(argc, argv);
     /* Column parts of separate runs share a folder, and --out may be --from. */
     output_keep_previous();
+    if (x.cols.n) output_shared_folder(); /* column parts of separate runs share it, at the same time too */
     ensure_dir(x.out);
     if (x.merge_list) {
         merge(x.merge_list, x.out);

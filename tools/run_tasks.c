@@ -8,6 +8,9 @@
  * and write its own files (the toolkit's programs are, with one BLAS thread),
  * so the results are byte-identical to running the list in one process.
  *
+ * Several lists (run_tasks A B, or --list) are one list, in order; tasks are
+ * numbered from 1 over all of them, as their logs are.
+ *
  * Scheduling: rank 0 hands out the commands in list order, one at a time, to
  * whichever rank asks (itself included: it runs commands between messages), so a
  * rank that finishes early takes the next one. A command's stdout and stderr go
@@ -15,74 +18,112 @@
  * stops the job: one line "run_tasks[rank r]: task k (line n) failed with exit
  * c: <its last stderr line>: <command>", the running commands of every rank get
  * SIGTERM (so they remove their temporaries: the toolkit's programs never leave
- * a half-written file), and the job exits with the command's exit code.
+ * a half-written file), and the job exits with the command's exit code; a
+ * command killed by a signal: "killed by signal N", exit 4 (EXIT_TASK_KILLED);
+ * its log not written (a full disk): that error named, exit 2.
+ *
+ * Each command runs in a process group of its own under a small supervisor (a
+ * fork of run_tasks): the supervisor copies the command's output into its log
+ * (and so sees a write fail), forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to
+ * the whole group (the shell does not always exec the command: the signal
+ * must reach the command itself), and gets SIGTERM when its run_tasks dies,
+ * even of SIGKILL (PR_SET_PDEATHSIG): no command outlives its rank.
  */
 #include "core/core.h"
 #include "core/dist.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* A command killed by a signal (its own, or the shell's exit status 128+N). */
+enum { EXIT_TASK_KILLED = 4 };
 
 extern char **environ;
 
 typedef struct {
-    int n;
+    int n, cap, nfiles;
     char **cmd;
     int *line;
+    int *file;          /* index into files */
+    const char **files;
 } task_list;
 
-static task_list read_list(const char *path)
+/* Appends the commands of one list file: one per line, blank lines and '#'
+ * comments skipped; a NUL byte anywhere in a line is an error (a line that
+ * starts with one would otherwise read as blank). */
+static void read_list(task_list *t, int fi)
 {
+    const char *path = t->files[fi];
     if (path_is_folder(path)) die_user("%s is a folder, expected a list of commands", path);
     FILE *fp = fopen(path, "r");
     if (!fp) die_user("cannot read %s: %s", path, strerror(errno));
-    task_list t = {0};
     char *buf = NULL;
     size_t cap = 0;
     ssize_t len;
-    int ln = 0, cap_t = 0;
+    int ln = 0, before = t->n;
+    errno = 0;
     while ((len = getline(&buf, &cap, fp)) >= 0) {
         ln++;
+        if (memchr(buf, '\0', (size_t)len)) {
+            free(buf);
+            fclose(fp);
+            die_user("%s:%d: a NUL byte in the line", path, ln);
+        }
         while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
         const char *s = buf + strspn(buf, " \t");
         if (!*s || *s == '#') continue;
-        if (strlen(s) != (size_t)(len - (s - buf))) {
-            free(buf);
-            fclose(fp);
-            die_user("%s:%d: a NUL byte in the command", path, ln);
+        if (t->n == t->cap) {
+            t->cap = t->cap ? 2 * t->cap : 64;
+            t->cmd = xrealloc(t->cmd, (size_t)t->cap * sizeof(char *));
+            t->line = xrealloc(t->line, (size_t)t->cap * sizeof(int));
+            t->file = xrealloc(t->file, (size_t)t->cap * sizeof(int));
         }
-        if (t.n == cap_t) {
-            cap_t = cap_t ? 2 * cap_t : 64;
-            t.cmd = xrealloc(t.cmd, (size_t)cap_t * sizeof(char *));
-            t.line = xrealloc(t.line, (size_t)cap_t * sizeof(int));
-        }
-        t.cmd[t.n] = xstrdup(s);
-        t.line[t.n++] = ln;
+        t->cmd[t->n] = xstrdup(s);
+        t->file[t->n] = fi;
+        t->line[t->n++] = ln;
+        errno = 0;
     }
-    int err = ferror(fp);
+    int err = ferror(fp) ? errno : errno == ENOMEM ? ENOMEM : 0;
     free(buf);
     fclose(fp);
-    if (err) die_user("reading %s failed", path);
-    if (t.n == 0) die_user("%s holds no command", path);
+    if (err) die_user("reading %s failed: %s", path, strerror(err));
+    if (t->n == before) die_user("%s holds no command", path);
+}
+
+static task_list read_lists(const char **files, int nfiles)
+{
+    task_list t = {0, 0, nfiles, NULL, NULL, NULL, files};
+    for (int i = 0; i < nfiles; i++) read_list(&t, i);
     return t;
+}
+
+/* "line n", or "line n of FILE" when there are several lists. */
+static void task_where(const task_list *t, int k, char *out, size_t cap)
+{
+    if (t->nfiles > 1) snprintf(out, cap, "line %d of %s", t->line[k], t->files[t->file[k]]);
+    else snprintf(out, cap, "line %d", t->line[k]);
 }
 
 /* ---- one command in a child process ------------------------------------------------------- */
 
-static volatile pid_t g_child = 0;
+static volatile pid_t g_child = 0;  /* the running task's supervisor = its process group */
 static int g_capture = -1;   /* the running command's output without --log: an unnamed file */
+static int g_status = -1;    /* the supervisor's report: the errno of a failed log write */
 
-/* SIGTERM from mpirun (another rank failed) or the user: the running command
- * gets it too and removes its temporaries; then die of the signal. */
+/* SIGTERM from mpirun (another rank failed) or the user: the running command's
+ * whole process group gets it too and removes its temporaries; then die of the
+ * signal. */
 static void on_signal(int sig)
 {
     pid_t c = g_child;
     if (c > 0) {
-        kill(c, sig);
+        kill(-c, sig);
         int st;
         while (waitpid(c, &st, 0) < 0 && errno == EINTR) {}
     }
@@ -90,17 +131,18 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+static const int FORWARDED[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
 static void install_signals(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 4; i++) sigaddset(&sa.sa_mask, sigs[i]);
+    for (int i = 0; i < 4; i++) sigaddset(&sa.sa_mask, FORWARDED[i]);
     for (int i = 0; i < 4; i++) {
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-        sigaction(sigs[i], &sa, NULL);
+        if (sigaction(FORWARDED[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(FORWARDED[i], &sa, NULL);
     }
 }
 
@@ -152,38 +194,130 @@ static int unnamed_file(char *path, size_t cap)
     return fd;
 }
 
-/* Start task k: its output into the log file (or an unnamed file kept for its last line). */
+/* The supervisor's signal handler: the signal goes to the whole group (the
+ * shell and the command), not again to the supervisor, which then waits for
+ * the shell and ends as it ended. */
+static void forward_to_group(int sig)
+{
+    signal(sig, SIG_IGN);
+    kill(-getpgrp(), sig);
+}
+
+/* write() all of buf; 0 or the errno. */
+static int write_all(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return w < 0 ? errno : EIO;
+        buf += w, n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The supervisor (a child of run_tasks, leader of the task's process group):
+ * runs `sh -c cmd` with its output into a pipe, copies the pipe into outfd,
+ * reports the errno of the first failed copy on status_fd (then the group gets
+ * SIGTERM: its output is lost anyway), and ends as the shell ended. Only
+ * async-signal-safe calls and _exit: this is a fork of an MPI process. */
+static __attribute__((noreturn)) void supervise(const char *cmd, int outfd, int status_fd, pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(EXIT_TASK_KILLED); /* run_tasks died before the line above */
+    int p[2];
+    if (pipe(p) != 0) _exit(127);
+    pid_t sh = fork();
+    if (sh < 0) _exit(127);
+    if (sh == 0) {
+        for (int i = 0; i < 4; i++) signal(FORWARDED[i], SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        dup2(p[1], STDOUT_FILENO);
+        dup2(p[1], STDERR_FILENO);
+        close(p[0]), close(p[1]), close(outfd), close(status_fd);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward_to_group;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 4; i++) sigaction(FORWARDED[i], &sa, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    /* copy until the pipe ends, or the shell has ended and the pipe is drained
+     * (a command's background child may hold the pipe open) */
+    char buf[65536];
+    int werr = 0, st = 0, shell_done = 0;
+    for (;;) {
+        struct pollfd pf = {p[0], POLLIN, 0};
+        int r = poll(&pf, 1, shell_done ? 0 : 200);
+        if (r > 0) {
+            ssize_t n = read(p[0], buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            if (!werr && (werr = write_all(outfd, buf, (size_t)n)) != 0) {
+                signal(SIGTERM, SIG_IGN);
+                kill(-getpgrp(), SIGTERM);
+            }
+            continue;
+        }
+        if (r < 0 && errno == EINTR) continue;
+        if (shell_done) break;
+        if (waitpid(sh, &st, WNOHANG) == sh) shell_done = 1;
+    }
+    if (!shell_done)
+        while (waitpid(sh, &st, 0) < 0 && errno == EINTR) {}
+    if (write(status_fd, &werr, sizeof werr) != (ssize_t)sizeof werr) {}
+    if (WIFSIGNALED(st)) {
+        signal(WTERMSIG(st), SIG_DFL);
+        raise(WTERMSIG(st));
+    }
+    _exit(WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_TASK_KILLED);
+}
+
+/* The log of task k (numbered from 1, as in the messages). */
+static void log_path(const farm *f, int k, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/task%d.log", f->log_dir, k + 1);
+}
+
+/* Start task k under its supervisor: output into the log file (or an unnamed
+ * file kept for its last line). */
 static pid_t start_task(const farm *f, const task_list *t, int k)
 {
     char path[4096];
     int fd;
     if (f->log_dir) {
-        snprintf(path, sizeof path, "%s/task%d.log", f->log_dir, k);
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        log_path(f, k, path, sizeof path);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     } else {
         fd = unnamed_file(path, sizeof path);
     }
     if (fd < 0) die_user("cannot write %s: %s", path, strerror(errno));
+    int st[2];
+    if (pipe2(st, O_CLOEXEC) != 0) die_user("cannot start task %d: %s", k + 1, strerror(errno));
     fflush(NULL);
     sigset_t block, old;
     sigemptyset(&block);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGINT);
+    for (int i = 0; i < 4; i++) sigaddset(&block, FORWARDED[i]);
     sigprocmask(SIG_BLOCK, &block, &old);   /* g_child is set before a signal can look at it */
-    pid_t pid = fork();
-    if (pid < 0) die_user("cannot start task %d: %s", k, strerror(errno));
+    pid_t parent = getpid(), pid = fork();
+    if (pid < 0) die_user("cannot start task %d: %s", k + 1, strerror(errno));
     if (pid == 0) {
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL), signal(SIGQUIT, SIG_DFL);
+        setpgid(0, 0);
+        close(st[0]);
         drop_launcher_env();
-        dup2(fd, STDOUT_FILENO);
-        dup2(fd, STDERR_FILENO);
-        close(fd);
-        execl("/bin/sh", "sh", "-c", t->cmd[k], (char *)NULL);
-        _exit(127);
+        supervise(t->cmd[k], fd, st[1], parent);
     }
+    setpgid(pid, pid); /* either side may come first */
     g_child = pid;
     sigprocmask(SIG_SETMASK, &old, NULL);
+    close(st[1]);
+    g_status = st[0];
     if (f->log_dir) close(fd);
     else g_capture = fd;
     return pid;
@@ -196,7 +330,7 @@ static void last_line(const farm *f, int k, char *out, size_t cap)
     FILE *fp;
     if (f->log_dir) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/task%d.log", f->log_dir, k);
+        log_path(f, k, path, sizeof path);
         fp = fopen(path, "r");
     } else {
         int fd = g_capture >= 0 ? dup(g_capture) : -1;
@@ -213,22 +347,42 @@ static void last_line(const farm *f, int k, char *out, size_t cap)
     fclose(fp);
 }
 
-/* Task k ended with wait status st: nothing if it succeeded, else stop the job. */
+/* Task k ended with wait status st (its supervisor's): nothing if it
+ * succeeded, else stop the job with one line. */
 static void finish_task(const farm *f, const task_list *t, int k, int st)
 {
-    int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-    char last[1100] = "";
-    if (!ok) last_line(f, k, last, sizeof last);
+    /* a supervisor killed (SIGKILL cannot be forwarded): what is left of its
+     * group gets SIGTERM here */
+    if (WIFSIGNALED(st) && g_child > 0) kill(-g_child, SIGTERM);
+    int werr = 0;
+    if (g_status >= 0) {
+        if (read(g_status, &werr, sizeof werr) != (ssize_t)sizeof werr) werr = 0;
+        close(g_status);
+        g_status = -1;
+    }
+    int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && !werr;
+    char last[1100] = "", where[4200];
+    if (!ok && !werr) last_line(f, k, last, sizeof last);
     if (g_capture >= 0) close(g_capture);
     g_capture = -1;
     g_child = 0;
     if (ok) return;
-    int code = WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_INTERNAL;
+    task_where(t, k, where, sizeof where);
+    if (werr) {
+        char path[4096] = "its output";
+        if (f->log_dir) log_path(f, k, path, sizeof path);
+        fprintf(stderr, "%s: task %d (%s): writing %s failed: %s: %s\n", program_name(), k + 1, where, path,
+                strerror(werr), t->cmd[k]);
+        dist_abort(EXIT_USER);
+    }
+    /* the shell reports a command killed by signal N as exit status 128 + N */
+    int sig = WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st) > 128 && WEXITSTATUS(st) <= 128 + 64 ? WEXITSTATUS(st) - 128 : 0;
+    int code = sig ? EXIT_TASK_KILLED : WEXITSTATUS(st);
     char how[64];
-    if (WIFEXITED(st)) snprintf(how, sizeof how, "exit %d", code);
-    else snprintf(how, sizeof how, "signal %d", WTERMSIG(st));
-    fprintf(stderr, "%s: task %d (line %d) failed with %s%s%s: %s\n", program_name(), k + 1, t->line[k], how,
-            last[0] ? ": " : "", last, t->cmd[k]);
+    if (sig) snprintf(how, sizeof how, "killed by signal %d (%s)", sig, strsignal(sig));
+    else snprintf(how, sizeof how, "failed with exit %d", code);
+    fprintf(stderr, "%s: task %d (%s) %s%s%s: %s\n", program_name(), k + 1, where, how, last[0] ? ": " : "", last,
+            t->cmd[k]);
     dist_abort(code);
 }
 
@@ -295,16 +449,36 @@ static void worker(const farm *f, const task_list *t)
     }
 }
 
+/* The list files: every argument that is neither an option nor an option's
+ * value, and the value of every --list (given any number of times). They are
+ * taken out of argv, which keeps the rest for cli_parse. */
+static int take_lists(int *argc, char **argv, const char **files)
+{
+    int n = 0, out = 1, i = 1;
+    for (; i < *argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) { i++; break; }
+        if (!strcmp(a, "--list") && i + 1 < *argc) { files[n++] = argv[++i]; continue; }
+        if (!strncmp(a, "--list=", 7)) { files[n++] = a + 7; continue; }
+        if (!strcmp(a, "--log") && i + 1 < *argc) { argv[out++] = argv[i++]; argv[out++] = argv[i]; continue; }
+        if (a[0] != '-' || !a[1]) { files[n++] = a; continue; }
+        argv[out++] = argv[i];
+    }
+    for (; i < *argc; i++) files[n++] = argv[i];
+    *argc = out;
+    argv[out] = NULL;
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     dist_init(&argc, &argv);
     const char *list = NULL, *log_dir = NULL;
-    /* the list may be given as the last argument (mpirun -np N run_tasks list.txt) */
-    if (argc >= 2 && argv[argc - 1][0] != '-' && strcmp(argv[argc - 2], "--list") && strcmp(argv[argc - 2], "--log"))
-        list = argv[--argc];
+    const char **files = xmalloc((size_t)(argc + 1) * sizeof *files);
+    int nfiles = take_lists(&argc, argv, files);
     const cli_opt opts[] = {
-        {"list", OPT_STRING, &list, "the list of commands, one per line (or give it as the last argument)"},
-        {"log", OPT_STRING, &log_dir, "folder for each task's output (task<k>.log); default: discarded"},
+        {"list", OPT_STRING, &list, "a list of commands, one per line (or give the lists as arguments; several are one list, in order)"},
+        {"log", OPT_STRING, &log_dir, "folder for each task's output (task<k>.log, k from 1 as in the messages); default: discarded"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -312,10 +486,14 @@ int main(int argc, char **argv)
               "once, spread over the ranks of an MPI job (mpirun -np N build-mpi/bin/run_tasks list.txt; srun)\n"
               "or one after the other without MPI. Rank 0 hands the commands out in list order to whichever\n"
               "rank is free. A failing command stops the job with one line and its exit code; the commands\n"
-              "still running get SIGTERM. make verdict-tasks writes the list of make verdicts' runs.",
+              "still running get SIGTERM (each runs in a process group of its own: the whole group gets it).\n"
+              "Exit codes: 0 all tasks succeeded; a failing task's own code; 4 a task killed by a signal;\n"
+              "2 a bad list, or a task's log that could not be written (a full disk). make verdict-tasks\n"
+              "writes the list of make verdicts' runs.",
               opts, sizeof opts / sizeof *opts);
-    if (!list) die_user("no list of commands (run_tasks LIST, or --list LIST)");
-    task_list t = read_list(list);
+    if (list) files[nfiles++] = list; /* an abbreviated --li LIST */
+    if (!nfiles) die_user("no list of commands (run_tasks LIST..., or --list LIST)");
+    task_list t = read_lists(files, nfiles);
     if (log_dir && dist_rank() == 0) ensure_dir(log_dir);
     dist_barrier();
     dist_own_work();
@@ -342,6 +520,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < t.n; k++) free(t.cmd[k]);
     free(t.cmd);
     free(t.line);
+    free(t.file);
+    free(files);
     dist_finalize();
     return 0;
 }

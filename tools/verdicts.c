@@ -18,7 +18,6 @@
 #include "harness/harness.h"
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* --skip: experiment names, comma-separated, each one of the claim table's. */
 static int parse_skip(const char *text, const claim_rule *rules, int n, char names[][64], int cap)
@@ -60,6 +59,25 @@ static void print_list(const claim_rule *rules, int n)
         printf("%-34s %-18s %s %s %g (%s); control: %s\n", rules[i].id, rules[i].experiment, rules[i].stat,
                rules[i].side == CLAIM_ABOVE ? "above" : "below", rules[i].threshold, kinds[rules[i].kind],
                rules[i].control ? rules[i].control : "none");
+}
+
+/* --runs must be a folder; --out must not be inside it (a seed's folder holds
+ * a run.txt: writing there would first clear that run's files). */
+/* The folder of runs (--runs or --sensitivity) must be one, and --out must not lie
+ * inside it: a verdicts folder there would clear a run's files. */
+static void check_runs_and_out(const char *flag, const char *runs, const char *out)
+{
+    if (!path_is_folder(runs))
+        die_user("--%s %s is not a folder (expected the per-seed runs, <%s>/<experiment>/.../seed<s>/)", flag, runs,
+                 flag);
+    char *r = realpath(runs, NULL), *o = realpath(out, NULL);
+    size_t n = r ? strlen(r) : 0;
+    int inside = r && o && strncmp(o, r, n) == 0 && (o[n] == '/' || o[n] == '\0' || n == 1);
+    free(r);
+    free(o);
+    if (inside)
+        die_user("--out %s is inside --%s %s: a run there would be cleared; give a folder outside the runs", out, flag,
+                 runs);
 }
 
 int main(int argc, char **argv)
@@ -107,12 +125,11 @@ int main(int argc, char **argv)
     int nskip = parse_skip(skip, rules, n, names, 32);
     const char *skipv[32];
     for (int k = 0; k < nskip; k++) skipv[k] = names[k];
+    check_runs_and_out("runs", runs, out);
+    if (sensitivity) check_runs_and_out("sensitivity", sensitivity, out);
     claim_study s = {.runs = runs, .sensitivity = sensitivity, .scale = scale, .alpha = alpha, .seeds = seeds};
     study_run(&s, rules, n, skipv, nskip);
     if (!study_present(&s)) die_user("--runs %s holds no run of any experiment of the claim table", runs);
-    char *inside = path_join(out, "stats.csv");
-    if (access(inside, F_OK) == 0) die_user("--out %s holds a run (stats.csv): not a folder for verdicts", out);
-    free(inside);
     ensure_dir(out);
     study_write(out, &s, skip);
     char *path = path_join(out, "summary.md");

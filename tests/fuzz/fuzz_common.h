@@ -32,9 +32,7 @@ static void fuzz_hook(const char *msg)
 static void fuzz_cleanup(void)
 {
     if (!fuzz_dir[0]) return;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fuzz_dir);
-    if (system(cmd) != 0) fprintf(stderr, "fuzz: could not remove %s\n", fuzz_dir);
+    if (remove_tree(fuzz_dir) != 0) fprintf(stderr, "fuzz: could not remove %s\n", fuzz_dir);
 }
 
 /* The private folder (created once). */
