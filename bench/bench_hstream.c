@@ -30,14 +30,9 @@ static model *markov_tt(int B, unsigned long seed)
 {
     tt_config c = tt_defaults();
     model *m = tt_new(&c);
-    tt_data *d = tt_data_markov(c.V, 2, 2, seed);
     gsl_rng *r = rng_new(seed + 1);
-    int *tok = xmalloc((size_t)B * (c.T + 1) * sizeof(int));
-    tt_data_batch(d, r, B, c.T, tok);
-    tt_set_batch(m, tok, B);
-    free(tok);
+    fixture_markov_batch(m, &c, B, seed, r);
     rng_free(r);
-    tt_data_free(d);
     return m;
 }
 

@@ -24,14 +24,9 @@ static model *markov_tt(int layers, int C, int M, int heads, int B)
     tt_config c = tt_defaults();
     c.layers = layers, c.C = C, c.M = M, c.heads = heads;
     model *m = tt_new(&c);
-    tt_data *d = tt_data_markov(c.V, 2, 2, 1);
     gsl_rng *r = rng_new(2);
-    int *tok = xmalloc((size_t)B * (c.T + 1) * sizeof(int));
-    tt_data_batch(d, r, B, c.T, tok);
-    tt_set_batch(m, tok, B);
-    free(tok);
+    fixture_markov_batch(m, &c, B, 1, r);
     rng_free(r);
-    tt_data_free(d);
     return m;
 }
 

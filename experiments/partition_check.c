@@ -44,8 +44,9 @@
 
 typedef struct {
     ckpt_cli cli;
-    const char *model_name, *out, *mlp_data, *mlp_act;
-    int mlp_width, mlp_pool, mlp_eval_n, reps, save_h;
+    const char *model_name, *out;
+    mlp_cli mlp;
+    int reps, save_h;
     double share, level;
     gsl_rng *rng;        /* Monte Carlo baselines of the old statistic */
     gsl_rng *perm_rng;   /* the permutations of the control */
@@ -394,9 +395,9 @@ static void write_claims(const run *r, const model_result *res, int nres)
 
 static void parse_args(run *r, int argc, char **argv)
 {
-    *r = (run){.model_name = "tt", .out = "results/partition_check", .mlp_data = "fashion-mnist", .mlp_act = "tanh",
-               .mlp_width = 8, .mlp_pool = 4, .mlp_eval_n = 1000, .reps = 10, .share = 0.9, .level = 0.5, .save_h = 1};
+    *r = (run){.model_name = "tt", .out = "results/partition_check", .reps = 10, .share = 0.9, .level = 0.5, .save_h = 1};
     ckpt_cli_init(&r->cli);
+    mlp_cli_init(&r->mlp);
     const cli_opt opts[] = {
         {"model", OPT_STRING, &r->model_name, "tt (the tiny Transformer, as fig6), mlp (the 1-hidden-layer MLP), both, "
                                               "or a Transformer trained elsewhere: a nanoGPT-layout .safetensors"},
@@ -405,11 +406,7 @@ static void parse_args(run *r, int argc, char **argv)
         {"share", OPT_DOUBLE, &r->share, "old rule: share of a tensor's Hessian mass the chosen split must keep"},
         {"reps", OPT_INT, &r->reps, "random permutations for the old mass-ratio baselines"},
         CKPT_CLI_OPTS(&r->cli),
-        {"mlp-data", OPT_STRING, &r->mlp_data, "--model mlp: fashion-mnist or synthetic"},
-        {"mlp-width", OPT_INT, &r->mlp_width, "--model mlp: hidden neurons"},
-        {"mlp-pool", OPT_INT, &r->mlp_pool, "--model mlp: k x k average pooling of the images"},
-        {"mlp-act", OPT_STRING, &r->mlp_act, "--model mlp: relu, tanh, gelu or linear"},
-        {"mlp-eval-n", OPT_INT, &r->mlp_eval_n, "--model mlp: test images the Hessian is taken on"},
+        MLP_CLI_OPTS(&r->mlp),
         {"save-h", OPT_INT, &r->save_h, "1: write H.npy (P x P)"},
         {"out", OPT_STRING, &r->out, "output folder"},
     };
@@ -442,18 +439,7 @@ static void check_args(run *r, int *do_tt, int *do_mlp, tt_ckpt_setup *setup, ml
     if (r->reps < 2 || r->reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r->reps);
     if (r->save_h != 0 && r->save_h != 1) die_user("--save-h must be 0 or 1 (got %d)", r->save_h);
     *setup = ckpt_cli_setup(&r->cli);
-    *ms = (mlp_ckpt_setup){.data = r->mlp_data, .act = r->mlp_act, .width = r->mlp_width, .pool = r->mlp_pool,
-                           .eval_n = r->mlp_eval_n, .batch = r->cli.batch, .steps = r->cli.steps, .lr = r->cli.lr,
-                           .frac = r->cli.frac, .seed = (unsigned long)r->cli.seed,
-                           .data_seed = (unsigned long)r->cli.data_seed};
-    if (*do_mlp) {
-        if (strcmp(r->mlp_data, "fashion-mnist") != 0 && strcmp(r->mlp_data, "synthetic") != 0)
-            die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", r->mlp_data);
-        if (r->mlp_width < 1 || r->mlp_width > 4096) die_user("--mlp-width must be in 1..4096 (got %d)", r->mlp_width);
-        if (r->mlp_pool < 1 || r->mlp_pool > 8) die_user("--mlp-pool must be in 1..8 (got %d)", r->mlp_pool);
-        if (r->mlp_eval_n < 1) die_user("--mlp-eval-n must be >= 1 (got %d)", r->mlp_eval_n);
-        act_parse(r->mlp_act);
-    }
+    *ms = *do_mlp ? mlp_cli_setup(&r->mlp, &r->cli) : (mlp_ckpt_setup){0};
 }
 
 int main(int argc, char **argv)

@@ -382,46 +382,6 @@ void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out);
 void mlp_ckpt_model(const mlp_ckpt_setup *s, int train, mlp_ckpt *out);
 void mlp_ckpt_free(mlp_ckpt *c);
 
-/* ---- either model at a checkpoint, on every rank of a job (model_ckpt.c) ----------------------
- * The command line of the Hessian programs that take both models (--model tt with
- * ckpt_cli's flags, --model mlp with --mlp-*): hessian_blocks' flags, so the same
- * flags give the same H. model_ckpt_open builds the model at the checkpoint on
- * every rank of core/dist.h (one process: the one rank): rank 0 trains (the
- * Transformer's run into train_dir), the other ranks build the same model and
- * Hessian batch and receive the parameters and v̂ from rank 0; every rank's
- * model then runs dist_workers() threads. */
-typedef struct {
-    ckpt_cli cli;
-    const char *model_name, *mlp_data, *mlp_act;
-    int mlp_width, mlp_pool, mlp_eval_n;
-} model_cli;
-void model_cli_init(model_cli *c);   /* tt; MLP: fashion-mnist, tanh, width 8, pool 4, 1,000 images */
-#define MODEL_CLI_OPTS(c)                                                                                        \
-    {"model", OPT_STRING, &(c)->model_name, "tt (the tiny Transformer; its size from --layers, --C, --M, --T, ...) or mlp"}, \
-    CKPT_CLI_OPTS(&(c)->cli),                                                                                    \
-    {"mlp-data", OPT_STRING, &(c)->mlp_data, "--model mlp: fashion-mnist or synthetic"},                       \
-    {"mlp-width", OPT_INT, &(c)->mlp_width, "--model mlp: hidden neurons"},                                     \
-    {"mlp-pool", OPT_INT, &(c)->mlp_pool, "--model mlp: k x k average pooling of the images"},                 \
-    {"mlp-act", OPT_STRING, &(c)->mlp_act, "--model mlp: relu, tanh, gelu or linear"},                         \
-    {"mlp-eval-n", OPT_INT, &(c)->mlp_eval_n, "--model mlp: test images the Hessian is taken on"}
-typedef struct {
-    int is_tt;
-    tt_ckpt_setup setup;       /* the Transformer's (from ckpt_cli_setup) */
-    mlp_ckpt_setup ms;         /* the MLP's */
-    tt_ckpt tt;
-    mlp_ckpt mlp;
-    model *m;                  /* at the checkpoint, on the Hessian batch */
-    double *vhat;              /* (P) v̂ at the checkpoint */
-    double eps;                /* the optimizer's ε (for D = 1/(√v̂ + ε)) */
-    long step, total;
-    double loss;               /* Hessian-batch loss at the checkpoint */
-} model_ckpt;
-/* Range checks of every flag (user errors), before any output. */
-void model_cli_check(model_cli *c, model_ckpt *out);
-/* After model_cli_check (same out): the model at the checkpoint on every rank. */
-void model_ckpt_open(model_ckpt *out, const char *train_dir);
-void model_ckpt_free(model_ckpt *k);
-
 /* The MLP's flags of the programs that take its checkpoint Hessian beside the
  * Transformer's (hessian_blocks, hetero, partition_check): data, activation,
  * width, pooling and Hessian batch; the training flags and seeds are ckpt_cli's. */
@@ -439,6 +399,44 @@ void mlp_cli_init(mlp_cli *c);   /* fashion-mnist, tanh, 8 neurons, 4x4 pooling,
 /* Range checks (one user error each), then the setup: c's model, k's training
  * (steps, lr, batch, checkpoint) and seeds. */
 mlp_ckpt_setup mlp_cli_setup(const mlp_cli *c, const ckpt_cli *k);
+
+/* ---- either model at a checkpoint, on every rank of a job (model_ckpt.c) ----------------------
+ * The command line of the Hessian programs that take both models (hessian_blocks,
+ * spectra): --model tt with ckpt_cli's flags, --model mlp with mlp_cli's, or
+ * --model FILE (a Transformer trained elsewhere), so the same flags give the
+ * same H. model_ckpt_open builds the model at the checkpoint on every rank of
+ * core/dist.h (one process: the one rank): rank 0 trains (the Transformer's run
+ * into train_dir), the other ranks build the same model and Hessian batch and
+ * receive the parameters and v̂ from rank 0; every rank's model then runs
+ * dist_workers() threads. */
+typedef struct {
+    ckpt_cli cli;
+    const char *model_name;
+    mlp_cli mlp;
+} model_cli;
+void model_cli_init(model_cli *c);   /* tt; the MLP's defaults of mlp_cli_init */
+#define MODEL_CLI_OPTS(c)                                                                                        \
+    {"model", OPT_STRING, &(c)->model_name, "tt (the tiny Transformer; its size from --layers, --C, --M, --T, ...), mlp, " \
+                                            "or a Transformer trained elsewhere: a nanoGPT-layout .safetensors"}, \
+    CKPT_CLI_MODEL_CONFIG_OPT(&(c)->cli), CKPT_CLI_OPTS(&(c)->cli), MLP_CLI_OPTS(&(c)->mlp)
+typedef struct {
+    int is_tt;
+    tt_ckpt_setup setup;       /* the Transformer's (from ckpt_cli_setup) */
+    mlp_ckpt_setup ms;         /* the MLP's */
+    tt_ckpt tt;
+    mlp_ckpt mlp;
+    model *m;                  /* at the checkpoint, on the Hessian batch */
+    double *vhat;              /* (P) v̂ at the checkpoint */
+    double eps;                /* the optimizer's ε (for D = 1/(√v̂ + ε)) */
+    long step, total;          /* 0, 0 for a model read from a file */
+    double loss;               /* Hessian-batch loss at the checkpoint */
+} model_ckpt;
+/* Range checks of every flag (user errors), before any output. */
+void model_cli_check(model_cli *c, model_ckpt *out);
+/* After model_cli_check (same out): the model at the checkpoint on every rank
+ * (and --save-safetensors written by rank 0). */
+void model_ckpt_open(model_ckpt *out, const char *train_dir);
+void model_ckpt_free(model_ckpt *k);
 
 /* ==== extensions hetero and vspread (hetero_util.c) ==================================
  * Groups of parameter indices, and what the two extensions measure on them.

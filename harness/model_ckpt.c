@@ -10,31 +10,17 @@ void model_cli_init(model_cli *c)
 {
     memset(c, 0, sizeof *c);
     ckpt_cli_init(&c->cli);
+    mlp_cli_init(&c->mlp);
     c->model_name = "tt";
-    c->mlp_data = "fashion-mnist";
-    c->mlp_act = "tanh";
-    c->mlp_width = 8;
-    c->mlp_pool = 4;
-    c->mlp_eval_n = 1000;
 }
 
 void model_cli_check(model_cli *c, model_ckpt *out)
 {
     memset(out, 0, sizeof *out);
-    out->is_tt = strcmp(c->model_name, "tt") == 0;
-    if (!out->is_tt && strcmp(c->model_name, "mlp") != 0) die_user("--model must be tt or mlp (got '%s')", c->model_name);
+    out->is_tt = strcmp(c->model_name, "mlp") != 0;
+    if (out->is_tt && strcmp(c->model_name, "tt") != 0) c->cli.model_path = c->model_name; /* a file */
     out->setup = ckpt_cli_setup(&c->cli);
-    ckpt_cli *k = &c->cli;
-    out->ms = (mlp_ckpt_setup){c->mlp_data, c->mlp_act, c->mlp_width, c->mlp_pool, c->mlp_eval_n, k->batch, k->steps,
-                               k->lr, k->frac, (unsigned long)k->seed, (unsigned long)k->data_seed};
-    if (!out->is_tt) {
-        if (strcmp(c->mlp_data, "fashion-mnist") != 0 && strcmp(c->mlp_data, "synthetic") != 0)
-            die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", c->mlp_data);
-        if (c->mlp_width < 1 || c->mlp_width > 4096) die_user("--mlp-width must be in 1..4096 (got %d)", c->mlp_width);
-        if (c->mlp_pool < 1 || c->mlp_pool > 8) die_user("--mlp-pool must be in 1..8 (got %d)", c->mlp_pool);
-        if (c->mlp_eval_n < 1) die_user("--mlp-eval-n must be >= 1 (got %d)", c->mlp_eval_n);
-        act_parse(c->mlp_act);
-    }
+    if (!out->is_tt) out->ms = mlp_cli_setup(&c->mlp, &c->cli);
 }
 
 void model_ckpt_open(model_ckpt *r, const char *train_dir)
@@ -49,6 +35,7 @@ void model_ckpt_open(model_ckpt *r, const char *train_dir)
         if (root) {
             tt_ckpt_train(&one, train_dir, &r->tt);
             tt_ckpt_load(&one, train_dir, step, &r->tt);
+            if (one.save_path) tt_save_nanogpt(r->tt.m, one.save_path, 0);
             meta[0] = r->tt.m->loss(r->tt.m);
         } else {
             r->tt.vhat = xmalloc(r->tt.m->P * sizeof(double));
@@ -56,8 +43,8 @@ void model_ckpt_open(model_ckpt *r, const char *train_dir)
         r->m = r->tt.m;
         r->vhat = r->tt.vhat;
         r->eps = r->setup.train.ocfg.eps;
-        r->step = step;
-        r->total = r->setup.train.steps;
+        r->step = one.model_path ? 0 : step;
+        r->total = one.model_path ? 0 : r->setup.train.steps;
     } else {
         mlp_ckpt_model(&r->ms, root, &r->mlp);
         r->m = r->mlp.m;

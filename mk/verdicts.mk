@@ -45,4 +45,4 @@ endef
 # The README's headline and docs/results.md, from the default block of verdicts
 # (the last make verdicts or make sensitivity).
 results:
-	@./scripts/readme_results.sh $(RES)/verdicts README.md docs/results.md
+	@./scripts/readme_results.sh $(RES)/verdicts README.md docs/results.md $(if $(wildcard $(RES)-text/verdicts/verdicts.csv),$(RES)-text/verdicts)

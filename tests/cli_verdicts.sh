@@ -153,4 +153,13 @@ grep -q "train_compare.mini_on_par — PASS" "$TMPD/results.md" && head -1 "$TMP
   && cli_ok || cli_fail "results.md holds the evidence under a generated note"
 ./scripts/readme_results.sh "$TMPD/nonexistent" "$TMPD/README.md" "$TMPD/r2.md" >/dev/null 2>&1
 [ $? -eq 2 ] && [ ! -e "$TMPD/r2.md" ] && cli_ok || cli_fail "no verdicts folder: exit 2, nothing written"
+# with a text study: its verdicts beside the Markov chain's, claims it did not judge left out
+grep -v '^fig4\.' "$TMPD/o2/verdicts.csv" >"$TMPD/o2t.csv" && mkdir -p "$TMPD/o2t" && mv "$TMPD/o2t.csv" "$TMPD/o2t/verdicts.csv"
+./scripts/readme_results.sh "$TMPD/o2" "$TMPD/README.md" "$TMPD/r3.md" "$TMPD/o2t" >/dev/null
+grep -q "^| claim | Markov chain | robustness | English text |" "$TMPD/r3.md" \
+  && grep -q "^| \`train_compare.mini_on_par\` | PASS | [A-Z-]* | PASS |$" "$TMPD/r3.md" \
+  && ! grep -q '^| `fig4\.[a-z_]*` |' "$TMPD/r3.md" \
+  && cli_ok || cli_fail "results.md: the text column beside the Markov chain's"
+./scripts/readme_results.sh "$TMPD/o2" "$TMPD/README.md" "$TMPD/r4.md" "$TMPD/nonexistent" >/dev/null 2>&1
+[ $? -eq 2 ] && [ ! -e "$TMPD/r4.md" ] && cli_ok || cli_fail "no text verdicts: exit 2, nothing written"
 cli_summary

@@ -49,12 +49,17 @@ model *fixture_tt_markov(void)
     model *m = tt_new(&c);
     gsl_rng *r = rng_new(103);
     fixture_tt_params(m, r);
-    tt_data *d = tt_data_markov(c.V, 2, 2, 1);
-    int B = 6, *tok = xmalloc((size_t)B * (c.T + 1) * sizeof(int));
-    tt_data_batch(d, r, B, c.T, tok);
+    fixture_markov_batch(m, &c, 6, 1, r);
+    rng_free(r);
+    return m;
+}
+
+void fixture_markov_batch(model *m, const tt_config *c, int B, unsigned long chain_seed, gsl_rng *r)
+{
+    tt_data *d = tt_data_markov(c->V, 2, 2, chain_seed);
+    int *tok = xmalloc((size_t)B * (c->T + 1) * sizeof(int));
+    tt_data_batch(d, r, B, c->T, tok);
     tt_set_batch(m, tok, B);
     free(tok);
     tt_data_free(d);
-    rng_free(r);
-    return m;
 }

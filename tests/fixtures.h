@@ -24,5 +24,8 @@ model *fixture_tt(const tt_config *c, int B, unsigned long seed);
  * layer, T 4, biases; fixture_tt_params, then 6 sequences of a Markov chain
  * (order 2, 2 successors). */
 model *fixture_tt_markov(void);
+/* B sequences of the order-2 Markov chain with 2 successors (chain seed
+ * chain_seed) drawn with r, set as m's batch (m of shape c). */
+void fixture_markov_batch(model *m, const tt_config *c, int B, unsigned long chain_seed, gsl_rng *r);
 
 #endif

@@ -34,22 +34,14 @@
 #include <sys/resource.h>
 
 typedef struct {
-    ckpt_cli cli;
-    const char *model_name, *out, *part_name, *pool_name, *path_name, *eig_name;
-    mlp_cli mlp_flags;
+    model_cli mc;              /* --model and its flags */
+    const char *out, *part_name, *pool_name, *path_name, *eig_name;
     int pixels, lower, full_spectrum, write_h, skip_blocks;
     int_list eig_range;
     /* state */
-    int is_tt, full;           /* --model tt; --path full */
-    tt_ckpt_setup setup;
-    mlp_ckpt_setup ms;
-    tt_ckpt tt;
-    mlp_ckpt mlp;
-    model *m;
-    double *vhat, *d;          /* (P) v̂ at the checkpoint and D_Adam's diagonal */
-    double eps;
-    long step, total;
-    double loss;
+    int full;                  /* --path full */
+    model_ckpt k;              /* the model at the checkpoint, v̂, ε */
+    double *d;                 /* (P) D_Adam's diagonal */
     partition *p;
 } run;
 
@@ -68,12 +60,12 @@ typedef struct {
 static partition *make_partition(const run *r)
 {
     const char *s = r->part_name;
-    if (!strcmp(s, "alg3")) return partition_alg3(r->m, 0);
-    if (!strcmp(s, "alg3-value-whole")) return partition_alg3(r->m, 1);
-    if (!strcmp(s, "alg2") || !strcmp(s, "tensors")) return partition_alg2(r->m);
-    if (!strcmp(s, "rows")) return partition_uniform(r->m, SPLIT_ROWS);
-    if (!strcmp(s, "cols")) return partition_uniform(r->m, SPLIT_COLS);
-    return partition_read(s, r->m);
+    if (!strcmp(s, "alg3")) return partition_alg3(r->k.m, 0);
+    if (!strcmp(s, "alg3-value-whole")) return partition_alg3(r->k.m, 1);
+    if (!strcmp(s, "alg2") || !strcmp(s, "tensors")) return partition_alg2(r->k.m);
+    if (!strcmp(s, "rows")) return partition_uniform(r->k.m, SPLIT_ROWS);
+    if (!strcmp(s, "cols")) return partition_uniform(r->k.m, SPLIT_COLS);
+    return partition_read(s, r->k.m);
 }
 
 /* What can only be checked against the model — a partition file, --eig-range
@@ -88,74 +80,37 @@ static void check_against_layout(const run *r)
     if (builtin && !r->eig_range.n) return;
     mlp_ckpt mc = {0};
     model *m;
-    if (r->is_tt) {
-        m = tt_new(&r->setup.cfg);
+    if (r->k.is_tt) {
+        m = tt_new(&r->k.setup.cfg);
     } else {
-        mlp_ckpt_model(&r->ms, 0, &mc);
+        mlp_ckpt_model(&r->k.ms, 0, &mc);
         m = mc.m;
     }
     if (r->eig_range.n == 2 && (r->eig_range.v[0] < 1 || r->eig_range.v[1] < r->eig_range.v[0] ||
                                 (size_t)r->eig_range.v[1] > m->P))
         die_user("--eig-range %d,%d is not inside 1..%zu", r->eig_range.v[0], r->eig_range.v[1], m->P);
     if (!builtin) partition_free(partition_read(s, m));
-    if (r->is_tt) model_free(m);
+    if (r->k.is_tt) model_free(m);
     else mlp_ckpt_free(&mc);
 }
 
-/* The model at the checkpoint on every rank: rank 0 trains (and writes train/),
- * the others build the same model and receive its parameters and v̂. */
+/* The model at the checkpoint on every rank (rank 0 trains and writes train/),
+ * and D_Adam from its v̂. */
 static void build_model(run *r)
 {
-    int root = dist_rank() == 0;
-    double meta[3] = {0};
-    if (r->is_tt) {
-        /* harness's steps of tt_ckpt_hessian, all but H: model and Hessian batch,
-         * then (rank 0) the training and the checkpoint read back */
-        tt_ckpt_setup one = r->setup;
-        one.train.nfracs = 1;
-        tt_ckpt_start(&one, &r->tt);
-        long step = checkpoint_step(one.train.fracs[0], one.train.steps);
-        if (root) {
-            char *train_dir = path_join(r->out, "train");
-            tt_ckpt_train(&one, train_dir, &r->tt);
-            tt_ckpt_load(&one, train_dir, step, &r->tt);
-            if (one.save_path) tt_save_nanogpt(r->tt.m, one.save_path, 0);
-            free(train_dir);
-            meta[0] = r->tt.m->loss(r->tt.m);
-        } else {
-            r->tt.vhat = xmalloc(r->tt.m->P * sizeof(double));
-        }
-        r->m = r->tt.m;
-        r->vhat = r->tt.vhat;
-        r->eps = r->setup.train.ocfg.eps;
-        r->step = one.model_path ? 0 : step;
-        r->total = one.model_path ? 0 : r->setup.train.steps;
-    } else {
-        mlp_ckpt_model(&r->ms, root, &r->mlp);
-        r->m = r->mlp.m;
-        if (!root) r->mlp.vhat = xmalloc(r->m->P * sizeof(double));
-        r->vhat = r->mlp.vhat;
-        r->eps = optim_defaults(OPTIM_ADAM).eps;
-        r->step = r->mlp.step;
-        r->total = r->mlp.total;
-        if (root) meta[0] = r->m->loss(r->m);
-    }
-    dist_bcast(r->m->params, r->m->P * sizeof(double));
-    dist_bcast(r->vhat, r->m->P * sizeof(double));
-    dist_bcast(meta, sizeof meta);
-    r->loss = meta[0];
-    r->d = xmalloc(r->m->P * sizeof(double));
-    adam_diag(r->m->P, r->vhat, r->eps, r->d);
+    char *train_dir = path_join(r->out, "train");
+    model_ckpt_open(&r->k, train_dir);
+    free(train_dir);
+    r->d = xmalloc(r->k.m->P * sizeof(double));
+    adam_diag(r->k.m->P, r->k.vhat, r->k.eps, r->d);
     int workers = dist_workers();
     blas_memory_guard(workers, "TOOLKIT_RANK_THREADS=1"); /* the panel workers call BLAS at once */
-    if (r->is_tt) tt_set_threads(r->m, workers);
-    else mlp_set_threads(r->m, workers);
 }
 
 static hessian_opts engine_opts(const run *r)
 {
     hessian_opts o = hessian_defaults();
-    o.panel = r->cli.panel;
+    o.panel = r->mc.cli.panel;
     o.symmetric = r->lower;
     o.label = "Hessian panels"; /* in messages after the program's name: not the name again */
     return o;
@@ -174,10 +129,10 @@ static double cpu_seconds(void)
 static hstream *streamed(run *r, results *res)
 {
     hstream_opts so = {.p = r->p, .keep_blocks = 1, .heat_pixels = r->pixels, .heat_pool = pool_parse(r->pool_name)};
-    hstream *s = hstream_new(r->m, &so);
+    hstream *s = hstream_new(r->k.m, &so);
     hessian_opts o = engine_opts(r);
     double t0 = wall_seconds(), c0 = cpu_seconds();
-    hstream_run_dist(s, r->m, &o);
+    hstream_run_dist(s, r->k.m, &o);
     res->seconds = wall_seconds() - t0;
     res->cpu = dist_sum(cpu_seconds() - c0);   /* every rank's CPU time of the H part, workers included */
     if (dist_rank() > 0) {
@@ -204,11 +159,11 @@ static double *full_path(run *r, results *res)
 {
     hessian_opts o = engine_opts(r);
     double t0 = wall_seconds(), c0 = cpu_seconds();
-    double *H = hessian_full(r->m, &o);
+    double *H = hessian_full(r->k.m, &o);
     res->seconds = wall_seconds() - t0;
     res->cpu = cpu_seconds() - c0;
-    size_t P = r->m->P;
-    int nb = r->p->nblocks, T = r->m->ntensors;
+    size_t P = r->k.m->P;
+    int nb = r->p->nblocks, T = r->k.m->ntensors;
     double *rm = xmalloc(P * sizeof(double));
     res->total = 0;
     for (size_t i = 0; i < P; i++) {
@@ -220,7 +175,7 @@ static double *full_path(run *r, results *res)
     double *tm = xmalloc((size_t)T * T * sizeof(double));
     for (int a = 0; a < T; a++)
         for (int b = 0; b < T; b++) {
-            const tensor_info *ta = &r->m->tensors[a], *tb = &r->m->tensors[b];
+            const tensor_info *ta = &r->k.m->tensors[a], *tb = &r->k.m->tensors[b];
             block ba = {.start = ta->offset, .n = tensor_size(ta), .stride = 1, .tensor = a};
             block bb = {.start = tb->offset, .n = tensor_size(tb), .stride = 1, .tensor = b};
             double *X = block_cross(H, P, &ba, &bb);
@@ -251,7 +206,7 @@ static const char *tensor_at(const model *m, const block *b)
 
 static void write_results(const run *r, const results *res)
 {
-    const model *m = r->m;
+    const model *m = r->k.m;
     size_t P = m->P;
     int nb = r->p->nblocks, T = m->ntensors;
     outfile *f = csv_open_in(r->out, "tensors.csv", "index,name,role,offset,rows,cols,heads,layer");
@@ -294,7 +249,7 @@ static void write_results(const run *r, const results *res)
     free(eig);
 
     npy_write_in(r->out, "row_mass.npy", res->row_mass, 1, &P);
-    npy_write_in(r->out, "vhat.npy", r->vhat, 1, &P);
+    npy_write_in(r->out, "vhat.npy", r->k.vhat, 1, &P);
     size_t tshape[2] = {(size_t)T, (size_t)T};
     npy_write_in(r->out, "tensor_mass.npy", res->tmass, 2, tshape);
     f = csv_open_in(r->out, "tensor_mass.csv", "tensor_a,tensor_b,mass,share");
@@ -305,7 +260,7 @@ static void write_results(const run *r, const results *res)
     csv_close(f);
 
     char note[160];
-    snprintf(note, sizeof note, "|H| of %s (P = %zu) at step %ld, %s-pooled", m->kind, P, r->step, r->pool_name);
+    snprintf(note, sizeof note, "|H| of %s (P = %zu) at step %ld, %s-pooled", m->kind, P, r->k.step, r->pool_name);
     char *path = path_join(r->out, "heat.csv");
     heatmap_write(path, res->heat, res->pr, res->pc, res->factor, note);
     free(path);
@@ -323,9 +278,9 @@ static void write_results(const run *r, const results *res)
     csv_row(f, "partition,%s", r->part_name);
     csv_row(f, "blocks,%d", nb);
     csv_row(f, "panels,%s", r->lower ? "lower" : "full");
-    csv_row(f, "checkpoint_step,%ld", r->step);
-    csv_row(f, "total_steps,%ld", r->total);
-    csv_row(f, "loss_checkpoint,%.17g", r->loss);
+    csv_row(f, "checkpoint_step,%ld", r->k.step);
+    csv_row(f, "total_steps,%ld", r->k.total);
+    csv_row(f, "loss_checkpoint,%.17g", r->k.loss);
     csv_row(f, "hessian_fro2,%.17g", res->total);
     csv_row(f, "blocks_fro2,%.17g", blocks_fro2);
     csv_row(f, "mass_ratio,%.17g", res->ratio);
@@ -336,7 +291,7 @@ static void write_results(const run *r, const results *res)
 
 static void full_spectrum(const run *r)
 {
-    size_t P = r->m->P;
+    size_t P = r->k.m->P;
     hfull_opts fo = hfull_defaults();
     fo.method = !strcmp(r->eig_name, "evd") ? EIG_EVD : EIG_EVR;
     if (r->eig_range.n == 2) {
@@ -348,7 +303,7 @@ static void full_spectrum(const run *r)
     double *w = xmalloc(P * sizeof(double));
     char *hpath = r->write_h ? path_join(r->out, "H.npy") : NULL;
     double t0 = wall_seconds();
-    int n = hessian_eigs_dist(r->m, &o, &fo, hpath, w);
+    int n = hessian_eigs_dist(r->k.m, &o, &fo, hpath, w);
     double t = wall_seconds() - t0;
     free(hpath);
     if (dist_rank() == 0) {
@@ -370,14 +325,11 @@ static void full_spectrum(const run *r)
 
 static void parse_args(run *r, int argc, char **argv)
 {
-    *r = (run){.model_name = "tt", .out = "results/hessian_blocks", .part_name = "alg3", .pool_name = "max",
+    *r = (run){.out = "results/hessian_blocks", .part_name = "alg3", .pool_name = "max",
                .path_name = "stream", .eig_name = "evr", .pixels = 256};
-    ckpt_cli_init(&r->cli);
-    mlp_cli_init(&r->mlp_flags);
+    model_cli_init(&r->mc);
     const cli_opt opts[] = {
-        {"model", OPT_STRING, &r->model_name, "tt (the tiny Transformer; its size from --layers, --C, --M, --T, ...), mlp, "
-                                              "or a Transformer trained elsewhere: a nanoGPT-layout .safetensors"},
-        CKPT_CLI_MODEL_CONFIG_OPT(&r->cli),
+        MODEL_CLI_OPTS(&r->mc),
         {"partition", OPT_STRING, &r->part_name, "alg3, alg3-value-whole, alg2 (= tensors), rows, cols, or a partition file"},
         {"path", OPT_STRING, &r->path_name, "stream (panel by panel, no H held) or full (the full H: the reference; one process)"},
         {"lower", OPT_FLAG, &r->lower, "symmetric fast path (lower panels, ~0.65x the R-passes; row masses then equal across rank counts to ~1e-16, not bitwise)"},
@@ -388,8 +340,6 @@ static void parse_args(run *r, int argc, char **argv)
         {"eig-range", OPT_INT_LIST, &r->eig_range, "il,iu: only eigenvalues il..iu (1-based, ascending; evr), e.g. the extremes"},
         {"write-h", OPT_FLAG, &r->write_h, "with --full-spectrum: write H.npy (P x P; MPI-IO under MPI)"},
         {"skip-blocks", OPT_FLAG, &r->skip_blocks, "with --full-spectrum: no block analysis"},
-        CKPT_CLI_OPTS(&r->cli),
-        MLP_CLI_OPTS(&r->mlp_flags),
         {"out", OPT_STRING, &r->out, "output folder"},
     };
     run_start(argc, argv);
@@ -404,8 +354,6 @@ static void parse_args(run *r, int argc, char **argv)
               "rank 0 writes what one process writes; each rank runs 1 worker thread unless\n"
               "TOOLKIT_RANK_THREADS says otherwise (one process: OPENBLAS_NUM_THREADS or every core).",
               opts, sizeof opts / sizeof *opts);
-    r->is_tt = strcmp(r->model_name, "mlp") != 0;
-    if (r->is_tt && strcmp(r->model_name, "tt") != 0) r->cli.model_path = r->model_name; /* a file */
     int full = strcmp(r->path_name, "full") == 0;
     if (!full && strcmp(r->path_name, "stream") != 0) die_user("--path must be stream or full (got '%s')", r->path_name);
     if (full && dist_size() > 1) die_user("--path full is the one-process reference: run it without mpirun");
@@ -417,8 +365,7 @@ static void parse_args(run *r, int argc, char **argv)
     if ((r->write_h || r->skip_blocks || r->eig_range.n) && !r->full_spectrum)
         die_user("--write-h, --skip-blocks and --eig-range go with --full-spectrum");
     r->full = full;
-    r->setup = ckpt_cli_setup(&r->cli);
-    if (!r->is_tt) r->ms = mlp_cli_setup(&r->mlp_flags, &r->cli);
+    model_cli_check(&r->mc, &r->k);
 }
 
 /* The block analysis (stream or full path) and its outputs on rank 0. */
@@ -465,20 +412,19 @@ int main(int argc, char **argv)
     build_model(&r);
     r.p = make_partition(&r);
     if (r.eig_range.n == 2 && (r.eig_range.v[0] < 1 || r.eig_range.v[1] < r.eig_range.v[0] ||
-                               (size_t)r.eig_range.v[1] > r.m->P))
-        die_user("--eig-range %d,%d is not inside 1..%zu", r.eig_range.v[0], r.eig_range.v[1], r.m->P);
+                               (size_t)r.eig_range.v[1] > r.k.m->P))
+        die_user("--eig-range %d,%d is not inside 1..%zu", r.eig_range.v[0], r.eig_range.v[1], r.k.m->P);
     if (!core_quiet)
         fprintf(stderr, "hessian_blocks: %s, P = %zu, %d blocks (%s), checkpoint step %ld, %d rank%s x %d worker%s, %s panels\n",
-                r.m->kind, r.m->P, r.p->nblocks, r.part_name, r.step, dist_size(), dist_size() > 1 ? "s" : "",
+                r.k.m->kind, r.k.m->P, r.p->nblocks, r.part_name, r.k.step, dist_size(), dist_size() > 1 ? "s" : "",
                 dist_workers(), dist_workers() > 1 ? "s" : "", r.lower ? "lower" : "full");
     if (!r.skip_blocks) block_analysis(&r);
     if (r.full_spectrum) full_spectrum(&r);
-    if (dist_rank() == 0) run_write_info(r.out, (unsigned long)r.cli.seed);
+    if (dist_rank() == 0) run_write_info(r.out, (unsigned long)r.mc.cli.seed);
 
     partition_free(r.p);
     free(r.d);
-    if (r.is_tt) tt_ckpt_free(&r.tt);
-    else mlp_ckpt_free(&r.mlp);
+    model_ckpt_free(&r.k);
     dist_finalize();
     return 0;
 }
