@@ -136,9 +136,9 @@ expect_no_files "no output on bad input" "$TMPD/o3"
 MAKEFLAGS= make --no-print-directory -n sensitivity-only SEEDS=2 SRUNS="$TMPD/sr" VRUNS="$TMPD/vr" VOUT="$TMPD/vo" \
   >"$TMPD/splan" 2>"$TMPD/splan.err"
 # (stderr apart: a make warning, e.g. of clock skew on a fresh clone, would land mid-line in a shared file)
-grep -q "build/bin/train_compare .*--seed 2 --data-seed 2 .*--steps 600 --out $TMPD/sr/train_compare/steps600/seed2 --quiet" \
-  "$TMPD/splan" && cli_ok || cli_fail "make sensitivity plans train_compare steps600 seed 2: \
-$(grep "train_compare.*steps600/seed2" "$TMPD/splan"; head -c 300 "$TMPD/splan.err")"
+grep -q "bin/train_compare .*--seed 2 --data-seed 2 .*--steps 600 --out $TMPD/sr/train_compare/steps600/seed2 --quiet" \
+  "$TMPD/splan" && cli_ok || cli_fail "make sensitivity plans train_compare steps600 seed 2: $(wc -l <"$TMPD/splan") lines; \
+$({ grep "train_compare.*steps600" "$TMPD/splan"; head -c 300 "$TMPD/splan.err"; } | tr '\n' '|')"
 [ "$(grep -c -- "--out $TMPD/sr/" "$TMPD/splan")" -eq $(( 2 * $("$V" --plan | wc -l) )) ] && cli_ok \
   || cli_fail "make sensitivity plans one run per alternative and seed"
 grep -q -- "--sensitivity $TMPD/sr" "$TMPD/splan" && cli_ok || cli_fail "the judge reads the alternatives' runs"
