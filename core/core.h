@@ -12,6 +12,7 @@
 #define CORE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <gsl/gsl_rng.h>
 
@@ -87,6 +88,10 @@ double *huge_alloc(size_t count, const char *what);
  * two (seed, purpose, index) share a stream, whatever the seeds (seed + 1 would
  * make one seed's second stream the next seed's first). */
 unsigned long seed_mix(unsigned long seed, unsigned long tag, unsigned long index);
+/* splitmix64 (Steele, Lea, Flood 2014): advances *x by the golden-ratio
+ * increment and returns a bijective 64-bit mix of it (also the probe stream of
+ * hessian/spectra.c). */
+uint64_t splitmix64(uint64_t *x);
 gsl_rng *rng_new(unsigned long seed);
 /* Seeds r (an mt19937) so that distinct 64-bit seeds give distinct streams.
  * GSL's own seeding reads only the low 32 bits and maps 0 to its default 4357;

@@ -1,5 +1,5 @@
 /* The distributed-run layer (dist.h): MPI under -DTK_MPI, one rank otherwise. */
-#include "dist.h"
+#include "core/dist.h"
 #include "core.h"
 #include <signal.h>
 #include <stdarg.h>

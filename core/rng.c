@@ -12,9 +12,7 @@ typedef struct {
     int mti;
 } mt19937_state;
 
-/* splitmix64 (Steele, Lea, Flood 2014): advances *x by the golden-ratio
- * increment and returns a bijective 64-bit mix of it. */
-static uint64_t splitmix64(uint64_t *x)
+uint64_t splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -295,14 +295,6 @@ int lanczos_batches(int nrun, const size_t *dim, int mmax, int panel, double bas
 
 /* ---- probes ----------------------------------------------------------------------------------- */
 
-uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 uint64_t probe_seed(uint64_t seed, uint64_t op, uint64_t probe)
 {
     uint64_t s = seed;

@@ -134,7 +134,6 @@ void lanczos_run(const spectra_op *A, int nrun, lanczos *const *L, const int *op
 
 /* ---- probes ----------------------------------------------------------------------------------- */
 
-uint64_t splitmix64(uint64_t *state);
 /* The seed of probe `probe` of operator `op`: splitmix64 of seed, then of op,
  * then of probe (each step mixes the whole previous state). */
 uint64_t probe_seed(uint64_t seed, uint64_t op, uint64_t probe);
