@@ -57,8 +57,9 @@ static void push(vec *a, double x)
 
 typedef struct {
     ckpt_cli cli;
-    const char *out, *mlp_data, *mlp_act, *models, *parts;
-    int mlp_width, mlp_pool, mlp_eval_n, def_m, def_nv, lanczos_steps, whole_max;
+    const char *out, *models, *parts;
+    mlp_cli mlp;               /* the MLP's flags (width 32 here) */
+    int def_m, def_nv, lanczos_steps, whole_max;
     int_list ms, nvs;
     double_list fracs;
     long probe_seed;
@@ -434,51 +435,44 @@ static void print_pick(check *c)
                c->pick_w1);
 }
 
-int main(int argc, char **argv)
+static void parse_args(check *c, int argc, char **argv)
 {
-    check c = {0};
-    ckpt_cli_init(&c.cli);
-    c.cli.hess_batch = 64;
-    c.out = "results/spectra_check";
-    c.mlp_data = "fashion-mnist";
-    c.mlp_act = "tanh";
-    c.mlp_width = 32;
-    c.mlp_pool = 4;
-    c.mlp_eval_n = 1000;
-    c.models = "tt,mlp";
-    c.parts = "alg3,alg2,whole";
-    c.def_m = 20;
-    c.def_nv = 4;
-    c.lanczos_steps = 200;
-    c.lanczos_tol = 1e-6;
-    c.whole_max = 6000;
-    c.probe_seed = 1;
-    c.pick_lmax = 1e-5;
-    c.pick_w1 = 0.04;
-    parse_int_list("--m", "5,10,20,40", &c.ms);
-    parse_int_list("--nv", "1,2,4,8", &c.nvs);
-    parse_double_list("--checkpoints", "0,0.01,1", &c.fracs);
+    *c = (check){0};
+    ckpt_cli_init(&c->cli);
+    mlp_cli_init(&c->mlp);
+    c->mlp.width = 32;
+    c->cli.hess_batch = 64;
+    c->out = "results/spectra_check";
+    c->models = "tt,mlp";
+    c->parts = "alg3,alg2,whole";
+    c->def_m = 20;
+    c->def_nv = 4;
+    c->lanczos_steps = 200;
+    c->lanczos_tol = 1e-6;
+    c->whole_max = 6000;
+    c->probe_seed = 1;
+    c->pick_lmax = 1e-5;
+    c->pick_w1 = 0.04;
+    parse_int_list("--m", "5,10,20,40", &c->ms);
+    parse_int_list("--nv", "1,2,4,8", &c->nvs);
+    parse_double_list("--checkpoints", "0,0.01,1", &c->fracs);
     const cli_opt opts[] = {
-        {"models", OPT_STRING, &c.models, "tt, mlp or tt,mlp"},
-        {"partitions", OPT_STRING, &c.parts, "comma-separated: alg3, alg2, whole (at most 3)"},
-        {"checkpoints", OPT_DOUBLE_LIST, &c.fracs, "fractions of training (0: initialisation)"},
-        {"m", OPT_INT_LIST, &c.ms, "Lanczos steps m to measure"},
-        {"nv", OPT_INT_LIST, &c.nvs, "probe counts n_v to measure"},
-        {"default-m", OPT_INT, &c.def_m, "the m of the headline table (spectra's default)"},
-        {"default-nv", OPT_INT, &c.def_nv, "the n_v of the headline table (spectra's default)"},
-        {"probe-seed", OPT_LONG, &c.probe_seed, "probe i of block b: Rademacher from splitmix64(seed, b, i)"},
-        {"lanczos-steps", OPT_INT, &c.lanczos_steps, "Lanczos extremes: most steps per block"},
-        {"lanczos-tol", OPT_DOUBLE, &c.lanczos_tol, "Lanczos extremes: residual bound relative to max |Ritz value|"},
-        {"pick-lmax", OPT_DOUBLE, &c.pick_lmax, "the pick: worst lambda max error (over every block) at most this"},
-        {"pick-w1", OPT_DOUBLE, &c.pick_w1, "the pick: median W1 / |lambda|max (in every partition) at most this"},
-        {"whole-max", OPT_INT, &c.whole_max, "the whole model as one block only up to this P (its H_bb is P x P)"},
-        CKPT_CLI_RUN_OPTS(&c.cli),
-        {"mlp-data", OPT_STRING, &c.mlp_data, "MLP: fashion-mnist or synthetic"},
-        {"mlp-width", OPT_INT, &c.mlp_width, "MLP: hidden neurons"},
-        {"mlp-pool", OPT_INT, &c.mlp_pool, "MLP: k x k average pooling of the images"},
-        {"mlp-act", OPT_STRING, &c.mlp_act, "MLP: relu, tanh, gelu or linear"},
-        {"mlp-eval-n", OPT_INT, &c.mlp_eval_n, "MLP: test images the Hessian is taken on"},
-        {"out", OPT_STRING, &c.out, "output folder"},
+        {"models", OPT_STRING, &c->models, "tt, mlp or tt,mlp"},
+        {"partitions", OPT_STRING, &c->parts, "comma-separated: alg3, alg2, whole (at most 3)"},
+        {"checkpoints", OPT_DOUBLE_LIST, &c->fracs, "fractions of training (0: initialisation)"},
+        {"m", OPT_INT_LIST, &c->ms, "Lanczos steps m to measure"},
+        {"nv", OPT_INT_LIST, &c->nvs, "probe counts n_v to measure"},
+        {"default-m", OPT_INT, &c->def_m, "the m of the headline table (spectra's default)"},
+        {"default-nv", OPT_INT, &c->def_nv, "the n_v of the headline table (spectra's default)"},
+        {"probe-seed", OPT_LONG, &c->probe_seed, "probe i of block b: Rademacher from splitmix64(seed, b, i)"},
+        {"lanczos-steps", OPT_INT, &c->lanczos_steps, "Lanczos extremes: most steps per block"},
+        {"lanczos-tol", OPT_DOUBLE, &c->lanczos_tol, "Lanczos extremes: residual bound relative to max |Ritz value|"},
+        {"pick-lmax", OPT_DOUBLE, &c->pick_lmax, "the pick: worst lambda max error (over every block) at most this"},
+        {"pick-w1", OPT_DOUBLE, &c->pick_w1, "the pick: median W1 / |lambda|max (in every partition) at most this"},
+        {"whole-max", OPT_INT, &c->whole_max, "the whole model as one block only up to this P (its H_bb is P x P)"},
+        CKPT_CLI_RUN_OPTS(&c->cli),
+        MLP_CLI_OPTS(&c->mlp),
+        {"out", OPT_STRING, &c->out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -489,52 +483,69 @@ int main(int argc, char **argv)
               "Wasserstein-1 distance of the densities and the negative mass, as functions of m and n_v; the\n"
               "headline (median and worst at --default-m, --default-nv) on stdout.",
               opts, sizeof opts / sizeof *opts);
-    int do_tt = 0, do_mlp = 0;
+}
+
+/* Range checks (one user error each), which models, and their setups. */
+static void check_args(check *c, int *do_tt, int *do_mlp, tt_ckpt_setup *ts, mlp_ckpt_setup *ms)
+{
+    *do_tt = 0, *do_mlp = 0;
     {
         char buf[256];
-        snprintf(buf, sizeof buf, "%s", c.models);
+        snprintf(buf, sizeof buf, "%s", c->models);
         for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","))
-            if (!strcmp(t, "tt")) do_tt = 1;
-            else if (!strcmp(t, "mlp")) do_mlp = 1;
+            if (!strcmp(t, "tt")) *do_tt = 1;
+            else if (!strcmp(t, "mlp")) *do_mlp = 1;
             else die_user("--models: unknown model '%s' (tt, mlp)", t);
-        snprintf(buf, sizeof buf, "%s", c.parts);
+        snprintf(buf, sizeof buf, "%s", c->parts);
         for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
             if (strcmp(t, "alg3") && strcmp(t, "alg2") && strcmp(t, "whole"))
                 die_user("--partitions: unknown partition '%s' (alg3, alg2, whole)", t);
-            if (c.nparts == MAXP) die_user("--partitions: at most %d", MAXP);
-            snprintf(c.part_names[c.nparts++], sizeof c.part_names[0], "%s", t);
+            if (c->nparts == MAXP) die_user("--partitions: at most %d", MAXP);
+            snprintf(c->part_names[c->nparts++], sizeof c->part_names[0], "%s", t);
         }
     }
-    if (!do_tt && !do_mlp) die_user("--models names no model");
-    if (c.fracs.n < 1 || c.fracs.n > TT_MAX_CHECKPOINTS) die_user("--checkpoints: 1 to %d fractions", TT_MAX_CHECKPOINTS);
-    for (int i = 0; i < c.fracs.n; i++)
-        if (!(c.fracs.v[i] >= 0 && c.fracs.v[i] <= 1)) die_user("--checkpoints: fraction %g not in [0, 1]", c.fracs.v[i]);
-    c.def_cell = -1;
-    for (int i = 0; i < c.ms.n; i++)
-        if (c.ms.v[i] < 1 || c.ms.v[i] > 2000) die_user("--m: %d not in 1..2000", c.ms.v[i]);
-    for (int i = 0; i < c.nvs.n; i++)
-        if (c.nvs.v[i] < 1 || c.nvs.v[i] > 10000) die_user("--nv: %d not in 1..10000", c.nvs.v[i]);
-    for (int i = 0; i < c.ms.n; i++)
-        for (int j = 0; j < c.nvs.n; j++)
-            if (c.ms.v[i] == c.def_m && c.nvs.v[j] == c.def_nv) c.def_cell = i * c.nvs.n + j;
-    if (c.def_cell < 0) die_user("--default-m %d and --default-nv %d must be in --m and --nv", c.def_m, c.def_nv);
-    if (c.lanczos_steps < 1) die_user("--lanczos-steps must be >= 1 (got %d)", c.lanczos_steps);
-    if (!(c.lanczos_tol > 0 && c.lanczos_tol < 1)) die_user("--lanczos-tol must be in (0, 1) (got %g)", c.lanczos_tol);
-    if (c.probe_seed < 0) die_user("--probe-seed must be >= 0 (got %ld)", c.probe_seed);
-    double frac_keep = c.cli.frac;
-    c.cli.frac = 1;   /* the checkpoints come from --checkpoints; the setup's own fraction is unused */
-    tt_ckpt_setup ts = ckpt_cli_setup(&c.cli);
-    c.cli.frac = frac_keep;
-    mlp_ckpt_setup ms = {c.mlp_data, c.mlp_act, c.mlp_width, c.mlp_pool, c.mlp_eval_n, c.cli.batch, c.cli.steps, c.cli.lr, 1,
-                         (unsigned long)c.cli.seed, (unsigned long)c.cli.data_seed};
-    if (do_mlp) {
-        if (strcmp(c.mlp_data, "fashion-mnist") && strcmp(c.mlp_data, "synthetic"))
-            die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", c.mlp_data);
-        if (c.mlp_width < 1 || c.mlp_width > 4096) die_user("--mlp-width must be in 1..4096 (got %d)", c.mlp_width);
-        if (c.mlp_pool < 1 || c.mlp_pool > 8) die_user("--mlp-pool must be in 1..8 (got %d)", c.mlp_pool);
-        if (c.mlp_eval_n < 1) die_user("--mlp-eval-n must be >= 1 (got %d)", c.mlp_eval_n);
-        act_parse(c.mlp_act);
+    if (!*do_tt && !*do_mlp) die_user("--models names no model");
+    if (c->fracs.n < 1 || c->fracs.n > TT_MAX_CHECKPOINTS) die_user("--checkpoints: 1 to %d fractions", TT_MAX_CHECKPOINTS);
+    for (int i = 0; i < c->fracs.n; i++)
+        if (!(c->fracs.v[i] >= 0 && c->fracs.v[i] <= 1)) die_user("--checkpoints: fraction %g not in [0, 1]", c->fracs.v[i]);
+    c->def_cell = -1;
+    for (int i = 0; i < c->ms.n; i++)
+        if (c->ms.v[i] < 1 || c->ms.v[i] > 2000) die_user("--m: %d not in 1..2000", c->ms.v[i]);
+    for (int i = 0; i < c->nvs.n; i++)
+        if (c->nvs.v[i] < 1 || c->nvs.v[i] > 10000) die_user("--nv: %d not in 1..10000", c->nvs.v[i]);
+    for (int i = 0; i < c->ms.n; i++)
+        for (int j = 0; j < c->nvs.n; j++)
+            if (c->ms.v[i] == c->def_m && c->nvs.v[j] == c->def_nv) c->def_cell = i * c->nvs.n + j;
+    if (c->def_cell < 0) die_user("--default-m %d and --default-nv %d must be in --m and --nv", c->def_m, c->def_nv);
+    if (c->lanczos_steps < 1) die_user("--lanczos-steps must be >= 1 (got %d)", c->lanczos_steps);
+    if (!(c->lanczos_tol > 0 && c->lanczos_tol < 1)) die_user("--lanczos-tol must be in (0, 1) (got %g)", c->lanczos_tol);
+    if (c->probe_seed < 0) die_user("--probe-seed must be >= 0 (got %ld)", c->probe_seed);
+    double frac_keep = c->cli.frac;
+    c->cli.frac = 1;   /* the checkpoints come from --checkpoints; the setup's own fraction is unused */
+    *ts = ckpt_cli_setup(&c->cli);
+    *ms = *do_mlp ? mlp_cli_setup(&c->mlp, &c->cli) : (mlp_ckpt_setup){0};
+    c->cli.frac = frac_keep;
+}
+
+static void check_free(check *c)
+{
+    vec *all[3] = {c->pooled, c->head, c->kinds};
+    size_t counts[3] = {(size_t)MAXP * c->ncells * NMETRIC, (size_t)2 * MAXP * NMETRIC, (size_t)NKIND * NMETRIC};
+    for (int i = 0; i < 3; i++) {
+        for (size_t j = 0; j < counts[i]; j++) free(all[i][j].v);
+        free(all[i]);
     }
+    free(c->lz_err->v), free(c->lz_steps->v), free(c->lz_err), free(c->lz_steps);
+}
+
+int main(int argc, char **argv)
+{
+    check c;
+    parse_args(&c, argc, argv);
+    int do_tt, do_mlp;
+    tt_ckpt_setup ts;
+    mlp_ckpt_setup ms;
+    check_args(&c, &do_tt, &do_mlp, &ts, &ms);
     ensure_dir(c.out);
 
     c.ncells = c.ms.n * c.nvs.n;
@@ -562,12 +573,6 @@ int main(int argc, char **argv)
     run_note("total seconds: %.3f", wall_seconds() - t0);
     run_write_info(c.out, (unsigned long)c.cli.seed);
 
-    vec *all[3] = {c.pooled, c.head, c.kinds};
-    size_t counts[3] = {(size_t)MAXP * c.ncells * NMETRIC, (size_t)2 * MAXP * NMETRIC, (size_t)NKIND * NMETRIC};
-    for (int i = 0; i < 3; i++) {
-        for (size_t j = 0; j < counts[i]; j++) free(all[i][j].v);
-        free(all[i]);
-    }
-    free(c.lz_err->v), free(c.lz_steps->v), free(c.lz_err), free(c.lz_steps);
+    check_free(&c);
     return 0;
 }

@@ -351,47 +351,33 @@ static void write_outputs(const run *r)
     free(bs.st), free(bs.h);
 }
 
-int main(int argc, char **argv)
+static void parse_args(run *r, int argc, char **argv)
 {
-    dist_init(&argc, &argv);
-    run r = {0};
-    model_cli_init(&r.mc);
-    r.out = "results/spectra";
-    r.part_name = "alg3";
-    r.method = "slq";
-    r.grid_name = "log";
-    r.probes = 4;
-    r.steps = 20;
-    r.nev = 0;
-    r.lanczos_steps = 100;
-    r.lanczos_tol = 1e-6;
-    r.grid_points = 300;
-    r.grid_lo = NAN;
-    r.grid_hi = NAN;
-    r.probe_seed = 1;
-    r.basis_gb = 1;
-    r.zero_rel = 1e-12;
+    *r = (run){.out = "results/spectra", .part_name = "alg3", .method = "slq", .grid_name = "log", .probes = 4,
+               .steps = 20, .lanczos_steps = 100, .lanczos_tol = 1e-6, .grid_points = 300, .grid_lo = NAN,
+               .grid_hi = NAN, .probe_seed = 1, .basis_gb = 1, .zero_rel = 1e-12};
+    model_cli_init(&r->mc);
     const cli_opt opts[] = {
-        {"method", OPT_STRING, &r.method, "slq (stochastic Lanczos quadrature) or exact (the streamed exact block spectra: the reference)"},
-        {"partition", OPT_STRING, &r.part_name, "alg3, alg3-value-whole, alg2 (= tensors), rows, cols, whole, or a partition file"},
-        {"nv", OPT_INT, &r.probes, "SLQ: Rademacher probes n_v per block"},
-        {"m", OPT_INT, &r.steps, "SLQ: Lanczos steps m per probe (at most the block size)"},
-        {"probe-seed", OPT_LONG, &r.probe_seed, "probe i of block b: the Rademacher vector of splitmix64(seed, b, i)"},
-        {"trace-probes", OPT_INT, &r.trace_probes, "Hutchinson trace from this many probes of its own (0: from the SLQ probes)"},
-        {"nev", OPT_INT, &r.nev, "Lanczos extremes: the nev smallest and largest eigenvalues per block by a residual test (0: none)"},
-        {"lanczos-steps", OPT_INT, &r.lanczos_steps, "--nev: most Lanczos steps per block"},
-        {"lanczos-tol", OPT_DOUBLE, &r.lanczos_tol, "--nev: residual bound relative to the block's max |Ritz value|"},
-        {"ritz-vectors", OPT_FLAG, &r.ritz_vectors, "--nev: also write the Ritz vectors (ritz_vectors.npy)"},
-        {"max-per-type", OPT_INT, &r.max_per_type, "analyse at most this many blocks of each type, evenly spaced (0: every block)"},
-        {"grid", OPT_STRING, &r.grid_name, "density grid: log (log10(|lambda|/lambda_ref)) or linear (lambda/lambda_ref)"},
-        {"grid-points", OPT_INT, &r.grid_points, "density grid points"},
-        {"grid-lo", OPT_DOUBLE, &r.grid_lo, "density grid start (default -8 log, -1.05 linear)"},
-        {"grid-hi", OPT_DOUBLE, &r.grid_hi, "density grid end (default 0.5 log, 1.05 linear)"},
-        {"sigma", OPT_DOUBLE, &r.sigma, "Gaussian smoothing width in grid units (0: 0.1 log, 0.02 linear)"},
-        {"zero", OPT_DOUBLE, &r.zero_rel, "|lambda| <= this x lambda_ref counts as zero (zero mass; left out of the log density)"},
-        {"basis-gb", OPT_DOUBLE, &r.basis_gb, "most GB of Lanczos bases one batch of runs holds"},
-        MODEL_CLI_OPTS(&r.mc),
-        {"out", OPT_STRING, &r.out, "output folder"},
+        {"method", OPT_STRING, &r->method, "slq (stochastic Lanczos quadrature) or exact (the streamed exact block spectra: the reference)"},
+        {"partition", OPT_STRING, &r->part_name, "alg3, alg3-value-whole, alg2 (= tensors), rows, cols, whole, or a partition file"},
+        {"nv", OPT_INT, &r->probes, "SLQ: Rademacher probes n_v per block"},
+        {"m", OPT_INT, &r->steps, "SLQ: Lanczos steps m per probe (at most the block size)"},
+        {"probe-seed", OPT_LONG, &r->probe_seed, "probe i of block b: the Rademacher vector of splitmix64(seed, b, i)"},
+        {"trace-probes", OPT_INT, &r->trace_probes, "Hutchinson trace from this many probes of its own (0: from the SLQ probes)"},
+        {"nev", OPT_INT, &r->nev, "Lanczos extremes: the nev smallest and largest eigenvalues per block by a residual test (0: none)"},
+        {"lanczos-steps", OPT_INT, &r->lanczos_steps, "--nev: most Lanczos steps per block"},
+        {"lanczos-tol", OPT_DOUBLE, &r->lanczos_tol, "--nev: residual bound relative to the block's max |Ritz value|"},
+        {"ritz-vectors", OPT_FLAG, &r->ritz_vectors, "--nev: also write the Ritz vectors (ritz_vectors.npy)"},
+        {"max-per-type", OPT_INT, &r->max_per_type, "analyse at most this many blocks of each type, evenly spaced (0: every block)"},
+        {"grid", OPT_STRING, &r->grid_name, "density grid: log (log10(|lambda|/lambda_ref)) or linear (lambda/lambda_ref)"},
+        {"grid-points", OPT_INT, &r->grid_points, "density grid points"},
+        {"grid-lo", OPT_DOUBLE, &r->grid_lo, "density grid start (default -8 log, -1.05 linear)"},
+        {"grid-hi", OPT_DOUBLE, &r->grid_hi, "density grid end (default 0.5 log, 1.05 linear)"},
+        {"sigma", OPT_DOUBLE, &r->sigma, "Gaussian smoothing width in grid units (0: 0.1 log, 0.02 linear)"},
+        {"zero", OPT_DOUBLE, &r->zero_rel, "|lambda| <= this x lambda_ref counts as zero (zero mass; left out of the log density)"},
+        {"basis-gb", OPT_DOUBLE, &r->basis_gb, "most GB of Lanczos bases one batch of runs holds"},
+        MODEL_CLI_OPTS(&r->mc),
+        {"out", OPT_STRING, &r->out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
@@ -403,28 +389,67 @@ int main(int argc, char **argv)
               "the ranks; the files are byte-identical to one process's. Defaults m = 20, n_v = 4: from the table\n"
               "of make spectra-check (docs/spectra.md).",
               opts, sizeof opts / sizeof *opts);
-    r.exact = !strcmp(r.method, "exact");
-    if (!r.exact && strcmp(r.method, "slq")) die_user("--method must be slq or exact (got '%s')", r.method);
-    r.log_grid = !strcmp(r.grid_name, "log");
-    if (!r.log_grid && strcmp(r.grid_name, "linear")) die_user("--grid must be log or linear (got '%s')", r.grid_name);
-    if (r.probes < 1 || r.probes > 100000) die_user("--nv must be in 1..100000 (got %d)", r.probes);
-    if (r.steps < 1 || r.steps > 10000) die_user("--m must be in 1..10000 (got %d)", r.steps);
-    if (r.trace_probes < 0 || r.trace_probes > 1000000) die_user("--trace-probes must be in 0..1000000 (got %d)", r.trace_probes);
-    if (r.nev < 0 || r.nev > 1000) die_user("--nev must be in 0..1000 (got %d)", r.nev);
-    if (r.lanczos_steps < 1 || r.lanczos_steps > 100000) die_user("--lanczos-steps must be in 1..100000 (got %d)", r.lanczos_steps);
-    if (!(r.lanczos_tol > 0 && r.lanczos_tol < 1)) die_user("--lanczos-tol must be in (0, 1) (got %g)", r.lanczos_tol);
-    if (r.ritz_vectors && r.nev == 0) die_user("--ritz-vectors needs --nev");
-    if (r.exact && (r.nev || r.trace_probes)) die_user("--nev and --trace-probes go with --method slq");
-    if (r.max_per_type < 0) die_user("--max-per-type must be >= 0 (got %d)", r.max_per_type);
-    if (r.grid_points < 2 || r.grid_points > 100000) die_user("--grid-points must be in 2..100000 (got %d)", r.grid_points);
-    if (isnan(r.grid_lo)) r.grid_lo = r.log_grid ? -8 : -1.05;
-    if (isnan(r.grid_hi)) r.grid_hi = r.log_grid ? 0.5 : 1.05;
-    if (!(r.grid_hi > r.grid_lo)) die_user("--grid-hi must be above --grid-lo (got %g, %g)", r.grid_lo, r.grid_hi);
-    if (!(r.sigma >= 0)) die_user("--sigma must be >= 0 (got %g)", r.sigma);
-    if (!(r.zero_rel >= 0 && r.zero_rel < 1)) die_user("--zero must be in [0, 1) (got %g)", r.zero_rel);
-    if (!(r.basis_gb > 0)) die_user("--basis-gb must be > 0 (got %g)", r.basis_gb);
-    if (r.probe_seed < 0) die_user("--probe-seed must be >= 0 (got %ld)", r.probe_seed);
-    model_cli_check(&r.mc, &r.k);
+}
+
+/* Range checks of every flag (one user error each), before any output. */
+static void check_args(run *r)
+{
+    r->exact = !strcmp(r->method, "exact");
+    if (!r->exact && strcmp(r->method, "slq")) die_user("--method must be slq or exact (got '%s')", r->method);
+    r->log_grid = !strcmp(r->grid_name, "log");
+    if (!r->log_grid && strcmp(r->grid_name, "linear")) die_user("--grid must be log or linear (got '%s')", r->grid_name);
+    if (r->probes < 1 || r->probes > 100000) die_user("--nv must be in 1..100000 (got %d)", r->probes);
+    if (r->steps < 1 || r->steps > 10000) die_user("--m must be in 1..10000 (got %d)", r->steps);
+    if (r->trace_probes < 0 || r->trace_probes > 1000000) die_user("--trace-probes must be in 0..1000000 (got %d)", r->trace_probes);
+    if (r->nev < 0 || r->nev > 1000) die_user("--nev must be in 0..1000 (got %d)", r->nev);
+    if (r->lanczos_steps < 1 || r->lanczos_steps > 100000) die_user("--lanczos-steps must be in 1..100000 (got %d)", r->lanczos_steps);
+    if (!(r->lanczos_tol > 0 && r->lanczos_tol < 1)) die_user("--lanczos-tol must be in (0, 1) (got %g)", r->lanczos_tol);
+    if (r->ritz_vectors && r->nev == 0) die_user("--ritz-vectors needs --nev");
+    if (r->exact && (r->nev || r->trace_probes)) die_user("--nev and --trace-probes go with --method slq");
+    if (r->max_per_type < 0) die_user("--max-per-type must be >= 0 (got %d)", r->max_per_type);
+    if (r->grid_points < 2 || r->grid_points > 100000) die_user("--grid-points must be in 2..100000 (got %d)", r->grid_points);
+    if (isnan(r->grid_lo)) r->grid_lo = r->log_grid ? -8 : -1.05;
+    if (isnan(r->grid_hi)) r->grid_hi = r->log_grid ? 0.5 : 1.05;
+    if (!(r->grid_hi > r->grid_lo)) die_user("--grid-hi must be above --grid-lo (got %g, %g)", r->grid_lo, r->grid_hi);
+    if (!(r->sigma >= 0)) die_user("--sigma must be >= 0 (got %g)", r->sigma);
+    if (!(r->zero_rel >= 0 && r->zero_rel < 1)) die_user("--zero must be in [0, 1) (got %g)", r->zero_rel);
+    if (!(r->basis_gb > 0)) die_user("--basis-gb must be > 0 (got %g)", r->basis_gb);
+    if (r->probe_seed < 0) die_user("--probe-seed must be >= 0 (got %ld)", r->probe_seed);
+    model_cli_check(&r->mc, &r->k);
+}
+
+/* The blocks analysed: the partition, each block's type, at most
+ * --max-per-type of each type (r->kept: their indices in r->full). */
+static void choose_blocks(run *r)
+{
+    r->full = partition_by_name(r->k.m, r->part_name);
+    if (r->exact) partition_check_cover(r->full, r->k.m->P, "--method exact's partition");
+    int *ftype = xmalloc(((size_t)r->full->nblocks + 1) * sizeof(int));
+    r->type_names = xmalloc(MAX_TYPES * sizeof *r->type_names);
+    r->ntypes = block_types_any(ftype, r->type_names, MAX_TYPES, r->k.m, r->full);
+    r->p = partition_sample_types(r->full, ftype, r->max_per_type, &r->kept);
+    r->type = xmalloc(((size_t)r->p->nblocks + 1) * sizeof(int));
+    for (int b = 0; b < r->p->nblocks; b++) r->type[b] = ftype[r->kept[b]];
+    free(ftype);
+}
+
+static void run_free(run *r)
+{
+    free(r->nodes), free(r->weights), free(r->count), free(r->trace), free(r->trace_se), free(r->ritz), free(r->ritz_off);
+    if (!r->exact) slq_data_free(&r->slq);
+    if (r->nev > 0 && !r->exact) extremes_free(&r->ext);
+    free(r->type), free(r->type_names), free(r->kept);
+    partition_free(r->p);
+    partition_free(r->full);
+    model_ckpt_free(&r->k);
+}
+
+int main(int argc, char **argv)
+{
+    dist_init(&argc, &argv);
+    run r;
+    parse_args(&r, argc, argv);
+    check_args(&r);
     if (dist_rank() == 0) ensure_dir(r.out);
     dist_barrier();
     dist_own_work();
@@ -432,15 +457,7 @@ int main(int argc, char **argv)
     char *train_dir = path_join(r.out, "train");
     model_ckpt_open(&r.k, train_dir);
     free(train_dir);
-    r.full = partition_by_name(r.k.m, r.part_name);
-    if (r.exact) partition_check_cover(r.full, r.k.m->P, "--method exact's partition");
-    int *ftype = xmalloc(((size_t)r.full->nblocks + 1) * sizeof(int));
-    r.type_names = xmalloc(MAX_TYPES * sizeof *r.type_names);
-    r.ntypes = block_types_any(ftype, r.type_names, MAX_TYPES, r.k.m, r.full);
-    r.p = partition_sample_types(r.full, ftype, r.max_per_type, &r.kept);
-    r.type = xmalloc(((size_t)r.p->nblocks + 1) * sizeof(int));
-    for (int b = 0; b < r.p->nblocks; b++) r.type[b] = ftype[r.kept[b]];
-    free(ftype);
+    choose_blocks(&r);
     if (!core_quiet)
         fprintf(stderr, "spectra: %s, P = %zu, %d of %d blocks (%s), %s%s, %d rank%s x %d worker%s\n", r.k.m->kind, r.k.m->P,
                 r.p->nblocks, r.full->nblocks, r.part_name, r.exact ? "exact" : "SLQ",
@@ -461,13 +478,7 @@ int main(int argc, char **argv)
                     r.directions / fmax(r.seconds, 1e-9), r.out);
     }
 
-    free(r.nodes), free(r.weights), free(r.count), free(r.trace), free(r.trace_se), free(r.ritz), free(r.ritz_off);
-    if (!r.exact) slq_data_free(&r.slq);
-    if (r.nev > 0 && !r.exact) extremes_free(&r.ext);
-    free(r.type), free(r.type_names), free(r.kept);
-    partition_free(r.p);
-    partition_free(r.full);
-    model_ckpt_free(&r.k);
+    run_free(&r);
     dist_finalize();
     return 0;
 }
