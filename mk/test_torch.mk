@@ -8,6 +8,6 @@ TORCH_DEB_PACKAGES := python3-torch python3-numpy
 TORCH_PYTHON ?= /usr/bin/python3
 .PHONY: test-torch
 test-torch: deps
-	@./tools/deps.sh $(TORCH_DEB_PACKAGES)
+	@./scripts/deps.sh $(TORCH_DEB_PACKAGES)
 	@$(MAKE) --no-print-directory $(BUILD)/bin/tt_probe $(BUILD)/bin/train_transformer
 	@$(TORCH_PYTHON) tests/torch_nanogpt.py $(BUILD)

@@ -60,4 +60,11 @@ grep -q "bin/exp2_blockwise_gd " "$TMPD/all" && grep -q "bin/leave_out " "$TMPD/
 grep -q "bin/exp2_blockwise_gd \|bin/leave_out " "$TMPD/skip" && cli_fail "verdict-tasks ignores VERDICT_SKIP" || cli_ok
 [ "$(wc -l <"$TMPD/skip")" -eq $(($(wc -l <"$TMPD/all") - 2)) ] && cli_ok ||
   cli_fail "verdict-tasks with two skipped: $(wc -l <"$TMPD/skip") of $(wc -l <"$TMPD/all") runs"
+# every script the Makefile and its fragments call exists and is executable (a moved script
+# once broke make test-torch, which only CI runs)
+missing=""
+for f in $(grep -ohE '\./(scripts|tools|tests)/[A-Za-z0-9_./-]+\.(sh|py)' Makefile mk/*.mk .ci/run | sort -u); do
+  [ -x "$f" ] || missing="$missing $f"
+done
+[ -z "$missing" ] && cli_ok || cli_fail "scripts the Makefile calls are missing:$missing"
 cli_summary
