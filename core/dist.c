@@ -12,6 +12,14 @@
 
 static int g_rank = 0, g_size = 1;
 
+/* die_user with a message formatted from (fmt, ap): dist_fail_together's one line. */
+static __attribute__((noreturn)) void die_user_va(const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    die_user("%s", msg);
+}
+
 int dist_rank(void) { return g_rank; }
 int dist_size(void) { return g_size; }
 
@@ -168,12 +176,10 @@ void dist_fail_together(int failed, const char *fmt, ...)
     if (g_size > 1) MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (!any) return;
     if (g_rank == 0) {
-        char msg[1024];
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        die_user("%s", msg);
+        die_user_va(fmt, ap);
+        va_end(ap); /* not reached */
     }
     outfile_remove_temporaries();
     fflush(NULL);
@@ -232,12 +238,10 @@ double dist_sum(double v) { return v; }
 void dist_fail_together(int failed, const char *fmt, ...)
 {
     if (!failed) return;
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    die_user("%s", msg);
+    die_user_va(fmt, ap);
+    va_end(ap); /* not reached */
 }
 void dist_send_ints(int to, int tag, const int v[2])
 {

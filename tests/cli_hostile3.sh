@@ -15,12 +15,12 @@ d=$TMPD/locked
 holder=$!
 i=0
 while [ ! -e "$d/.lock" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
-expect_user_error "a second run into a held folder" timeout 20 "$BIN/fig3" --quiet --out "$d"
+expect_user_error "a second run into a held folder" timeout 60 "$BIN/fig3" --quiet --out "$d"
 grep -q "folder $d is in use by process $holder" "$TMPD/err" && cli_ok || cli_fail "holder's pid $holder named: $(cat "$TMPD/err")"
 [ ! -e "$d/claims.txt" ] && [ ! -e "$d/H.npy" ] && cli_ok || cli_fail "the refused run wrote into the held folder"
 kill -TERM $holder; wait $holder 2>/dev/null
 # the holder gone (even by a signal), the folder is free again
-check "the folder is free after its holder died" timeout 20 "$DS" --quiet --out "$d"
+check "the folder is free after its holder died" timeout 60 "$DS" --quiet --out "$d"
 [ ! -e "$d/.lock" ] && cli_ok || cli_fail "the lock file stays after a finished run"
 
 # Two runs started together (fig3, seeds 1 and 2): at most one writes; the
@@ -53,7 +53,7 @@ ln -s "$d/elsewhere" "$d/out/lnk"
 ln -s "$d/elsewhere/victim.txt" "$d/out/alias.txt"
 printf 'command: x\nfile: lnk/victim.txt\nfile: lnk/sub/victim.txt\nfile: alias.txt\nfile: old.csv\n' >"$d/out/run.txt"
 echo old >"$d/out/old.csv"
-check "a run into a folder with links" timeout 20 "$BIN/table1_memory" --quiet --out "$d/out"
+check "a run into a folder with links" timeout 120 "$BIN/table1_memory" --quiet --out "$d/out"
 [ -e "$d/elsewhere/victim.txt" ] && [ -e "$d/elsewhere/sub/victim.txt" ] && cli_ok ||
   cli_fail "a file behind a symbolic link was deleted"
 [ -L "$d/out/alias.txt" ] && cli_ok || cli_fail "a symbolic link listed in run.txt was removed"
@@ -195,12 +195,12 @@ fi
 
 # ---- 12, 14. partition files: names that would break a CSV, an endless line ---------------
 printf 'a,b 0 2640\n' >"$TMPD/comma.txt"
-expect_user_error "a block name with a comma" timeout 20 "$TT" --partition "$TMPD/comma.txt" --steps 2 --out "$TMPD/e12"
+expect_user_error "a block name with a comma" timeout 60 "$TT" --partition "$TMPD/comma.txt" --steps 2 --out "$TMPD/e12"
 grep -q "comma.txt:1: block name 'a,b' holds a comma" "$TMPD/err" && cli_ok || cli_fail "comma named: $(cat "$TMPD/err")"
 printf 'x 0 100\n"q 100 2540\n' >"$TMPD/quote.txt"
-expect_user_error "a block name with a quote" timeout 20 "$TT" --partition "$TMPD/quote.txt" --steps 2 --out "$TMPD/e12"
+expect_user_error "a block name with a quote" timeout 60 "$TT" --partition "$TMPD/quote.txt" --steps 2 --out "$TMPD/e12"
 lim=""; [ $guard = 1 ] && lim="ulimit -v 3000000;"
-expect_user_error "/dev/zero as a partition file" bash -c "$lim exec timeout 20 '$TT' --partition /dev/zero --steps 2 --out '$TMPD/e12'"
+expect_user_error "/dev/zero as a partition file" bash -c "$lim exec timeout 60 '$TT' --partition /dev/zero --steps 2 --out '$TMPD/e12'"
 grep -q "longer than" "$TMPD/err" && cli_ok || cli_fail "/dev/zero: $(cat "$TMPD/err")"
 expect_no_files "no output after bad partition files" "$TMPD/e12"
 
