@@ -229,7 +229,6 @@ include $(wildcard mk/*.mk)
 ifeq ($(DATA),text) # only the Transformer experiments' figures and claims
   FIGURES := $(filter-out $(foreach e,fig2 fig3 fig4 mlp_steps,$(FIG)/$(e)%),$(FIGURES))
   CLAIMS := $(filter $(foreach e,$(TT_EXPS),$(RES)/$(e)/%),$(CLAIMS))
-  VERDICT_FIGURES := $(filter-out $(foreach e,fig2 fig3 fig4 mlp_steps,$(FIG)/$(e)%),$(VERDICT_FIGURES))
 endif
 $(eval $(verdict_rules))
 $(eval $(sensitivity_rules))

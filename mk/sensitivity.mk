@@ -37,7 +37,7 @@ SENS_RUN_ALTS = $(filter-out $(addsuffix /%,$(VERDICT_LEFT_OUT)),$(SENS_ALTS))
 define sensitivity_rules
 $(foreach a,$(SENS_RUN_ALTS),$(foreach s,$(VERDICT_SEEDS),$(eval $(call sensitivity_run,$(a),$(s)))))
 SENS_RUNS := $(foreach a,$(SENS_RUN_ALTS),$(foreach s,$(VERDICT_SEEDS),$(SRUNS)/$(a)/seed$(s)/run.txt))
-sensitivity-only: $$(VERDICT_RUNS) $$(SENS_RUNS) $(BUILD)/bin/verdicts $$(VERDICT_FIGURES)
+sensitivity-only: $$(VERDICT_RUNS) $$(SENS_RUNS) $(BUILD)/bin/verdicts $$(VERDICT_RUN_FIGURES)
 	$(BUILD)/bin/verdicts --runs $(VRUNS) --sensitivity $(SRUNS) --seeds $(subst $(space),$(comma),$(strip $(VERDICT_SEEDS))) --scale $(SCALE) $(verdict_skip_flag) --out $(VOUT) --quiet
 	@cat $(VOUT)/summary.md
 endef

@@ -34,10 +34,12 @@ verdicts: deps
 VERDICT_LEFT_OUT = $(strip $(VERDICT_SKIP) $(if $(filter text,$(DATA)),$(filter-out $(TT_EXPS),$(VERDICT_EXPS))))
 VERDICT_RUN_EXPS = $(filter-out $(VERDICT_LEFT_OUT),$(VERDICT_EXPS))
 verdict_skip_flag = $(if $(VERDICT_LEFT_OUT),--skip $(subst $(space),$(comma),$(VERDICT_LEFT_OUT)))
+# The seed-band figures of the experiments run ($(FIG)/<experiment>_*.png: each is named for its experiment).
+VERDICT_RUN_FIGURES = $(filter-out $(foreach e,$(VERDICT_LEFT_OUT),$(FIG)/$(e)_%),$(VERDICT_FIGURES))
 define verdict_rules
 $(foreach e,$(VERDICT_RUN_EXPS),$(foreach s,$(VERDICT_SEEDS),$(eval $(call verdict_run,$(e),$(s)))))
 VERDICT_RUNS := $(foreach e,$(VERDICT_RUN_EXPS),$(foreach s,$(VERDICT_SEEDS),$(VRUNS)/$(e)/seed$(s)/run.txt))
-verdicts-only: $$(VERDICT_RUNS) $(BUILD)/bin/verdicts $$(VERDICT_FIGURES)
+verdicts-only: $$(VERDICT_RUNS) $(BUILD)/bin/verdicts $$(VERDICT_RUN_FIGURES)
 	$(BUILD)/bin/verdicts --runs $(VRUNS) --seeds $(subst $(space),$(comma),$(strip $(VERDICT_SEEDS))) --scale $(SCALE) $(verdict_skip_flag) --out $(VOUT) --quiet
 	@cat $(VOUT)/summary.md
 endef
