@@ -9,17 +9,25 @@
 #     the Transformer claims' verdicts on text beside the Markov chain's.
 set -euo pipefail
 dir=$1 readme=$2 doc=$3 text=${4:-}
-for f in "$dir/summary.md" "$dir/verdicts.md"; do
+for f in "$dir/summary.md" "$dir/verdicts.md" "$dir/verdicts.csv"; do
   [ -f "$f" ] || { echo "readme_results: no $f (run make verdicts or make sensitivity first)" >&2; exit 2; }
 done
 grep -q '^<!-- verdicts:begin -->$' "$readme" && grep -q '^<!-- verdicts:end -->$' "$readme" \
   || { echo "readme_results: $readme has no verdicts markers" >&2; exit 2; }
 tmp="$readme.tmp.$$" dtmp="$doc.tmp.$$"
 trap 'rm -f "$tmp" "$dtmp"' EXIT
-awk -v f="$dir/summary.md" -v doc="$(basename "$doc")" '
+# The claims whose verdict holds under every alternative, by verdict (from verdicts.csv).
+robust=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  $c["robustness"] == "ROBUST" && ($c["verdict"] == "PASS" || $c["verdict"] == "FAIL") {
+    l[$c["verdict"]] = l[$c["verdict"]] (l[$c["verdict"]] ? ", " : "") "`" $1 "`" }
+  END { printf "**Robust PASS** (the same verdict under every alternative): %s.\n\n**Robust FAIL**: %s.", \
+          ("PASS" in l) ? l["PASS"] : "none", ("FAIL" in l) ? l["FAIL"] : "none" }' "$dir/verdicts.csv")
+awk -v f="$dir/summary.md" -v doc="$(basename "$doc")" -v robust="$robust" '
   /^<!-- verdicts:begin -->$/ {
     print
     while ((getline l < f) > 0) { if (l ~ /^\| claim /) break; print l }
+    print robust
+    print ""
     print "The full table, claim by claim: [" doc "](docs/" doc ")."
     skip = 1; next }
   /^<!-- verdicts:end -->$/ { skip = 0 }
