@@ -1,28 +1,28 @@
 #!/usr/bin/env python3
 """make test-torch: the toolkit's Transformer against PyTorch, in nanoGPT's layout.
 
-A GPT written here with PyTorch's own modules, named and shaped as nanoGPT's
-GPT (transformer.wte, transformer.wpe, transformer.h.<i>.{ln_1, attn.c_attn,
-attn.c_proj, ln_2, mlp.c_fc, mlp.c_proj}, transformer.ln_f, lm_head; LayerNorm
-eps 1e-5 with optional bias, exact GELU, causal attention with heads as
-contiguous slices), in float64, tied (lm_head.weight is wte's Parameter) and
-untied, biases on and off:
-  1. forward: it is saved as .safetensors (written here with struct + json, the
-     format is tiny), tt_probe reads it and draws a batch of text tokens (the
-     held-out part of the default corpus); the toolkit's loss, gradient and
+The GPT of the worked example, docs/examples/train_char_gpt.py, imported (so
+the test checks the code a user runs): PyTorch's own modules, named and shaped
+as nanoGPT's GPT (transformer.wte, transformer.wpe, transformer.h.<i>.{ln_1,
+attn.c_attn, attn.c_proj, ln_2, mlp.c_fc, mlp.c_proj}, transformer.ln_f,
+lm_head; LayerNorm eps 1e-5 with optional bias, exact GELU, causal attention
+with heads as contiguous slices), in float64, tied (lm_head.weight is wte's
+Parameter) and untied, biases on and off:
+  1. forward: it is saved as .safetensors (the example's writer: struct +
+     json, the format is tiny), tt_probe reads it and draws a batch of text
+     tokens (the held-out part of the default corpus); the toolkit's loss, gradient and
      H v (R-operator) must match PyTorch's loss, autograd gradient and
      double-backward H v to 1e-10 (relative to the largest entry);
   2. reverse: a model trained by the toolkit (train_transformer
      --save-safetensors, F64 and F32) loads into this GPT with
      load_state_dict(strict=True) and gives the toolkit's loss to 1e-10;
-  3. bytes: the toolkit's tied checkpoint, read here and written back by this
-     script's writer, is the same file byte for byte.
+  3. bytes: the toolkit's tied checkpoint, read here and written back by the
+     example's writer, is the same file byte for byte.
 Prints "# counts P F" like the C tests; exit status 1 on any failure.
 
   tests/torch_nanogpt.py BUILD_DIR
 """
 import json
-import math
 import os
 import struct
 import subprocess
@@ -31,8 +31,6 @@ import tempfile
 
 import numpy as np
 import torch
-import torch.nn as nn
-import torch.nn.functional as F
 
 torch.set_default_dtype(torch.float64)
 TOL = 1e-10
@@ -48,98 +46,20 @@ def check(ok, what):
         print("FAIL torch_nanogpt.py: " + what)
 
 
-# ---- the model ---------------------------------------------------------------------------------
+# ---- the model and the writer: the worked example's own code ------------------------------------
 
-class LayerNorm(nn.Module):
-    def __init__(self, n, bias):
-        super().__init__()
-        self.weight = nn.Parameter(torch.ones(n))
-        self.bias = nn.Parameter(torch.zeros(n)) if bias else None
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "examples"))
+from train_char_gpt import GPT, save_safetensors  # noqa: E402  (the code a user runs, not a copy)
 
-    def forward(self, x):
-        return F.layer_norm(x, self.weight.shape, self.weight, self.bias, 1e-5)
+DTYPES = {"F64": "<f8", "F32": "<f4"}
 
 
-class Attention(nn.Module):
-    def __init__(self, c):
-        super().__init__()
-        self.c_attn = nn.Linear(c["n_embd"], 3 * c["n_embd"], bias=c["bias"])
-        self.c_proj = nn.Linear(c["n_embd"], c["n_embd"], bias=c["bias"])
-        self.n_head = c["n_head"]
-
-    def forward(self, x):
-        B, T, C = x.shape
-        q, k, v = self.c_attn(x).split(C, dim=2)
-        q, k, v = (z.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for z in (q, k, v))
-        att = (q @ k.transpose(-2, -1)) / math.sqrt(k.size(-1))
-        mask = torch.tril(torch.ones(T, T, dtype=torch.bool))
-        att = F.softmax(att.masked_fill(~mask, float("-inf")), dim=-1)
-        y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
-        return self.c_proj(y)
+def st_write(path, tensors, metadata=None):
+    save_safetensors(path, tensors, metadata, np.float64)
 
 
-class MLP(nn.Module):
-    def __init__(self, c):
-        super().__init__()
-        self.c_fc = nn.Linear(c["n_embd"], c["n_inner"], bias=c["bias"])
-        self.c_proj = nn.Linear(c["n_inner"], c["n_embd"], bias=c["bias"])
-
-    def forward(self, x):
-        return self.c_proj(F.gelu(self.c_fc(x)))  # exact erf GELU, as nanoGPT's nn.GELU()
-
-
-class Block(nn.Module):
-    def __init__(self, c):
-        super().__init__()
-        self.ln_1 = LayerNorm(c["n_embd"], c["bias"])
-        self.attn = Attention(c)
-        self.ln_2 = LayerNorm(c["n_embd"], c["bias"])
-        self.mlp = MLP(c)
-
-    def forward(self, x):
-        x = x + self.attn(self.ln_1(x))
-        return x + self.mlp(self.ln_2(x))
-
-
-class GPT(nn.Module):
-    def __init__(self, c):
-        super().__init__()
-        self.transformer = nn.ModuleDict(dict(
-            wte=nn.Embedding(c["vocab_size"], c["n_embd"]),
-            wpe=nn.Embedding(c["block_size"], c["n_embd"]),
-            h=nn.ModuleList([Block(c) for _ in range(c["n_layer"])]),
-            ln_f=LayerNorm(c["n_embd"], c["bias"])))
-        self.lm_head = nn.Linear(c["n_embd"], c["vocab_size"], bias=False)
-        if c["tied"]:
-            self.transformer.wte.weight = self.lm_head.weight  # nanoGPT's weight tying
-
-    def loss(self, tokens):
-        idx, tgt = tokens[:, :-1], tokens[:, 1:]
-        x = self.transformer.wte(idx) + self.transformer.wpe(torch.arange(idx.shape[1]))
-        for b in self.transformer.h:
-            x = b(x)
-        logits = self.lm_head(self.transformer.ln_f(x))
-        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt.reshape(-1))
-
-
-# ---- safetensors, the format by hand -----------------------------------------------------------
-
-DTYPES = {"F64": ("<f8", 8), "F32": ("<f4", 4)}
-
-
-def st_write(path, tensors, metadata=None, dtype="F64"):
-    header, blobs, at = {}, [], 0
-    if metadata:
-        header["__metadata__"] = metadata
-    for name, t in tensors.items():
-        a = np.ascontiguousarray(t.detach().numpy().astype(DTYPES[dtype][0]))
-        header[name] = {"dtype": dtype, "shape": list(a.shape), "data_offsets": [at, at + a.nbytes]}
-        blobs.append(a.tobytes())
-        at += a.nbytes
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+def loss_of(model, tokens):
+    return model(tokens[:, :-1], tokens[:, 1:])
 
 
 def st_read(path):
@@ -150,7 +70,7 @@ def st_read(path):
     out = {}
     for name, e in header.items():
         lo, hi = e["data_offsets"]
-        a = np.frombuffer(b[8 + n + lo:8 + n + hi], dtype=DTYPES[e["dtype"]][0]).reshape(e["shape"])
+        a = np.frombuffer(b[8 + n + lo:8 + n + hi], dtype=DTYPES[e["dtype"]]).reshape(e["shape"])
         out[name] = torch.from_numpy(a.astype(np.float64))
     return out, meta, header
 
@@ -208,7 +128,7 @@ def forward_check(build, tmp, tied, bias):
         "--out", out, "--quiet")
     tokens = torch.from_numpy(np.load(os.path.join(out, "tokens.npy")).astype(np.int64))
     params = dict(model.named_parameters())  # tied: the shared Parameter once
-    loss = model.loss(tokens)
+    loss = loss_of(model, tokens)
     grads = torch.autograd.grad(loss, list(params.values()), create_graph=True)
     dot = sum((g * v[n]).sum() for n, g in zip(params, grads))
     hv = torch.autograd.grad(dot, list(params.values()))
@@ -245,7 +165,7 @@ def reverse_check(build, tmp, tied, bias, f32):
     model.load_state_dict(sd, strict=True)
     tokens = torch.from_numpy(np.load(os.path.join(out, "tokens.npy")).astype(np.int64))
     with torch.no_grad():
-        loss = model.loss(tokens).item()
+        loss = loss_of(model, tokens).item()
     tl = read_loss(out)
     check(abs(tl - loss) <= TOL * max(1, abs(loss)), "%s: PyTorch loss %.17g vs toolkit %.17g" % (tag, loss, tl))
     print("# %s: loss %.15g in PyTorch, %.15g in the toolkit" % (tag, loss, tl))
@@ -257,7 +177,7 @@ def reverse_check(build, tmp, tied, bias, f32):
 def bytes_check(path):
     sd, meta, header = st_read(path)
     again = path + ".again"
-    st_write(again, {k: sd[k] for k in header}, meta, "F64")
+    st_write(again, {k: sd[k] for k in header}, meta)
     check(open(again, "rb").read() == open(path, "rb").read(),
           "the toolkit's tied checkpoint read and written back here is not the same bytes")
 

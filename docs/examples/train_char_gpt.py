@@ -17,6 +17,9 @@ the config in its metadata), config.json (nanoGPT's GPTConfig keys), vocab.csv
 
 Debian's python3-torch (1.13) and python3-numpy are all it needs (make
 test-torch installs them); safetensors is written with struct + json.
+tests/torch_nanogpt.py imports GPT and save_safetensors from here (untied with
+c["tied"] false, any MLP width with c["n_inner"]): make test-torch checks this
+very code against the toolkit.
 """
 import argparse
 import json
@@ -89,8 +92,9 @@ class Block(nn.Module):
         self.attn.c_proj = nn.Linear(C, C, bias=c["bias"])
         self.ln_2 = LayerNorm(C, c["bias"])
         self.mlp = nn.Module()
-        self.mlp.c_fc = nn.Linear(C, 4 * C, bias=c["bias"])
-        self.mlp.c_proj = nn.Linear(4 * C, C, bias=c["bias"])
+        n_inner = c.get("n_inner", 4 * C)  # nanoGPT: 4 x n_embd; the toolkit's models may differ
+        self.mlp.c_fc = nn.Linear(C, n_inner, bias=c["bias"])
+        self.mlp.c_proj = nn.Linear(n_inner, C, bias=c["bias"])
 
     def forward(self, x):
         B, T, C = x.shape
@@ -110,7 +114,8 @@ class GPT(nn.Module):
             wte=nn.Embedding(c["vocab_size"], c["n_embd"]), wpe=nn.Embedding(c["block_size"], c["n_embd"]),
             h=nn.ModuleList([Block(c) for _ in range(c["n_layer"])]), ln_f=LayerNorm(c["n_embd"], c["bias"])))
         self.lm_head = nn.Linear(c["n_embd"], c["vocab_size"], bias=False)
-        self.transformer.wte.weight = self.lm_head.weight  # weight tying, as nanoGPT
+        if c.get("tied", True):
+            self.transformer.wte.weight = self.lm_head.weight  # weight tying, as nanoGPT
         for name, p in self.named_parameters():  # nanoGPT's initialisation
             if name.endswith("c_proj.weight"):
                 nn.init.normal_(p, 0, 0.02 / math.sqrt(2 * c["n_layer"]))
@@ -125,10 +130,10 @@ class GPT(nn.Module):
         return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 
 
-def save_safetensors(path, state_dict, metadata, dtype=np.float32):
+def save_safetensors(path, state_dict, metadata=None, dtype=np.float32):
     """safetensors by hand: 8-byte header length, JSON header, little-endian data."""
     code = {np.float32: "F32", np.float64: "F64"}[dtype]
-    header, blobs, at = {"__metadata__": metadata}, [], 0
+    header, blobs, at = ({"__metadata__": metadata} if metadata else {}), [], 0
     for name, t in state_dict.items():
         a = np.ascontiguousarray(t.detach().cpu().numpy().astype("<" + np.dtype(dtype).str[1:]))
         header[name] = {"dtype": code, "shape": list(a.shape), "data_offsets": [at, at + a.nbytes]}
