@@ -1235,8 +1235,9 @@ static const claim_rule RULES[] = {
               .name = "share",
               .stat = "trajectory.mini_below_half.share",
               .control = "trajectory.adafactor.mini_below_half.share",
-              .why = "'stays close' read as: at most snapshots (the share of snapshots below 0.5, above one half)",
-              .own_rule = 1, .kind = RULE_INTERVAL, .side = CLAIM_ABOVE, .threshold = 0.5},
+              .why = "'stays close' read as: at most snapshots (the share of snapshots below 0.5, above one half; "
+                     "the snapshots of all seeds pooled)",
+              .own_rule = 1, .kind = RULE_SHARE, .side = CLAIM_ABOVE, .threshold = 0.5},
              {.choice = "shared learning rate",
               .name = "lr1e-5",
               .flags = "--shared-lr 1e-5",
@@ -1282,8 +1283,8 @@ static const claim_rule RULES[] = {
               .stat = "trajectory.mini_closest.share",
               .control = "trajectory.control.mini_closest.share",
               .why = "'stays closer' read as: at most snapshots (share of snapshots where Adam-mini is the "
-                     "closest, above one half)",
-              .own_rule = 1, .kind = RULE_INTERVAL, .side = CLAIM_ABOVE, .threshold = 0.5},
+                     "closest, above one half; the snapshots of all seeds pooled)",
+              .own_rule = 1, .kind = RULE_SHARE, .side = CLAIM_ABOVE, .threshold = 0.5},
              {.choice = "statistic",
               .name = "max",
               .stat = "trajectory.mini_log_ratio_to_memory_efficient",
