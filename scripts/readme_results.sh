@@ -42,11 +42,12 @@ awk -v f="$dir/summary.md" -v doc="$(basename "$doc")" -v robust="$robust" '
     echo
     echo "The Transformer experiments judged again on English text (\`make verdicts DATA=text\`: Debian's"
     echo "fortunes, char-level, [real_text.md](real_text.md)), from $text/verdicts.csv; the"
-    echo "experiments without a Transformer are not run on text. Robustness is the Markov chain's."
+    echo "experiments without a Transformer are not run on text. Each robustness column is its own"
+    echo "study's, under the alternatives that study ran (\"-\": none run)."
     echo
     # (exit 1 there only says a robust verdict flipped on text: shown, not an error)
     { "$(dirname "$0")/compare_verdicts.sh" "$dir/verdicts.csv" "$text/verdicts.csv" "Markov chain" "English text" || true; } \
-      | grep -v ' | - |$'
+      | awk -F'|' '$5 != " - "'  # the claims text did not judge
   fi
 } >"$dtmp"
 mv "$tmp" "$readme"

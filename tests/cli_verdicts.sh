@@ -108,8 +108,12 @@ cp -r "$TMPD/vout" "$TMPD/robust"
 "$V" --runs "$TMPD/fail" --seeds $FIVE --out "$TMPD/failed" --quiet >/dev/null 2>&1
 ./scripts/compare_verdicts.sh "$TMPD/robust/verdicts.csv" "$TMPD/failed/verdicts.csv" >"$TMPD/cmp" 2>&1
 [ $? -eq 1 ] && grep -q "mini_on_par\` | PASS | ROBUST | FAIL \*\*flip" "$TMPD/cmp" && cli_ok || cli_fail "compare_verdicts: $(tail -1 "$TMPD/cmp")"
-./scripts/compare_verdicts.sh "$TMPD/robust/verdicts.csv" "$TMPD/robust/verdicts.csv" >/dev/null 2>&1 && cli_ok \
+./scripts/compare_verdicts.sh "$TMPD/robust/verdicts.csv" "$TMPD/robust/verdicts.csv" >"$TMPD/cmp2" 2>&1 && cli_ok \
   || cli_fail "compare_verdicts: a study against itself has no flip"
+# each study's own robustness: "-" where it ran no alternative, its own where it did
+grep -q "mini_on_par\` | PASS | ROBUST | FAIL \*\*flip\*\* | - |" "$TMPD/cmp" \
+  && grep -q "mini_on_par\` | PASS | ROBUST | PASS | ROBUST |" "$TMPD/cmp2" && cli_ok \
+  || cli_fail "compare_verdicts: the second study's robustness column: $(grep mini_on_par "$TMPD/cmp" "$TMPD/cmp2")"
 for i in 1 2 3 4 5; do seedrun "$TMPD/sens/train_compare/steps600/seed$i" $i 0.06$i 0.2$i "--steps 600"; done
 verdict_is "an alternative that fails" PASS "$TMPD/pass" $FIVE --sensitivity "$TMPD/sens"
 [ "$(field "$CLAIM" robustness)" = FRAGILE ] && cli_ok || cli_fail "FRAGILE: got $(field "$CLAIM" robustness)"
@@ -156,8 +160,8 @@ grep -q "train_compare.mini_on_par — PASS" "$TMPD/results.md" && head -1 "$TMP
 # with a text study: its verdicts beside the Markov chain's, claims it did not judge left out
 grep -v '^fig4\.' "$TMPD/o2/verdicts.csv" >"$TMPD/o2t.csv" && mkdir -p "$TMPD/o2t" && mv "$TMPD/o2t.csv" "$TMPD/o2t/verdicts.csv"
 ./scripts/readme_results.sh "$TMPD/o2" "$TMPD/README.md" "$TMPD/r3.md" "$TMPD/o2t" >/dev/null
-grep -q "^| claim | Markov chain | robustness | English text |" "$TMPD/r3.md" \
-  && grep -q "^| \`train_compare.mini_on_par\` | PASS | [A-Z-]* | PASS |$" "$TMPD/r3.md" \
+grep -q "^| claim | Markov chain | robustness | English text | robustness |$" "$TMPD/r3.md" \
+  && grep -q "^| \`train_compare.mini_on_par\` | PASS | [A-Z-]* | PASS | [A-Z-]* |$" "$TMPD/r3.md" \
   && ! grep -q '^| `fig4\.[a-z_]*` |' "$TMPD/r3.md" \
   && cli_ok || cli_fail "results.md: the text column beside the Markov chain's"
 ./scripts/readme_results.sh "$TMPD/o2" "$TMPD/README.md" "$TMPD/r4.md" "$TMPD/nonexistent" >/dev/null 2>&1
