@@ -131,7 +131,8 @@ typedef struct {
     int plan_n;
 } lr_grid;
 /* User error: n < 2 or n > LR_GRID_MAX, bounds or lo, hi non-finite, or not
- * 0 < lo_bound ≤ lo < hi ≤ hi_bound. */
+ * 0 < lo_bound ≤ lo < hi ≤ hi_bound (lo or hi within the relative slack 1e-9
+ * beyond a bound is planned at the bound). */
 void lr_grid_init(lr_grid *g, double lo, double hi, int n, double lo_bound, double hi_bound);
 /* Index of the best point (see above); −1 when no score is finite. */
 int lr_grid_best(const lr_grid *g);

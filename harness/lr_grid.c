@@ -26,6 +26,10 @@ void lr_grid_init(lr_grid *g, double lo, double hi, int n, double lo_bound, doub
     if (n < 2 || n > LR_GRID_MAX) die_user("lr_grid_init: need 2..%d points, got %d", LR_GRID_MAX, n);
     if (!(isfinite(lo) && isfinite(hi) && isfinite(lo_bound) && isfinite(hi_bound)))
         die_user("lr_grid_init: lo, hi and the bounds must be finite");
+    /* within the slack of a bound is the bound: a lattice point computed as x·step can land a rounding
+     * error beyond it (10^2.5 · 10^0.5 = 1000.0000000000003), as the extensions below allow and clamp */
+    if (lo < lo_bound && lo >= lo_bound * (1 - LR_REL_SLACK)) lo = lo_bound;
+    if (hi > hi_bound && hi <= hi_bound * (1 + LR_REL_SLACK)) hi = hi_bound;
     if (!(0 < lo_bound && lo_bound <= lo && lo < hi && hi <= hi_bound))
         die_user("lr_grid_init: need 0 < lo_bound <= lo < hi <= hi_bound, got %g, %g, %g, %g", lo_bound, lo, hi,
                  hi_bound);

@@ -404,6 +404,17 @@ static void test_lr_grid_bounds(void)
     run_grid(&g, score_bowl);
     CHECK(g.n == 5 && lr_grid_status(&g) == GRID_EDGE_AT_BOUND, "n %d", g.n);
 
+    /* a first grid computed as x·step that lands a rounding error beyond a bound is planned at the bound
+     * (leave_out's joint pass: 10^2.5 · 10^0.5 = 1000.0000000000003 against the bound 1e3 died here) */
+    double mu = 316.227766016838, st = 3.1622776601683795;
+    CHECK(mu * st > 1e3, "the case needs a product above the bound: %.17g", mu * st);
+    lr_grid_init(&g, mu / st, mu * st, 3, 1e-6, 1e3);
+    CHECK(g.plan_hi == 1e3 && g.plan_lo == mu / st, "planned %.17g..%.17g", g.plan_lo, g.plan_hi);
+    lr_grid_init(&g, 1e-6 * (1 - 1e-12), 1e-4, 3, 1e-6, 1e3);
+    CHECK(g.plan_lo == 1e-6, "planned low %.17g", g.plan_lo);
+    EXPECT_USER_ERROR(lr_grid_init(&g, 1, 1e3 * (1 + 1e-6), 3, 1e-6, 1e3), "need 0 < lo_bound <= lo < hi <= hi_bound");
+    EXPECT_USER_ERROR(lr_grid_init(&g, 1e-6 * (1 - 1e-6), 1, 3, 1e-6, 1e3), "need 0 < lo_bound <= lo < hi <= hi_bound");
+
     /* capacity: 63 planned points, best at the top → one more, then EDGE AT BOUND with 64 points */
     lr_grid_init(&g, 1e-3, 1e-1, 63, 1e-8, 1e6);
     run_grid(&g, score_decreasing);
