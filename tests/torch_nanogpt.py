@@ -10,9 +10,10 @@ with heads as contiguous slices), in float64, tied (lm_head.weight is wte's
 Parameter) and untied, biases on and off:
   1. forward: it is saved as .safetensors (the example's writer: struct +
      json, the format is tiny), tt_probe reads it and draws a batch of text
-     tokens (the held-out part of the default corpus); the toolkit's loss, gradient and
-     H v (R-operator) must match PyTorch's loss, autograd gradient and
-     double-backward H v to 1e-10 (relative to the largest entry);
+     tokens (the held-out part of the default corpus); the toolkit's loss,
+     gradient and H v (R-operator) must match PyTorch's loss, autograd
+     gradient and double-backward H v to 1e-10 (relative to the largest
+     entry);
   2. reverse: a model trained by the toolkit (train_transformer
      --save-safetensors, F64 and F32) loads into this GPT with
      load_state_dict(strict=True) and gives the toolkit's loss to 1e-10;
