@@ -185,5 +185,10 @@ void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, 
         }
     }
     if (optind < argc) die_user("unexpected argument '%s' (see --help)", argv[optind]);
+    const char *scale = "none"; /* run.txt's scale: the value a run used, the default included */
+    for (int i = 0; i < nopts; i++)
+        if (opts[i].kind == OPT_STRING && !strcmp(opts[i].name, "scale") && *(const char **)opts[i].target)
+            scale = *(const char **)opts[i].target;
+    run_set_scale(scale);
 }
 

@@ -184,6 +184,10 @@ void run_write_info(const char *dir, unsigned long seed);
  * writes next: what varies from run to run (times) lives there, so that the
  * data files of two runs with one seed are byte-identical. */
 void run_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The "scale: " line of run.txt: cli_parse sets it to a program's --scale value (its
+ * default when the flag is absent), or "none" for a program without a --scale option
+ * (one setting, the same at every scale); the verdicts judge checks it. */
+void run_set_scale(const char *scale);
 double wall_seconds(void); /* monotonic clock */
 
 /* ---- threads (memory.c) ----------------------------------------------------------------

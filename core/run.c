@@ -25,6 +25,7 @@ double wall_seconds(void)
 
 static char run_command[4096];
 static char run_notes[4096];
+static char run_scale[16];
 static double run_t0;
 static time_t run_started;
 
@@ -82,6 +83,8 @@ void run_start(int argc, char **argv)
     run_begin(argc, argv);
 }
 
+void run_set_scale(const char *scale) { snprintf(run_scale, sizeof run_scale, "%s", scale); }
+
 void run_note(const char *fmt, ...)
 {
     size_t len = strlen(run_notes);
@@ -101,8 +104,10 @@ void run_write_info(const char *dir, unsigned long seed)
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S%z", localtime(&run_started));
     char *path = path_join(dir, "run.txt");
     outfile *f = outfile_open(path);
-    fprintf(outfile_fp(f), "command: %s\nseed: %lu\ngit commit: %s\nstarted: %s\nwall seconds: %.3f\n%s",
-            run_command, seed, TOOLKIT_COMMIT, when, wall_seconds() - run_t0, run_notes);
+    fprintf(outfile_fp(f), "command: %s\nseed: %lu\n", run_command, seed);
+    if (run_scale[0]) fprintf(outfile_fp(f), "scale: %s\n", run_scale);
+    fprintf(outfile_fp(f), "git commit: %s\nstarted: %s\nwall seconds: %.3f\n%s", TOOLKIT_COMMIT, when,
+            wall_seconds() - run_t0, run_notes);
     output_list_committed(outfile_fp(f), dir);
     outfile_commit(f);
     free(path);

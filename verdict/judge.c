@@ -116,6 +116,11 @@ static const char *unusable(const claim_reading *r)
     if (r->test == RULE_EXACT && !r->constant) return "an exact number that differs between seeds";
     if (r->test == RULE_INTERVAL && r->constant)
         return "the same value on every seed: a zero-width interval (the seeds do not enter)";
+    /* a sign test's values and a share strictly between none and all: the same on every seed
+     * says the seeds did not enter (a saturated share, none or all on every seed, is what a
+     * clear effect gives); a diverged run on every seed (±inf) is judged as such */
+    if (r->constant && isfinite(r->mean) && (r->test == RULE_SIGN || (r->test == RULE_SHARE && r->mean > 0 && r->mean < 1)))
+        return "the same value on every seed (the seeds do not enter)";
     if (isnan(r->p_claim) || isnan(r->p_other)) return "no test possible";
     return "";
 }

@@ -159,12 +159,24 @@ static void read_runtxt(seed_run *r, const char *path, long seed)
     size_t len;
     char *buf = slurp(path, &len);
     if (!buf) { set_why(r, "no run.txt (%s)", strerror(errno)); return; }
+    if (strchr(buf, '\r')) { /* the toolkit writes none: its lines would compare unequal in silence */
+        set_why(r, "run.txt holds a carriage return (CR LF line ends: edited on another system?)");
+        free(buf);
+        return;
+    }
     int have_cmd = 0, have_wall = 0;
-    char *save = NULL;
+    char *save = NULL, line_scale[sizeof r->scale] = "";
     for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *end;
         if (!strncmp(line, "command: ", 9) && !have_cmd) {
             have_cmd = 1;
             normalise_command(r, line + 9, seed);
+        } else if (!strncmp(line, "seed: ", 6)) {
+            errno = 0;
+            long v = strtol(line + 6, &end, 10);
+            r->run_seed = line[6] >= '0' && line[6] <= '9' && !*end && !errno ? v : -2;
+        } else if (!strncmp(line, "scale: ", 7)) {
+            snprintf(line_scale, sizeof line_scale, "%s", line + 7);
         } else if (!strncmp(line, "git commit: ", 12)) {
             snprintf(r->commit, sizeof r->commit, "%s", line + 12);
         } else if (!strncmp(line, "wall seconds: ", 14)) {
@@ -172,7 +184,14 @@ static void read_runtxt(seed_run *r, const char *path, long seed)
         }
     }
     free(buf);
-    if (!have_cmd || !r->commit[0] || !have_wall) set_why(r, "run.txt is incomplete (no command, commit or wall time)");
+    /* the scale the program ran at: its run.txt's line (the default included), else
+     * --scale in the command, else the default of every program with a scale, quick */
+    if (line_scale[0]) snprintf(r->scale, sizeof r->scale, "%s", line_scale);
+    else if (!r->scale[0]) snprintf(r->scale, sizeof r->scale, "quick");
+    if (!have_cmd || !r->commit[0] || !have_wall || r->run_seed == -1)
+        set_why(r, "run.txt is incomplete (no command, seed, commit or wall time)");
+    else if (r->run_seed < 0)
+        set_why(r, "run.txt's seed line is not a whole number");
 }
 
 int stats_index(const seed_run *r, const char *name)
@@ -195,6 +214,7 @@ void seed_run_read(seed_run *r, const char *dir, long seed)
     memset(r, 0, sizeof *r);
     r->ok = 1;
     r->seed = seed;
+    r->run_seed = -1;
     char *p = path_join(dir, "stats.csv");
     read_stats(r, p);
     free(p);

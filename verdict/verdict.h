@@ -212,10 +212,12 @@ const alternative *claim_alt(const claim_rule *r, const char *name);
 /* ---- one seed's run, read strictly (runs.c) -------------------------------------------------
  * stats.csv: header "name,value", every line newline-terminated, no name
  * twice, values as stats_put writes them; run.txt: complete (command, commit,
- * wall time). flags: the command normalised for comparison over seeds (program
- * name, every flag but --out and --quiet, --seed/--data-seed values as SEED).
- * ok = 0 with the first reason in why when anything is missing or malformed,
- * or when --seed/--data-seed is not the folder's seed. */
+ * wall time, seed line; no carriage return). flags: the command normalised for
+ * comparison over seeds (program name, every flag but --out and --quiet,
+ * --seed/--data-seed values as SEED). ok = 0 with the first reason in why when
+ * anything is missing or malformed, or when --seed/--data-seed is not the
+ * folder's seed. The seed line and the scale are checked by the study (a
+ * deterministic experiment's runs may share a seed). */
 typedef struct {
     char *name;
     double value;
@@ -223,9 +225,11 @@ typedef struct {
 typedef struct {
     int ok;
     char why[256];
-    long seed;
+    long seed;                 /* the folder's seed */
+    long run_seed;             /* run.txt's "seed: " line (the seed the program ran with) */
     char commit[96];
-    char scale[16];            /* --scale's value, "" if the command has none */
+    char scale[16];            /* the run's scale: run.txt's "scale: " line, else --scale's value, else
+                                  "quick" (the default); "none": the program has no scale */
     char *flags;
     int nstats;
     stat_row *stats;
