@@ -127,11 +127,12 @@ void output_watch_child(int pid);
  * locked for this run: "<dir>/.lock" (flock, held until the process ends; an
  * exclusive holder removes the file when it ends): a second run into the same
  * folder stops with "folder X is in use by process PID" (exit 2), so two runs
- * never mix their files. A folder that holds a finished run (a run.txt of the
- * toolkit's) is then cleared of that run's files, the ones its run.txt lists,
- * and of the run.txt: an interrupted re-run leaves only its own files and no
- * run.txt, never a mix of two runs. Only regular files inside the folder are
- * removed, never through a symbolic link. docs/reliability.md. */
+ * never mix their files. The folder is then cleared of the previous run's files:
+ * those its run.txt lists (a finished run) or its journal ".files" lists (a run
+ * killed before its run.txt), the two lists, and the temporaries of processes that
+ * no longer run: an interrupted re-run leaves only its own files and no run.txt,
+ * never a mix of two runs. Only regular files inside the folder are removed, never
+ * through a symbolic link, never the lock. docs/reliability.md. */
 void ensure_dir(const char *path);
 /* Programs whose runs add to a folder (heatmap into the run it reads,
  * mlp_hessian --cols parts) keep what earlier runs wrote there. */
@@ -148,6 +149,10 @@ void output_rank_follows(void);
 int remove_tree(const char *dir);
 /* "file: <name>" lines for the files this process committed under dir (run.txt). */
 void output_list_committed(FILE *fp, const char *dir);
+/* run.txt under dir now lists the run's files: the journals ("<folder>/.files", kept
+ * since the first commit so that a run killed before its run.txt is cleared too)
+ * of dir and the folders under it that this process locked go. */
+void output_journal_done(const char *dir);
 /* "<dir>/<name>" in a fresh string (caller frees). */
 char *path_join(const char *dir, const char *name);
 /* outfile_open, csv_open and npy_write of <dir>/<name>. */

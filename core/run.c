@@ -110,6 +110,7 @@ void run_write_info(const char *dir, unsigned long seed)
             wall_seconds() - run_t0, run_notes);
     output_list_committed(outfile_fp(f), dir);
     outfile_commit(f);
+    output_journal_done(dir);
     free(path);
 }
 

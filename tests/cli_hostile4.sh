@@ -46,4 +46,37 @@ for s in 1 2; do "$BIN/table1_memory" --quiet --out "$J/t1/table1_memory/seed$s"
 check "verdicts on table1_memory" "$V" --quiet --runs "$J/t1" --seeds 1,2 --skip "$(only table1_memory)" --out "$J/v6"
 grep -q '^table1.v_removed,.*,PASS,' "$J/v6/verdicts.csv" && cli_ok || cli_fail "an exact claim: $(grep v_removed "$J/v6/verdicts.csv" | cut -c1-200)"
 
+# ---- 2. a run killed by SIGKILL: the next run into its folder removes what it left -----------
+P=("$TT" --V 5 --C 8 --heads 2 --M 12 --T 4 --batch 8 --quiet)
+k=$TMPD/killed
+"${P[@]}" --steps 2000000 --checkpoints 0.0001,1 --out "$k" & kp=$!
+i=0
+while [ ! -e "$k/step000200_vhat.npy" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.3
+kill -KILL $kp; wait $kp 2>/dev/null
+[ -e "$k/step000200_params.npy" ] && [ -n "$(find "$k" -name '*.tmp.*')" ] && cli_ok || cli_fail "the killed run left no checkpoint or temporary to clear"
+grep -qx 'file: step000200_params.npy' "$k/.files" 2>/dev/null && cli_ok || cli_fail "no journal lists the killed run's committed files"
+# beside them: a live process's temporary (this shell's pid) and a dead one's that is a link out
+echo live >"$k/other.csv.tmp.$$"
+echo precious >"$TMPD/outside.txt"
+sh -c 'exit 0' & dead=$!; wait $dead
+ln -s "$TMPD/outside.txt" "$k/x.csv.tmp.$dead"
+check "a run into the killed run's folder" timeout 60 "${P[@]}" --steps 20 --checkpoints 1 --out "$k"
+[ ! -e "$k/step000200_params.npy" ] && [ ! -e "$k/step000200_vhat.npy" ] && cli_ok || cli_fail "the killed run's checkpoints stay: $(ls "$k")"
+[ -z "$(find "$k" -name '*.tmp.*' ! -name "other.csv.tmp.$$" ! -name "x.csv.tmp.$dead")" ] && cli_ok ||
+  cli_fail "the killed run's temporaries stay: $(find "$k" -name '*.tmp.*')"
+[ -e "$k/other.csv.tmp.$$" ] && cli_ok || cli_fail "a running process's temporary was removed"
+[ -L "$k/x.csv.tmp.$dead" ] && [ "$(cat "$TMPD/outside.txt")" = precious ] && cli_ok || cli_fail "a link named as a temporary was followed or removed"
+[ ! -e "$k/.files" ] && [ "$(grep -c '^file: ' "$k/run.txt")" = 4 ] && cli_ok || cli_fail "after a whole run: the journal stays or run.txt lists $(grep -c '^file: ' "$k/run.txt") files"
+rm -f "$k/other.csv.tmp.$$"
+# ---- 4. a run.txt naming the lock does not remove it: the second run is still refused ----------
+d=$TMPD/lockname
+mkdir -p "$d" && printf 'command: x\nfile: .lock\nfile: ./.lock\nfile: .files\n' >"$d/run.txt"
+"${P[@]}" --steps 2000000 --out "$d" >/dev/null 2>&1 & lp=$!
+i=0
+while [ ! -e "$d/loss.csv.tmp.$lp" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+expect_user_error "a second run while the first holds the folder" timeout 60 "$BIN/demo_spectrum" --quiet --out "$d"
+grep -q "in use by process $lp" "$TMPD/err" && cli_ok || cli_fail "the holder named: $(cat "$TMPD/err")"
+kill -TERM $lp; wait $lp 2>/dev/null
+
 cli_summary
