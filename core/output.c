@@ -433,16 +433,32 @@ outfile *outfile_open(const char *path)
     size_t n = strlen(path) + 32;
     f->tmp = xmalloc(n);
     snprintf(f->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    for (outfile *o = open_files; o; o = o->next)
+        if (strcmp(o->tmp, f->tmp) == 0) DIE("%s opened twice", path);
     /* created and registered with the cleanup signals blocked: a signal
-     * between the two would leave the new temporary behind */
+     * between the two would leave the new temporary behind. A new file only
+     * (O_EXCL), never through a link (O_NOFOLLOW): a link planted under the
+     * temporary's name would send the data elsewhere. A file already there
+     * under this pid's name is a dead process's (or planted): it goes first
+     * (unlink removes a link, not what it points at). */
     sigset_t old;
     registry_lock(&old);
-    f->fp = fopen(f->tmp, "wb");
+    int fd = -1;
+    for (int tries = 0; tries < 2 && fd < 0; tries++) {
+        fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno == EEXIST && tries == 0) unlink(f->tmp);
+        else if (fd < 0) break;
+    }
+    f->fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!f->fp) {
         int e = errno;
+        if (fd >= 0) close(fd), unlink(f->tmp);
         registry_unlock(&old);
+        char why[512];
+        if (e == EEXIST) snprintf(why, sizeof why, "%s exists and cannot be removed", f->tmp);
+        else snprintf(why, sizeof why, "%s", strerror(e));
         free_outfile(f);
-        die_user("cannot write %s: %s", path, strerror(e));
+        die_user("cannot write %s: %s", path, why);
     }
     f->next = open_files;
     open_files = f;

@@ -79,4 +79,60 @@ expect_user_error "a second run while the first holds the folder" timeout 60 "$B
 grep -q "in use by process $lp" "$TMPD/err" && cli_ok || cli_fail "the holder named: $(cat "$TMPD/err")"
 kill -TERM $lp; wait $lp 2>/dev/null
 
+# ---- 3. a link planted under the next temporary's name: the write does not follow it ----------
+d=$TMPD/planted
+mkdir -p "$d"
+echo precious >"$TMPD/w.txt"
+# the next pid: a process started just before the run gets the pid before its (a busy box may
+# interleave others: then the plant misses, and the other checks still hold)
+sh -c 'exit 0' & before=$!; wait $before
+for n in 1 2 3 4 5 6 7 8; do ln -s "$TMPD/w.txt" "$d/loss.csv.tmp.$((before + n))"; done
+check "a run into a folder with planted links" timeout 60 "${P[@]}" --steps 20 --out "$d"
+[ "$(cat "$TMPD/w.txt")" = precious ] && cli_ok || cli_fail "the loss CSV went through a planted link: $(head -c 80 "$TMPD/w.txt")"
+[ -f "$d/loss.csv" ] && [ ! -L "$d/loss.csv" ] && cli_ok || cli_fail "loss.csv not written as a file"
+# the same through a link named exactly as this process's temporary (a pid is known once started):
+# the program itself cannot know it in advance, so plant it from a wrapper that execs the program
+echo precious >"$TMPD/w2.txt"
+check "a link under the run's own temporary name" timeout 60 bash -c \
+  "ln -s '$TMPD/w2.txt' '$d/loss.csv.tmp.'\$\$ && exec ${P[*]} --steps 20 --out '$d'"
+[ "$(cat "$TMPD/w2.txt")" = precious ] && [ -f "$d/loss.csv" ] && [ ! -L "$d/loss.csv" ] && cli_ok ||
+  cli_fail "a link under the process's own temporary name was written through"
+# run_tasks --log: a planted task1.log link is not written through; the log is whole or absent
+echo precious >"$TMPD/w3.txt"
+mkdir -p "$TMPD/rl" && ln -s "$TMPD/w3.txt" "$TMPD/rl/task1.log"
+echo 'echo hello' >"$TMPD/one.txt"
+check "run_tasks --log with a planted link" "$BIN/run_tasks" --quiet --log "$TMPD/rl" "$TMPD/one.txt"
+[ "$(cat "$TMPD/w3.txt")" = precious ] && [ "$(cat "$TMPD/rl/task1.log")" = hello ] && [ ! -L "$TMPD/rl/task1.log" ] &&
+  cli_ok || cli_fail "run_tasks wrote through task1.log's link"
+# a task still running: its log is a temporary, task1.log appears only when it ends
+echo "echo started; sleep 2; echo done" >"$TMPD/slow.txt"
+"$BIN/run_tasks" --quiet --log "$TMPD/rl2" "$TMPD/slow.txt" & rp=$!
+sleep 1
+[ ! -e "$TMPD/rl2/task1.log" ] && [ -n "$(find "$TMPD/rl2" -name 'task1.log.tmp.*')" ] && cli_ok || cli_fail "a running task's log is not a temporary"
+wait $rp
+[ "$(cat "$TMPD/rl2/task1.log")" = "started
+done" ] && [ -z "$(find "$TMPD/rl2" -name '*.tmp.*')" ] && cli_ok || cli_fail "the log after the task: $(ls "$TMPD/rl2")"
+
+# ---- 10. run_tasks without --log: output discarded, not kept; no task outlives it; old logs go ----
+# output without --log is kept nowhere: a TMPDIR without room (or without existence) does not matter
+echo "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo last line" >"$TMPD/big.txt"
+check "3 MB of output without --log, TMPDIR missing" env TMPDIR="$TMPD/no/such" "$BIN/run_tasks" --quiet "$TMPD/big.txt"
+printf "%s\n" "echo 'prog: the reason' >&2; exit 3" >"$TMPD/fails.txt"
+env TMPDIR="$TMPD/no/such" "$BIN/run_tasks" --quiet "$TMPD/fails.txt" 2>"$TMPD/err"; rc=$?
+[ $rc = 3 ] && grep -q "failed with exit 3: prog: the reason" "$TMPD/err" && cli_ok || cli_fail "the failure's last line without --log: exit $rc: $(cat "$TMPD/err")"
+# a task's background child ends with the task
+echo "sleep 300 & echo \$! >$TMPD/bgpid; exit 0" >"$TMPD/bg.txt"
+check "a task that leaves a background child" timeout 60 "$BIN/run_tasks" --quiet "$TMPD/bg.txt"
+sleep 0.5
+bg=$(cat "$TMPD/bgpid")
+# (a zombie waiting for a reaper has ended: the state field of /proc/PID/stat)
+if [ -e "/proc/$bg" ] && [ "$(sed 's/.*) //' "/proc/$bg/stat" | cut -d' ' -f1)" != Z ]; then
+  cli_fail "the task's background child $bg outlives run_tasks"; kill "$bg"
+else cli_ok; fi
+# a shorter list into the same log folder: the longer list's logs go
+printf 'echo 1\necho 2\necho 3\n' >"$TMPD/three.txt"
+"$BIN/run_tasks" --quiet --log "$TMPD/rl3" "$TMPD/three.txt" && "$BIN/run_tasks" --quiet --log "$TMPD/rl3" "$TMPD/one.txt" ||
+  cli_fail "run_tasks into one log folder twice"
+[ "$(cd "$TMPD/rl3" && ls)" = task1.log ] && cli_ok || cli_fail "an earlier list's logs stay: $(cd "$TMPD/rl3" && ls | tr '\n' ' ')"
+
 cli_summary
