@@ -109,7 +109,7 @@ unsigned long rng_int(gsl_rng *r, unsigned long n);       /* uniform in 0..n-1 *
  * Every output is written to "<path>.tmp.<pid>" and renamed onto <path> by
  * outfile_commit, so an interrupted or failed run never leaves a half file.
  * Uncommitted temporaries are removed on die_user/DIE, on exit and on
- * SIGINT, SIGTERM, SIGHUP and SIGQUIT (then the program dies of that signal);
+ * SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE (then the program dies of that signal);
  * SIGXFSZ is ignored, so a file-size limit is a clean "File too large" error. */
 typedef struct outfile outfile;
 outfile *outfile_open(const char *path);

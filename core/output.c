@@ -40,7 +40,7 @@ static int nlocks = 0;
 static int lock_mode = 1; /* 1 exclusive, 0 shared (output_shared_folder), -1 none (output_rank_follows) */
 
 /* Signals that remove the temporaries before the process dies of them. */
-static const int CLEANUP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static const int CLEANUP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
 #define NCLEANUP ((int)(sizeof CLEANUP_SIGNALS / sizeof *CLEANUP_SIGNALS))
 
 /* Remove every uncommitted temporary: at exit and on a fatal signal. The
@@ -94,7 +94,7 @@ static void registry_lock(sigset_t *old)
 
 static void registry_unlock(const sigset_t *old) { sigprocmask(SIG_SETMASK, old, NULL); }
 
-/* SIGINT, SIGTERM, SIGHUP, SIGQUIT: remove the temporaries (and lock files), then die of the
+/* SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE (a reader of stderr gone): remove the temporaries (and lock files), then die of the
  * signal. A signal the parent set to be ignored (nohup's SIGHUP, a background
  * job's SIGINT) stays ignored. SIGXFSZ is ignored, so exceeding a file-size
  * limit (ulimit -f) makes the write fail with EFBIG: a one-line user error

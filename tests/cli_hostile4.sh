@@ -135,4 +135,18 @@ printf 'echo 1\necho 2\necho 3\n' >"$TMPD/three.txt"
   cli_fail "run_tasks into one log folder twice"
 [ "$(cd "$TMPD/rl3" && ls)" = task1.log ] && cli_ok || cli_fail "an earlier list's logs stay: $(cd "$TMPD/rl3" && ls | tr '\n' ' ')"
 
+# ---- 11. SIGPIPE (the reader of stderr gone) is in the cleanup set -------------------------------
+PP=("$TT" --V 5 --C 8 --heads 2 --M 12 --T 4 --batch 8)
+"${PP[@]}" --steps 3000000 --checkpoints 0.00001,1 --out "$TMPD/pp" 2>&1 | head -c 10 >/dev/null
+rc=${PIPESTATUS[0]}
+[ $rc = 141 ] && [ ! -e "$TMPD/pp/.lock" ] && [ -z "$(find "$TMPD/pp" -name '*.tmp.*')" ] && cli_ok ||
+  cli_fail "SIGPIPE at the end of a run: exit $rc, left $(cd "$TMPD/pp" && ls -A | grep -v '^step' | tr '\n' ' ')"
+# mid-run (the program writes nothing to stderr while it trains: the signal sent by hand)
+"${PP[@]}" --quiet --steps 3000000 --checkpoints 0.00001,1 --out "$TMPD/pp2" & pp=$!
+i=0
+while [ ! -e "$TMPD/pp2/loss.csv.tmp.$pp" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+kill -PIPE $pp; wait $pp; rc=$?
+[ $rc = 141 ] && [ ! -e "$TMPD/pp2/.lock" ] && [ -z "$(find "$TMPD/pp2" -name '*.tmp.*')" ] && [ ! -e "$TMPD/pp2/run.txt" ] && cli_ok ||
+  cli_fail "SIGPIPE mid-run: exit $rc, left $(cd "$TMPD/pp2" && ls -A | grep -v '^step' | tr '\n' ' ')"
+
 cli_summary
