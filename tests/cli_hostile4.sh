@@ -137,16 +137,24 @@ printf 'echo 1\necho 2\necho 3\n' >"$TMPD/three.txt"
 
 # ---- 11. SIGPIPE (the reader of stderr gone) is in the cleanup set -------------------------------
 PP=("$TT" --V 5 --C 8 --heads 2 --M 12 --T 4 --batch 8)
-"${PP[@]}" --steps 3000000 --checkpoints 0.00001,1 --out "$TMPD/pp" 2>&1 | head -c 10 >/dev/null
+env --default-signal=PIPE "${PP[@]}" --steps 3000000 --checkpoints 0.00001,1 --out "$TMPD/pp" 2>&1 | head -c 10 >/dev/null
 rc=${PIPESTATUS[0]}
 [ $rc = 141 ] && [ ! -e "$TMPD/pp/.lock" ] && [ -z "$(find "$TMPD/pp" -name '*.tmp.*')" ] && cli_ok ||
   cli_fail "SIGPIPE at the end of a run: exit $rc, left $(cd "$TMPD/pp" && ls -A | grep -v '^step' | tr '\n' ' ')"
 # mid-run (the program writes nothing to stderr while it trains: the signal sent by hand)
-"${PP[@]}" --quiet --steps 3000000 --checkpoints 0.00001,1 --out "$TMPD/pp2" & pp=$!
+env --default-signal=PIPE "${PP[@]}" --quiet --steps 3000000 --checkpoints 0.00001,1 --out "$TMPD/pp2" & pp=$!
 i=0
 while [ ! -e "$TMPD/pp2/loss.csv.tmp.$pp" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
 kill -PIPE $pp; wait $pp; rc=$?
 [ $rc = 141 ] && [ ! -e "$TMPD/pp2/.lock" ] && [ -z "$(find "$TMPD/pp2" -name '*.tmp.*')" ] && [ ! -e "$TMPD/pp2/run.txt" ] && cli_ok ||
   cli_fail "SIGPIPE mid-run: exit $rc, left $(cd "$TMPD/pp2" && ls -A | grep -v '^step' | tr '\n' ' ')"
+
+# ---- 14. the signal tests set the dispositions they test: the same under a parent that ignores ----
+# (nohup make test &, or any shell without job control, starts its commands with SIGINT and
+# SIGQUIT ignored, and nohup SIGHUP: the runs of run_then_signal must not inherit that)
+out=$(env --ignore-signal=HUP,INT,QUIT bash -c 'source tests/lib_cli.sh; TT=$1; ulimit -c 0
+  for s in INT QUIT HUP; do run_then_signal $s; done; run_then_signal HUP ignore; cli_summary' _ "$TT" 2>&1)
+counts=$(printf '%s\n' "$out" | sed -n 's/^# counts //p')
+[ "$counts" = "9 0" ] && cli_ok || cli_fail "signal cases under a parent that ignores SIGINT, SIGQUIT, SIGHUP: $(printf '%s' "$out" | head -c 400)"
 
 cli_summary
