@@ -176,6 +176,18 @@ double *npy_read(const char *path, int *ndim, size_t shape[4]);
 /* 1 if path names a folder: readers report "X is a folder, expected a file". */
 int path_is_folder(const char *path);
 
+/* ---- input files (input.c) ------------------------------------------------------------
+ * Every reader of a data file opens it here: a regular file (a link to one is
+ * followed) of at most max_bytes (0: any size), opened without blocking — a FIFO
+ * would block for ever, /dev/zero never end. NULL with one line in err naming
+ * `what`: "... is a folder, expected a file", "... is not a regular file (a FIFO,
+ * a device or a socket)", "... is N MB, more than the M MB such a file may hold",
+ * or the system's reason. *size: the file's size (NULL: not wanted). */
+FILE *input_open(const char *path, const char *what, size_t max_bytes, size_t *size, char *err, size_t nerr);
+/* The whole file (input_open's checks; a file that grows past max_bytes too) in a
+ * fresh buffer with a NUL after its *len bytes; NULL with the reason in err. */
+char *input_read_all(const char *path, const char *what, size_t max_bytes, size_t *len, char *err, size_t nerr);
+
 /* ---- a run (run.c) ------------------------------------------------------------------
  * run_start: what every program does first, before parsing its options — names
  * the program for error lines, refuses an address-space limit too small for the

@@ -46,6 +46,45 @@ for s in 1 2; do "$BIN/table1_memory" --quiet --out "$J/t1/table1_memory/seed$s"
 check "verdicts on table1_memory" "$V" --quiet --runs "$J/t1" --seeds 1,2 --skip "$(only table1_memory)" --out "$J/v6"
 grep -q '^table1.v_removed,.*,PASS,' "$J/v6/verdicts.csv" && cli_ok || cli_fail "an exact claim: $(grep v_removed "$J/v6/verdicts.csv" | cut -c1-200)"
 
+# ---- 9, 12, 13. the judge's readers: one bad seed's file makes that seed INVALID, named ----------
+# judge_seed2 DESCRIPTION REASON: fig3's real runs with seed 2's stats.csv or run.txt as the
+# case left it: verdicts exits 0 within 60 s, seed 2 is INVALID with REASON, the others judged
+judge_seed2() {
+  timeout 60 "$V" --quiet --runs "$J/bad" --skip "$(only fig3)" --out "$J/vbad" 2>"$TMPD/err"; local rc=$?
+  if [ $rc = 0 ] && grep -q "seed 2: .*$2" "$J/vbad/verdicts.md" && grep -q '^fig3.adam_beats_gd,.*,INVALID,' "$J/vbad/verdicts.csv"; then cli_ok
+  else cli_fail "$1: exit $rc $(head -c 200 "$TMPD/err"); $(grep -m1 'Why INVALID' "$J/vbad/verdicts.md" 2>/dev/null)"; fi
+  rm -rf "$J/bad" "$J/vbad"; cp -r "$J/real" "$J/bad"
+}
+cp -r "$J/real" "$J/bad"
+s2=$J/bad/fig3/seed2
+rm "$s2/stats.csv" && mkfifo "$s2/stats.csv"
+judge_seed2 "a FIFO as stats.csv" "stats.csv is not a regular file"
+rm "$s2/stats.csv" && truncate -s 1500M "$s2/stats.csv"
+judge_seed2 "a 1.5 GB stats.csv" "stats.csv is 1500.0 MB, more than"
+rm "$s2/stats.csv" && mkdir "$s2/stats.csv"
+judge_seed2 "a folder as stats.csv" "stats.csv is a folder"
+sed -i '2s/^/\n/' "$s2/stats.csv"
+judge_seed2 "a blank line in stats.csv" "line 2 is not 'name,value'"
+sed -i '2s/,/, /' "$s2/stats.csv"
+judge_seed2 "a space before a value" "line 2 is not 'name,value'"
+sed -i '2s/^/ /' "$s2/stats.csv"
+judge_seed2 "a space before a name" "line 2 is not 'name,value'"
+sed -i '2s/,.*/,0x1p3/' "$s2/stats.csv"
+judge_seed2 "a hex value" "line 2 is not 'name,value'"
+sed -i 's/^\(fig3.gap.adam_gd.full\),.*/\1,-1e-400/' "$s2/stats.csv"
+judge_seed2 "a value that underflows to -0" "is not 'name,value' as stats_put writes it: 'fig3.gap.adam_gd.full,-1e-400'"
+printf 'fig3.x,1\nfig3.x,2\n' >>"$s2/stats.csv"
+judge_seed2 "a name twice" "names 'fig3.x' twice"
+sed -i 's/$/\r/' "$s2/run.txt"
+judge_seed2 "a run.txt with CR LF line ends" "run.txt holds a carriage return"
+rm "$s2/run.txt" && mkfifo "$s2/run.txt"
+judge_seed2 "a FIFO as run.txt" "run.txt is not a regular file"
+# a subnormal is a value %.17g writes: kept
+sed -i 's/^\(fig3.ref.gap.gd_adam.diag_h1\),.*/\1,4.9406564584124654e-324/' "$s2/stats.csv"
+check "a subnormal value" "$V" --quiet --runs "$J/bad" --skip "$(only fig3)" --out "$J/vbad"
+grep -q '^fig3.adam_beats_gd,.*,PASS,' "$J/vbad/verdicts.csv" && cli_ok || cli_fail "a subnormal made the seed unusable: $(grep -m1 'Why' "$J/vbad/verdicts.md")"
+rm -rf "$J/bad" "$J/vbad"
+
 # ---- 2. a run killed by SIGKILL: the next run into its folder removes what it left -----------
 P=("$TT" --V 5 --C 8 --heads 2 --M 12 --T 4 --batch 8 --quiet)
 k=$TMPD/killed

@@ -145,8 +145,6 @@ void stats_putf(outfile *f, double value, const char *fmt, ...) __attribute__((f
  * total is 0), and "<name>.count", "<name>.total" as integers, so the verdicts can pool
  * the counts over seeds (an exact binomial interval). The name is printf'd from fmt. */
 void stats_put_share(outfile *f, long count, long total, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* The value of `name` in a stats.csv; 0 if the file or the name is missing. */
-int stats_get(const char *path, const char *name, double *value);
 
 /* ---- the claim table (claims.c) ------------------------------------------------------------
  * Every claim is a rule fixed before the runs: a statistic per seed, a test
@@ -210,8 +208,9 @@ int claim_alt_count(const claim_rule *r);
 const alternative *claim_alt(const claim_rule *r, const char *name);
 
 /* ---- one seed's run, read strictly (runs.c) -------------------------------------------------
- * stats.csv: header "name,value", every line newline-terminated, no name
- * twice, values as stats_put writes them; run.txt: complete (command, commit,
+ * stats.csv: header "name,value", every line newline-terminated, no blank
+ * line, no name twice, names and values exactly as stats_put writes them (no
+ * blank, no hex, no literal that underflows to 0), a regular file of at most 64 MB; run.txt: complete (command, commit,
  * wall time, seed line; no carriage return). flags: the command normalised for
  * comparison over seeds (program name, every flag but --out and --quiet,
  * --seed/--data-seed values as SEED). ok = 0 with the first reason in why when
