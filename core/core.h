@@ -232,6 +232,9 @@ typedef struct {
 } cli_opt;
 /* summary: one paragraph printed by --help before the options (may hold newlines). */
 void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, int nopts);
+/* 1 if the last cli_parse set the option whose target this is from the command line
+ * (not its default): a flag that must agree with a file says so only when given. */
+int cli_was_given(const void *target);
 void parse_double_list(const char *flag, const char *text, double_list *out);
 void parse_int_list(const char *flag, const char *text, int_list *out);
 
