@@ -35,7 +35,7 @@ void model_ckpt_open(model_ckpt *r, const char *train_dir)
         if (root) {
             tt_ckpt_train(&one, train_dir, &r->tt);
             tt_ckpt_load(&one, train_dir, step, &r->tt);
-            if (one.save_path) tt_save_nanogpt(r->tt.m, one.save_path, 0);
+            if (one.save_path) tt_save_nanogpt(r->tt.m, r->tt.data, one.save_path, 0);
             meta[0] = r->tt.m->loss(r->tt.m);
         } else {
             r->tt.vhat = xmalloc(r->tt.m->P * sizeof(double));

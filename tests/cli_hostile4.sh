@@ -6,6 +6,7 @@ source tests/lib_cli.sh
 ulimit -c 0
 TT=$BIN/train_transformer
 V=$BIN/verdicts
+P=("$TT" --V 5 --C 8 --heads 2 --M 12 --T 4 --batch 8 --quiet)   # the issue's tiny Transformer
 # the claims of one experiment only: every other experiment of the claim table skipped
 only() { "$V" --list | awk -v e="$1" '$2 != e { print $2 }' | sort -u | paste -sd, -; }
 
@@ -85,8 +86,64 @@ check "a subnormal value" "$V" --quiet --runs "$J/bad" --skip "$(only fig3)" --o
 grep -q '^fig3.adam_beats_gd,.*,PASS,' "$J/vbad/verdicts.csv" && cli_ok || cli_fail "a subnormal made the seed unusable: $(grep -m1 'Why' "$J/vbad/verdicts.md")"
 rm -rf "$J/bad" "$J/vbad"
 
+# ---- 5-9, 12, 13. foreign checkpoints and data: a model file, its config, its vocabulary ---------
+M=$TMPD/models
+mkdir -p "$M"
+"${P[@]}" --steps 20 --save-safetensors "$M/m.safetensors" --out "$M/t" || cli_fail "the model of the cases"
+HB=("$BIN/hessian_blocks" --quiet --hess-batch 4 --panel 16)
+# 5. a size flag beside --model FILE must agree with the file (the file's sizes are used)
+expect_user_error "--model with --T 16 --C 32 --heads 8" timeout 60 "${HB[@]}" --model "$M/m.safetensors" --T 16 --C 32 --heads 8 --out "$TMPD/e5"
+grep -q -- "--C 32 but $M/m.safetensors has C = 8" "$TMPD/err" && cli_ok || cli_fail "the flag named: $(cat "$TMPD/err")"
+check "--model with --T 4 (the file's own)" timeout 60 "${HB[@]}" --model "$M/m.safetensors" --T 4 --heads 2 --out "$TMPD/ok5"
+expect_no_files "no output after a size flag that disagrees" "$TMPD/e5"
+# 6. the config JSON wins over the metadata for every key, and says so when they disagree
+printf '{"n_head": 1}' >"$M/h1.json"
+"$BIN/tt_probe" --model "$M/m.safetensors" --model-config "$M/h1.json" --out "$TMPD/p6" 2>"$TMPD/err"; rc=$?
+[ $rc = 0 ] && grep -q "the config's n_head = 1 overrides the file's metadata (2)" "$TMPD/err" &&
+  grep -q "^note: .*n_head = 1 overrides" "$TMPD/p6/run.txt" && cli_ok || cli_fail "a config's n_head over the metadata's: exit $rc: $(cat "$TMPD/err")"
+# 8. the vocabulary: written on export, checked on import; a token file given as --text
+"$TT" --C 8 --heads 2 --M 12 --T 8 --batch 8 --quiet --steps 20 --data text --save-safetensors "$M/c.safetensors" --out "$M/tc" ||
+  cli_fail "a char model"
+head -c 30000 /dev/urandom | base64 >"$M/garbage.txt"
+expect_user_error "a char model probed on another text" "$BIN/tt_probe" --model "$M/c.safetensors" --data text --text "$M/garbage.txt" --out "$TMPD/e8"
+grep -q "was trained on another text: id 0 is 0x09 in its vocabulary" "$TMPD/err" && cli_ok || cli_fail "the first difference named: $(cat "$TMPD/err")"
+check "the char model on its own text" "$BIN/tt_probe" --quiet --model "$M/c.safetensors" --data text --out "$TMPD/ok8"
+mkdir -p "$M/tok" && head -c 1600 /dev/urandom | tr '\000-\377' '\000\001\002\003\004\000\001\002\003\004' >"$M/tok/train.bin" && cp "$M/tok/train.bin" "$M/tok/val.bin"
+expect_user_error "--text a token file itself" "$TT" --quiet --steps 2 --data text --text "$M/tok/train.bin" --vocab-size 5 --out "$TMPD/e8b"
+grep -q "one of nanoGPT's token files, not text: give its folder" "$TMPD/err" && cli_ok || cli_fail "token file as --text: $(cat "$TMPD/err")"
+# 13. a text of fewer symbols than the model's vocabulary: the message says so, not --vocab-size
+printf 'abc%.0s' $(seq 1 400) >"$M/abc.txt"
+expect_user_error "a 3-symbol text for a V = 5 model" "$BIN/tt_probe" --model "$M/m.safetensors" --data text --text "$M/abc.txt" --out "$TMPD/e13"
+grep -q "vocabulary of 5 symbols but the text holds only 3 distinct bytes" "$TMPD/err" && ! grep -q -- "--vocab-size" "$TMPD/err" && cli_ok ||
+  cli_fail "3 symbols for V = 5: $(cat "$TMPD/err")"
+# 9. FIFOs and devices as inputs: refused at once, not waited on; a header of many names is fast
+mkfifo "$M/fifo"
+expect_user_error "a FIFO as --text" timeout 60 "$TT" --quiet --steps 2 --data text --text "$M/fifo" --out "$TMPD/e9"
+grep -q "is not a regular file" "$TMPD/err" && cli_ok || cli_fail "FIFO --text: $(cat "$TMPD/err")"
+expect_user_error "a FIFO as --model-config" timeout 60 "$BIN/tt_probe" --model "$M/m.safetensors" --model-config "$M/fifo" --out "$TMPD/e9"
+expect_user_error "a FIFO as --model" timeout 60 "$BIN/tt_probe" --model "$M/fifo" --out "$TMPD/e9"
+expect_user_error "/dev/zero as --text" timeout 60 "$TT" --quiet --steps 2 --data text --text /dev/zero --out "$TMPD/e9"
+grep -q "/dev/zero is not a regular file" "$TMPD/err" && cli_ok || cli_fail "/dev/zero --text: $(cat "$TMPD/err")"
+# 400,000 zero-size tensors and one name twice: sorted, the error comes at once (every pair: hours)
+awk 'BEGIN { printf "{"; for (i = 0; i < 400000; i++) printf "\"t%d\":{\"dtype\":\"F64\",\"shape\":[0],\"data_offsets\":[0,0]},", i;
+             printf "\"t7\":{\"dtype\":\"F64\",\"shape\":[0],\"data_offsets\":[0,0]}}" }' >"$M/many.json"
+n=$(stat -c %s "$M/many.json")
+{ printf "$(printf '\\x%02x' $((n & 255)) $(((n >> 8) & 255)) $(((n >> 16) & 255)) $(((n >> 24) & 255)))\0\0\0\0"; cat "$M/many.json"; } >"$M/many.safetensors"
+expect_user_error "400,000 names, one twice (a 60 s hang guard)" timeout 60 "$BIN/tt_probe" --model "$M/many.safetensors" --out "$TMPD/e9"
+grep -q "tensor 't7' appears twice" "$TMPD/err" && cli_ok || cli_fail "the name twice: $(cat "$TMPD/err")"
+expect_no_files "no output after bad model inputs" "$TMPD/e9"
+
+# ---- 12. the seed list and the command line, strictly ----------------------------------------------
+expect_user_error "verdicts --seeds 1,,2" "$V" --seeds 1,,2 --runs "$J/real" --out "$TMPD/e12"
+expect_user_error "verdicts --seeds 1e3,2" "$V" --seeds 1e3,2 --runs "$J/real" --out "$TMPD/e12"
+# a command line longer than 4 KB is recorded whole (a long --lr cut --out and the rest off)
+lr=0.00$(printf '1%.0s' $(seq 1 5000))
+check "a 5,000-digit --lr" "${P[@]}" --steps 2 --lr "$lr" --out "$TMPD/longcmd"
+cmd=$(sed -n 's/^command: //p' "$TMPD/longcmd/run.txt")
+eval "set -- $cmd"
+[ "${*: -2:1}" = --out ] && [ "${*: -1}" = "$TMPD/longcmd" ] && [ ${#cmd} -gt 5000 ] && cli_ok || cli_fail "run.txt's command line cut: ${#cmd} bytes, ends '${cmd: -60}'"
+
 # ---- 2. a run killed by SIGKILL: the next run into its folder removes what it left -----------
-P=("$TT" --V 5 --C 8 --heads 2 --M 12 --T 4 --batch 8 --quiet)
 k=$TMPD/killed
 "${P[@]}" --steps 2000000 --checkpoints 0.0001,1 --out "$k" & kp=$!
 i=0

@@ -49,7 +49,7 @@ static void save_vector(const model *m, const double *x, const char *dir, const 
     model *c = tt_new(tt_config_of(m));
     memcpy(c->params, x, m->P * sizeof(double));
     char *path = path_join(dir, name);
-    tt_save_nanogpt(c, path, 0);
+    tt_save_nanogpt(c, NULL, path, 0);
     free(path);
     model_free(c);
 }
@@ -92,9 +92,7 @@ int main(int argc, char **argv)
     } else {
         if (token_source_is_text(&data) && data.vocab == 0) data.vocab = c->V;
         d = token_source(&data, c->V, c->T, 2, 2, (unsigned long)data_seed);
-        if (tt_data_vocab(d) != c->V)
-            die_user("%s has a vocabulary of %d but the data gives %d symbols (--vocab-size)", model_path, c->V,
-                     tt_data_vocab(d));
+        tt_nanogpt_check_data(model_path, c->V, d);
         tok = xmalloc((size_t)B * (c->T + 1) * sizeof(int));
         gsl_rng *r = rng_new((unsigned long)data_seed);
         if (held_out) tt_data_held_out_batch(d, r, B, c->T, tok);
