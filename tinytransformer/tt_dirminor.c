@@ -453,3 +453,77 @@ HOT void tt_dm_gelu_rop_backward(double *Rdinp /*(M,N,k)*/, double *Rdinp_t /*(N
             }
         }
 }
+
+/* ---- embedding and cross-entropy --------------------------------------------------------------
+ * Memory-bound and cheap: compiled for the baseline target only (no HOT clones). */
+
+/* R{x} = R{wte}[inp[n]] + R{wpe}[t]: dense and/or unit directions. */
+void tt_dm_embed_rop(double *Rx /*(C,N,k)*/, const int *inp, tt_rpar rwte, tt_rpar rwpe, int N, int T, int C, int k)
+{
+    size_t RN = tt_dm_ld(N, k);
+    memset(Rx, 0, C * RN * sizeof(double));
+    for (int c = 0; c < C; c++)
+        for (int n = 0; n < N; n++) {
+            double *restrict r = Rx + c * RN + (size_t)n * k;
+            if (rwte.v) {
+                const double *restrict x = rwte.v + ((size_t)inp[n] * C + c) * k;
+                for (int d = 0; d < k; d++) r[d] += x[d];
+            }
+            if (rwpe.v) {
+                const double *restrict x = rwpe.v + ((size_t)(n % T) * C + c) * k;
+                for (int d = 0; d < k; d++) r[d] += x[d];
+            }
+        }
+    for (int d = rwte.d0; d < rwte.d1; d++) { /* e_(token, c) */
+        long e = rwte.e0 + (d - rwte.d0);
+        for (int n = 0; n < N; n++)
+            if (inp[n] == e / C) Rx[(e % C) * RN + (size_t)n * k + d] += 1;
+    }
+    for (int d = rwpe.d0; d < rwpe.d1; d++) { /* e_(position, c) */
+        long e = rwpe.e0 + (d - rwpe.d0);
+        for (int n = e / C; n < N; n += T) Rx[(e % C) * RN + (size_t)n * k + d] += 1;
+    }
+}
+
+/* The embedding is linear in its parameters and its input is discrete, so
+ * R{dwte} and R{dwpe} only route R{dx}. Either output may be NULL (not wanted). */
+void tt_dm_embed_rop_backward(double *gwte /*(V*C,k)*/, double *gwpe /*(T*C,k)*/, const double *Rdx /*(C,N,k)*/,
+                               const int *inp, int N, int T, int C, int k)
+{
+    size_t RN = tt_dm_ld(N, k);
+    for (int c = 0; c < C; c++)
+        for (int n = 0; n < N; n++) {
+            const double *restrict r = Rdx + c * RN + (size_t)n * k;
+            if (gwte) {
+                double *restrict g = gwte + ((size_t)inp[n] * C + c) * k;
+                for (int d = 0; d < k; d++) g[d] += r[d];
+            }
+            if (gwpe) {
+                double *restrict g = gwpe + ((size_t)(n % T) * C + c) * k;
+                for (int d = 0; d < k; d++) g[d] += r[d];
+            }
+        }
+}
+
+/* R{dlogits} = scale p ⊙ (R{z} − Σ_v p R{z}) (the softmax Jacobian; onehot is constant). */
+void tt_dm_crossentropy_rop(double *Rdlogits /*(V,N,k)*/, double *Rdlogits_t /*(N,V,k)*/,
+                             const double *Rlogits /*(V,N,k)*/, const double *probs, double scale, int N, int V, int k)
+{
+    size_t RN = tt_dm_ld(N, k), LT = tt_dm_ldt(V, k);
+    double *mean = xmalloc((size_t)k * sizeof(double));
+    for (int n = 0; n < N; n++) {
+        const double *p = probs + (size_t)n * V;
+        memset(mean, 0, (size_t)k * sizeof(double));
+        for (int v = 0; v < V; v++) {
+            const double *restrict rz = Rlogits + v * RN + (size_t)n * k;
+            for (int d = 0; d < k; d++) mean[d] += p[v] * rz[d];
+        }
+        for (int v = 0; v < V; v++) {
+            const double *restrict rz = Rlogits + v * RN + (size_t)n * k;
+            double *restrict o = Rdlogits + v * RN + (size_t)n * k, *restrict ot = Rdlogits_t + n * LT + (size_t)v * k;
+            double a = scale * p[v];
+            for (int d = 0; d < k; d++) ot[d] = o[d] = a * (rz[d] - mean[d]);
+        }
+    }
+    free(mean);
+}

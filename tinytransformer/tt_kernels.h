@@ -81,6 +81,16 @@ void tt_gelu_forward(double *out, const double *inp, size_t n);
 void tt_gelu_backward(double *dinp, const double *dout, const double *inp, size_t n);
 void tt_gelu_derivs(double *d1 /*G'(x)*/, double *d2 /*G''(x)*/, const double *inp, size_t n);
 
+/* x[n] = wte[inp[n]] + wpe[n mod T]; the backward adds dx into the rows it read. */
+void tt_embed_forward(double *x /*(N,C)*/, const int *inp /*(N)*/, const double *wte /*(V,C)*/,
+                      const double *wpe /*(T,C)*/, int N, int T, int C);
+void tt_embed_backward(double *dwte, double *dwpe, const double *dx /*(N,C)*/, const int *inp, int N, int T, int C);
+/* probs = softmax(logits) row by row; returns Σ_n −log probs[n, tgt[n]] and the
+ * per-position losses. The backward: dlogits = scale (probs − onehot(tgt)). */
+double tt_crossentropy_forward(double *probs /*(N,V)*/, double *losses /*(N)*/, const double *logits /*(N,V)*/,
+                               const int *tgt, int N, int V);
+void tt_crossentropy_backward(double *dlogits, const double *probs, const int *tgt, double scale, int N, int V);
+
 /* ---- direction-minor R-kernels (tt_dirminor.c): the R-pass ---------------------------------
  * R-inputs NULL are zero; acc: 0 overwrites the R-output, 1 adds to it;
  * gradient outputs (g*) always add. k must be a multiple of TT_KBLOCK (the
@@ -124,6 +134,15 @@ void tt_dm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv, doubl
 void tt_dm_gelu_rop(double *Rout, double *Rout_t, const double *Rinp, const double *g1, int N, int M, int k);
 void tt_dm_gelu_rop_backward(double *Rdinp, double *Rdinp_t, const double *Rdout, const double *g1,
                              const double *g2d, const double *Rinp, int N, int M, int k);
+/* R{x} of the embedding (overwritten); its R-backward adds R{dx} into the
+ * R-gradient rows of the tokens and positions read (either may be NULL: not
+ * wanted). The cross-entropy's R: R{dlogits} = scale p ⊙ (R{z} − Σ_v p R{z}),
+ * with its token-major copy. */
+void tt_dm_embed_rop(double *Rx /*(C,N,k)*/, const int *inp, tt_rpar rwte, tt_rpar rwpe, int N, int T, int C, int k);
+void tt_dm_embed_rop_backward(double *gwte /*(V*C,k)*/, double *gwpe /*(T*C,k)*/, const double *Rdx /*(C,N,k)*/,
+                              const int *inp, int N, int T, int C, int k);
+void tt_dm_crossentropy_rop(double *Rdlogits /*(V,N,k)*/, double *Rdlogits_t /*(N,V,k)*/, const double *Rlogits,
+                            const double *probs /*(N,V)*/, double scale, int N, int V, int k);
 
 /* ---- naive R-kernels (tt_kernels.c): the test reference, token-major loops ------------------
  * R-quantities (N,k,C); R-parameters and R-gradients of direction d at +d*ld.
