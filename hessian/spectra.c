@@ -50,6 +50,18 @@ spectra_op *spectra_op_dense(int nops, const double *const *mats, const size_t *
 
 /* ---- a model's diagonal blocks ------------------------------------------------------------- */
 
+/* The tensor holding parameter index i. */
+static int tensor_at(const model *m, size_t i)
+{
+    int lo = 0, hi = m->ntensors - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (m->tensors[mid].offset <= i) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
 void block_hvp(model *m, int k, const block *const *b, const double *const *X, double *const *Y, double *V, double *HV)
 {
     size_t P = m->P;
@@ -57,7 +69,17 @@ void block_hvp(model *m, int k, const block *const *b, const double *const *X, d
         double *v = V + (size_t)j * P + b[j]->start;
         for (size_t e = 0; e < b[j]->n; e++) v[e * b[j]->stride] = X[j][e];
     }
-    m->hvp(m, V, HV, k);
+    if (m->hvp_tensors) { /* direction j lives on its block's tensors, and only their rows are read */
+        int *t = xmalloc(2 * (size_t)k * sizeof(int));
+        for (int j = 0; j < k; j++) {
+            t[j] = tensor_at(m, b[j]->start);
+            t[k + j] = tensor_at(m, b[j]->start + (b[j]->n - 1) * b[j]->stride);
+        }
+        m->hvp_tensors(m, V, HV, k, t, t + k);
+        free(t);
+    } else {
+        m->hvp(m, V, HV, k);
+    }
     for (int j = 0; j < k; j++) {
         const double *hv = HV + (size_t)j * P + b[j]->start;
         double *v = V + (size_t)j * P + b[j]->start;

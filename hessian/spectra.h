@@ -78,8 +78,9 @@ double spectra_op_blocks_bytes(size_t P, int panel);
 
 /* The block-restricted Hessian-vector product: Y_j = H_{b_j b_j} X_j for j < k,
  * X_j and Y_j of length b_j->n (in the block's index order), by one call of
- * m->hvp on a k × P panel whose row j is X_j on b_j's indices and zero
- * elsewhere, row j of the product read on b_j's indices. V and HV: work of k·P
+ * m->hvp_tensors (or m->hvp when the model has none) on a k × P panel whose
+ * row j is X_j on b_j's indices and zero elsewhere, restricted to the tensors
+ * b_j spans; row j of the product read on b_j's indices. V and HV: work of k·P
  * doubles each; V must be all zero on entry and is all zero again on return. */
 void block_hvp(model *m, int k, const block *const *b, const double *const *X, double *const *Y, double *V, double *HV);
 

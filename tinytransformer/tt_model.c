@@ -121,6 +121,8 @@ static void free_batch(tt_impl *im)
     free(im->tokens), free(im->inp), free(im->tgt), free(im->abuf), free(im->res), free(im->dres), free(im->la);
     im->tokens = NULL, im->inp = im->tgt = NULL, im->abuf = NULL, im->res = im->dres = NULL, im->la = NULL;
     im->B = im->N = 0;
+    free(im->fm.buf), free(im->fm.layer);
+    im->fm = (base_fm){0};
     tt_free_work(im);
 }
 
@@ -155,6 +157,7 @@ model *tt_new(const tt_config *c)
     m->loss = tt_loss_fn;
     m->grad = tt_grad_fn;
     m->hvp = tt_hvp_fn;
+    m->hvp_tensors = tt_hvp_tensors_fn;
     m->hess_cols = tt_hess_cols_fn;
     m->hess_cols_lower = tt_hess_cols_lower_fn;
     m->destroy = tt_destroy;

@@ -172,6 +172,43 @@ void tt_base_pass(model *m)
     }
     memcpy(im->base_params, m->params, m->P * sizeof(double));
     im->base_ok = 1;
+    im->fm.ok = 0;
+}
+
+/* dst (C,N) = src (N,C)ᵀ. */
+static void transpose(double *dst, const double *src, size_t N, size_t C)
+{
+    for (size_t n0 = 0; n0 < N; n0 += 64)
+        for (size_t c = 0; c < C; c++)
+            for (size_t n = n0; n < N && n < n0 + 64; n++) dst[c * N + n] = src[n * C + c];
+}
+
+void tt_base_fm(model *m)
+{
+    tt_impl *im = m->impl;
+    base_fm *f = &im->fm;
+    size_t N = im->N, C = im->c.C, M = im->c.M, V = im->c.V, L = im->c.layers;
+    if (f->ok) return;
+    if (!f->buf) {
+        size_t total = L * (4 * N * C + 2 * N * M) + 2 * N * C + N * V;
+        memory_check("tinytransformer: feature-major copies of the base pass", 8.0 * (double)total);
+        f->buf = xmalloc(total * sizeof(double));
+        f->layer = xmalloc(L * sizeof(layer_fm));
+        double *cur = f->buf;
+        for (size_t l = 0; l < L; l++)
+            f->layer[l] = (layer_fm){carve(&cur, N * C), carve(&cur, N * C), carve(&cur, N * C), carve(&cur, N * C),
+                                     carve(&cur, N * M), carve(&cur, N * M)};
+        f->lnf_xh = carve(&cur, N * C), f->dlnf = carve(&cur, N * C), f->probs = carve(&cur, N * V);
+    }
+    for (size_t l = 0; l < L; l++) {
+        const layer_acts *a = &im->la[l];
+        layer_fm *t = &f->layer[l];
+        transpose(t->ln1_xh, a->ln1_xh, N, C), transpose(t->dln1, a->dln1, N, C);
+        transpose(t->ln2_xh, a->ln2_xh, N, C), transpose(t->dln2, a->dln2, N, C);
+        transpose(t->g1, a->g1, N, M), transpose(t->g2d, a->g2d, N, M);
+    }
+    transpose(f->lnf_xh, im->lnf_xh, N, C), transpose(f->dlnf, im->dlnf, N, C), transpose(f->probs, im->probs, N, V);
+    f->ok = 1;
 }
 
 double tt_forward(model *m, double *logits, double *losses)

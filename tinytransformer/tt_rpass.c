@@ -14,47 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* R-quantities of one layer for one chunk of sequences and a sub-panel of
- * directions, (width, N, k) direction-minor (tt_dirminor.c). In the buffers struct
- * every pointer is storage; in the live struct a pointer is NULL when the
- * quantity is identically zero in this pass (nothing upstream perturbed). */
-typedef struct {
-    double *ln1, *ln1_xh, *ln1_r, *q, *key, *v, *att, *y, *ln2, *ln2_xh, *ln2_r, *f, *gl;
-    double *ln1_t, *y_t, *ln2_t, *gl_t; /* token-major copies (N,·,k) of the linear layers' inputs */
-} layer_racts;
-typedef struct {
-    const double *ln1, *ln1_xh, *ln1_r, *q, *key, *v, *att, *y, *ln2, *ln2_xh, *ln2_r, *f, *gl;
-    const double *ln1_t, *y_t, *ln2_t, *gl_t;
-} layer_rlive;
-
 /* ---- R workspace (one per worker thread) ---------------------------------------------------- */
-
-/* One tensor as the R-pass of a sub-panel sees it (bind_rtensors). An absent
- * tensor (a bias of a model without biases) has t = -1, zero R-parameters and
- * NULL pointers. */
-typedef struct {
-    int t;             /* tensor index */
-    const double *w;   /* its parameters */
-    tt_rpar r;         /* its R-parameters R{θ} in the sub-panel */
-    double *g;         /* its rows of R{∇θ} = H v in G, (size,k) direction-minor; NULL if not wanted (t < stop) */
-    double *gt;        /* weight matrices: the transposed half of R{dW} in Gt; NULL likewise */
-} rtensor;
-
-/* The tensors of one layer, named after the tensor table ("h<l>.attn.query" ...). */
-typedef struct {
-    rtensor ln1_w, ln1_b;                  /* ln_1.weight, ln_1.bias */
-    rtensor query_w, query_b, key_w, key_b, value_w, value_b;
-    rtensor attn_proj_w, attn_proj_b;
-    rtensor ln2_w, ln2_b;                  /* ln_2.weight, ln_2.bias */
-    rtensor fc_w, fc_b;                    /* mlp.fc_1 */
-    rtensor mlp_proj_w, mlp_proj_b;
-} layer_rtensors;
-
-typedef struct {
-    rtensor wte, wpe;
-    layer_rtensors *layer;   /* per layer */
-    rtensor lnf_w, lnf_b, lm_head;
-} rtensors;
 
 struct rwork {
     int kp, bc;              /* sub-panel width, sequences per chunk */
@@ -141,63 +101,56 @@ int tt_rwork_bc(const rwork *w) { return w->bc; }
  * only when a tensor before the layer is wanted (stop < t). */
 
 static const tt_rpar no_rpar;
-static const rtensor no_tensor = {.t = -1};
 
-/* Tensor t (-1: absent) as the R-pass of the current sub-panel of k directions sees it. */
-static rtensor bind_rtensor(const model *m, const rwork *w, int t, int k, int stop)
+/* Tensor t (-1: absent) as an R-pass sees it. */
+static rtensor bind_rtensor(const model *m, const rbind *b, int t)
 {
     rtensor x = no_tensor;
     if (t < 0) return x;
     size_t o = m->tensors[t].offset;
     x.t = t;
     x.w = m->params + o;
-    x.r = w->rp[t];
-    if (t >= stop) {
-        x.g = w->G + o * (size_t)k;
-        x.gt = w->Gt + o * (size_t)k;
+    x.r = b->rp[t];
+    if (t >= b->lo && t <= b->hi) {
+        x.g = b->G + o * (size_t)b->k;
+        x.gt = b->Gt ? b->Gt + o * (size_t)b->k : NULL;
     }
     return x;
 }
 
-/* Binds every tensor, once per sub-panel (after w->rp is set). */
-static void bind_rtensors(const model *m, rwork *w, int k, int stop)
+void tt_bind_rtensors(const model *m, rtensors *rt, const rbind *b)
 {
     const tt_impl *im = m->impl;
-    rtensors *rt = &w->rt;
-    rt->wte = bind_rtensor(m, w, im->t_wte, k, stop);
-    rt->wpe = bind_rtensor(m, w, im->t_wpe, k, stop);
+    rt->wte = bind_rtensor(m, b, im->t_wte);
+    rt->wpe = bind_rtensor(m, b, im->t_wpe);
     for (int l = 0; l < im->c.layers; l++) {
         const int *s = im->slot[l];
         rt->layer[l] = (layer_rtensors){
-            .ln1_w = bind_rtensor(m, w, s[L_LN1W], k, stop),
-            .ln1_b = bind_rtensor(m, w, s[L_LN1B], k, stop),
-            .query_w = bind_rtensor(m, w, s[L_Q], k, stop),
-            .query_b = bind_rtensor(m, w, s[L_QB], k, stop),
-            .key_w = bind_rtensor(m, w, s[L_K], k, stop),
-            .key_b = bind_rtensor(m, w, s[L_KB], k, stop),
-            .value_w = bind_rtensor(m, w, s[L_V], k, stop),
-            .value_b = bind_rtensor(m, w, s[L_VB], k, stop),
-            .attn_proj_w = bind_rtensor(m, w, s[L_O], k, stop),
-            .attn_proj_b = bind_rtensor(m, w, s[L_OB], k, stop),
-            .ln2_w = bind_rtensor(m, w, s[L_LN2W], k, stop),
-            .ln2_b = bind_rtensor(m, w, s[L_LN2B], k, stop),
-            .fc_w = bind_rtensor(m, w, s[L_FC], k, stop),
-            .fc_b = bind_rtensor(m, w, s[L_FCB], k, stop),
-            .mlp_proj_w = bind_rtensor(m, w, s[L_MP], k, stop),
-            .mlp_proj_b = bind_rtensor(m, w, s[L_MPB], k, stop),
+            .ln1_w = bind_rtensor(m, b, s[L_LN1W]),
+            .ln1_b = bind_rtensor(m, b, s[L_LN1B]),
+            .query_w = bind_rtensor(m, b, s[L_Q]),
+            .query_b = bind_rtensor(m, b, s[L_QB]),
+            .key_w = bind_rtensor(m, b, s[L_K]),
+            .key_b = bind_rtensor(m, b, s[L_KB]),
+            .value_w = bind_rtensor(m, b, s[L_V]),
+            .value_b = bind_rtensor(m, b, s[L_VB]),
+            .attn_proj_w = bind_rtensor(m, b, s[L_O]),
+            .attn_proj_b = bind_rtensor(m, b, s[L_OB]),
+            .ln2_w = bind_rtensor(m, b, s[L_LN2W]),
+            .ln2_b = bind_rtensor(m, b, s[L_LN2B]),
+            .fc_w = bind_rtensor(m, b, s[L_FC]),
+            .fc_b = bind_rtensor(m, b, s[L_FCB]),
+            .mlp_proj_w = bind_rtensor(m, b, s[L_MP]),
+            .mlp_proj_b = bind_rtensor(m, b, s[L_MPB]),
         };
     }
-    rt->lnf_w = bind_rtensor(m, w, im->t_lnfw, k, stop);
-    rt->lnf_b = bind_rtensor(m, w, im->t_lnfb, k, stop);
-    rt->lm_head = bind_rtensor(m, w, im->t_head, k, stop);
-    /* tied: the head's R-parameters and R-gradient rows are wte's (both uses add
-     * into them), but in the order of the pass it comes last, after ln_f */
+    rt->lnf_w = bind_rtensor(m, b, im->t_lnfw);
+    rt->lnf_b = bind_rtensor(m, b, im->t_lnfb);
+    rt->lm_head = bind_rtensor(m, b, im->t_head);
     if (im->c.tied) rt->lm_head.t = m->ntensors;
 }
 
-/* The base activations of a layer for one chunk: every (N,·) array from token
- * n0 on, att and dpc (B,H,T,T) from entry A0 (the chunk's first sequence). */
-static layer_acts chunk_acts(const layer_acts *a, size_t n0, size_t A0, size_t C, size_t M)
+layer_acts tt_chunk_acts(const layer_acts *a, size_t n0, size_t A0, size_t C, size_t M)
 {
     return (layer_acts){
         .ln1 = a->ln1 + n0 * C, .ln1_xh = a->ln1_xh + n0 * C, .ln1_r = a->ln1_r + n0,
@@ -266,9 +219,6 @@ static void layernorm_rop_backward(double *Rdinp, double *Rdinp_t, int acc, cons
                                  k);
 }
 
-/* The last tensor of a weight and its bias (-1: absent). */
-static int last_of(const rtensor *W, const rtensor *b) { return b->t >= 0 ? b->t : W->t; }
-
 static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
 {
     tt_impl *im = m->impl;
@@ -286,7 +236,7 @@ static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
     int res_live = tt_rpar_live(&rt->wte.r) || tt_rpar_live(&rt->wpe.r);
     if (res_live) tt_dm_embed_rop(w->Rres, inp, rt->wte.r, rt->wpe.r, N, T, C, k);
     for (int l = 0; l < L; l++) {
-        const layer_acts a = chunk_acts(&im->la[l], n0, A0, C, M);
+        const layer_acts a = tt_chunk_acts(&im->la[l], n0, A0, C, M);
         const layer_rtensors *p = &rt->layer[l];
         const layer_racts *r = &w->ra[l];
         layer_rlive *z = &w->live[l];
@@ -332,7 +282,7 @@ static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
                            w->lnf_xh, w->lnf_r, &rt->lnf_w, &rt->lnf_b, N, C, k);
     if (stop >= rt->lnf_w.t) return;
     for (int l = L - 1; l >= 0; l--) {
-        const layer_acts a = chunk_acts(&im->la[l], n0, A0, C, M);
+        const layer_acts a = tt_chunk_acts(&im->la[l], n0, A0, C, M);
         const double *dout = im->dres[l + 1] + n0 * C; /* the base gradient of the layer's output */
         const layer_rtensors *p = &rt->layer[l];
         const layer_rlive *z = &w->live[l];
@@ -417,7 +367,7 @@ void tt_run_subpanel(model *m, rwork *w, const double *V, size_t j, int kk, int 
     int kw = tt_padded(kk);
     if (V) dense_rpars(m, w, V, kk, kw);
     else unit_rpars(m, w, j, kk);
-    bind_rtensors(m, w, kw, stop);
+    tt_bind_rtensors(m, &w->rt, &(rbind){.rp = w->rp, .G = w->G, .Gt = w->Gt, .k = kw, .lo = stop, .hi = m->ntensors - 1});
     size_t from = m->tensors[stop].offset;
     memset(w->G + from * kw, 0, (P - from) * kw * sizeof(double));
     memset(w->Gt + from * kw, 0, (P - from) * kw * sizeof(double));
