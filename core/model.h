@@ -133,6 +133,10 @@ partition *partition_uniform(const model *m, split_kind s);
 /* A partition file: one block per line "name start n [stride]"; '#' comments.
  * User error if unreadable, malformed, or not covering 0..P-1 exactly once. */
 partition *partition_read(const char *path, const model *m);
+/* The same blocks without the cover check (some parameters in no block, or in
+ * two): for analyses of chosen blocks only. User error if unreadable,
+ * malformed or empty. */
+partition *partition_read_blocks(const char *path, const model *m);
 /* User error (naming `what`) unless every index 0..P-1 is in exactly one block. */
 void partition_check_cover(const partition *p, size_t P, const char *what);
 /* Gather / scatter the entries of block b between a flat vector and dense storage. */

@@ -143,6 +143,57 @@ spectra_op *spectra_op_blocks(model *m, const partition *p, int panel)
     return A;
 }
 
+int name_matches(const char *pattern, const char *name)
+{
+    const char *star = NULL, *resume = NULL;
+    while (*name) {
+        if (*pattern == '*') {
+            star = pattern++;
+            resume = name;
+        } else if (*pattern == '?' || *pattern == *name) {
+            pattern++, name++;
+        } else if (star) { /* let the last star take one more character */
+            pattern = star + 1;
+            name = ++resume;
+        } else {
+            return 0;
+        }
+    }
+    while (*pattern == '*') pattern++;
+    return *pattern == '\0';
+}
+
+partition *partition_match(const partition *p, const char *patterns, int **idx)
+{
+    char *list = xmalloc(strlen(patterns) + 1), *save = NULL;
+    strcpy(list, patterns);
+    int *hit = xcalloc((size_t)p->nblocks + 1, sizeof(int));
+    for (char *pat = strtok_r(list, ",", &save); pat; pat = strtok_r(NULL, ",", &save)) {
+        int any = 0;
+        for (int b = 0; b < p->nblocks; b++)
+            if (name_matches(pat, p->b[b].name)) hit[b] = any = 1;
+        if (!any) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%.100s", pat);
+            free(list), free(hit);
+            die_user("block pattern '%s' matches no block (names as the partition gives them, e.g. '%s')", msg,
+                     p->nblocks ? p->b[0].name : "none");
+        }
+    }
+    free(list);
+    partition *s = partition_new();
+    int *ix = xmalloc(((size_t)p->nblocks + 1) * sizeof(int)), n = 0;
+    for (int b = 0; b < p->nblocks; b++)
+        if (hit[b]) {
+            partition_add(s, p->b[b].start, p->b[b].n, p->b[b].stride, p->b[b].tensor, p->b[b].name);
+            ix[n++] = b;
+        }
+    if (n == 0) die_user("block patterns '%s' match no block", patterns); /* only separators given */
+    free(hit);
+    *idx = ix;
+    return s;
+}
+
 /* ---- Lanczos --------------------------------------------------------------------------------- */
 
 double lanczos_bytes(size_t n, int mmax)

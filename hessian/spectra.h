@@ -84,6 +84,14 @@ double spectra_op_blocks_bytes(size_t P, int panel);
  * doubles each; V must be all zero on entry and is all zero again on return. */
 void block_hvp(model *m, int k, const block *const *b, const double *const *X, double *const *Y, double *V, double *HV);
 
+/* Whether name matches pattern: `*` matches any run of characters, `?` any one;
+ * every other character (brackets included) only itself. */
+int name_matches(const char *pattern, const char *name);
+/* The blocks of p whose names match one of the comma-separated patterns
+ * (name_matches), in p's order: a new partition, and in *idx (malloc'ed) each
+ * block's index in p. User error naming a pattern that matches no block. */
+partition *partition_match(const partition *p, const char *patterns, int **idx);
+
 /* ---- Lanczos ---------------------------------------------------------------------------------- */
 
 typedef struct {
