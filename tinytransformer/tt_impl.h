@@ -181,11 +181,11 @@ int tt_rwork_kp(const rwork *w);
 int tt_rwork_bc(const rwork *w);
 /* Sub-panels of k directions run padded to a multiple of TT_KBLOCK (zero directions). */
 static inline int tt_padded(int k) { return (k + TT_KBLOCK - 1) / TT_KBLOCK * TT_KBLOCK; }
-/* kk directions (kk <= the workspace's kp) into rows of HV (row stride P): the
- * rows of V (row stride P) when V is non-NULL, else the unit directions e_j ..
- * e_{j+kk-1}. Only the entries of tensors >= stop are formed (hess_cols_lower:
- * the others are mirrored from earlier panels); stop = 0: all. */
-void tt_run_subpanel(model *m, rwork *w, const double *V, size_t j, int kk, int stop, double *HV);
+/* The unit directions e_j .. e_{j+kk-1} (kk <= the workspace's kp) into rows
+ * of HV (row stride P): columns j.. of H. Only the entries of tensors >= stop
+ * are formed (hess_cols_lower: the others are mirrored from earlier panels);
+ * stop = 0: all. */
+void tt_run_subpanel(model *m, rwork *w, size_t j, int kk, int stop, double *HV);
 
 /* ---- tt_rpass1.c ---- */
 /* A workspace for one direction over chunks of bc sequences, and its bytes. */

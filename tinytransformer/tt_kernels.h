@@ -37,8 +37,8 @@
  *     LayerNorm, GELU and attention loop then runs over k contiguous
  *     directions with the base quantities broadcast, in register blocks of
  *     TT_KBLOCK, and a linear layer is one dgemm W·R{X} over all N·k columns.
- *     R-parameters and R-gradients are direction-minor too: entry p of a
- *     tensor, direction d at [p*k + d].
+ *     R-gradients are direction-minor too: entry p of a tensor, direction d
+ *     at [p*k + d]; the directions are unit vectors, given as index ranges.
  *     The R{dW} dgemms read token-major copies (N,C,k) — token n, feature c,
  *     direction d at [n*ldt + c*k + d], ldt = tt_dm_ldt(C, k) — which the
  *     kernels producing an R-quantity write alongside (a *_t output; NULL:
@@ -101,12 +101,13 @@ void tt_crossentropy_backward(double *dlogits, const double *probs, const int *t
  * R-pass pads its sub-panels with zero directions): the kernels work on blocks
  * of TT_KBLOCK directions in registers. */
 #define TT_KBLOCK 8
-/* The R-parameters of one tensor in a sub-panel of k directions. */
+/* The R-parameters of one tensor: a panel's unit directions, or one direction's entries. */
 typedef struct {
-    const double *v;  /* dense R{θ} of the tensor, (size,k) direction-minor; NULL: zero */
-    int d0, d1;       /* and/or unit directions d0..d1-1: direction d is e_(e0 + d - d0) of the tensor */
+    const double *v;  /* one direction (tt_onedir.c): the tensor's entries of it; NULL: zero */
+    int d0, d1;       /* a panel (tt_dirminor.c): unit directions d0..d1-1, direction d is e_(e0 + d - d0) */
     long e0;
 } tt_rpar;
+/* Whether a panel's R-parameters hold a unit direction. */
 int tt_rpar_live(const tt_rpar *r);
 /* Row strides: of the (C,N,k) rows, and of the token-major copies (N,C,k). */
 size_t tt_dm_ld(int N, int k);

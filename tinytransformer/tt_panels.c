@@ -97,7 +97,7 @@ static void *panel_worker(void *arg)
             tt_run_direction(J->m, a->w1, J->V + (size_t)p0 * P, J->out + (size_t)p0 * P, t0, t1);
         } else {
             int kk = J->k - p0 < kp ? J->k - p0 : kp;
-            tt_run_subpanel(J->m, a->w, NULL, J->j0 + p0, kk, J->stop, J->out + (size_t)p0 * P);
+            tt_run_subpanel(J->m, a->w, J->j0 + p0, kk, J->stop, J->out + (size_t)p0 * P);
         }
     }
     return NULL;

@@ -1,14 +1,15 @@
-/* The R-pass of the tiny Transformer: Pearlmutter's R-operator applied to the
- * base forward and backward (tt_pass.c), for a sub-panel of k directions at
- * once, over chunks of sequences. The R-forward and R-backward kernels
- * (tt_dirminor.c) keep the R-quantities direction-minor, (width, N, k): a
- * sub-panel runs padded with zero directions to a multiple of TT_KBLOCK; its
- * R{∇θ} = H v accumulates direction-minor in the workspace and is transposed
- * into rows of the output at the end. Sequences are independent given the
- * parameters, so chunking over them only bounds the workspace; the loss is
- * the mean over all B·T positions (scale 1/(B·T)). Hessian columns pass their
- * unit directions as index ranges, so the kernels copy a column where a dense
- * direction would need a product.
+/* The R-pass of the tiny Transformer for Hessian columns: Pearlmutter's
+ * R-operator applied to the base forward and backward (tt_pass.c), for a
+ * sub-panel of k unit directions at once, over chunks of sequences. The
+ * R-forward and R-backward kernels (tt_dirminor.c) keep the R-quantities
+ * direction-minor, (width, N, k): a sub-panel runs padded with zero directions
+ * to a multiple of TT_KBLOCK; its R{∇θ} = H v accumulates direction-minor in
+ * the workspace and is transposed into rows of the output at the end.
+ * Sequences are independent given the parameters, so chunking over them only
+ * bounds the workspace; the loss is the mean over all B·T positions (scale
+ * 1/(B·T)). The unit directions are index ranges, so the kernels copy a column
+ * where a dense direction would need a product. (Dense directions: one at a
+ * time, tt_rpass1.c.)
  */
 #include "tt_impl.h"
 #include <stdlib.h>
@@ -27,7 +28,6 @@ struct rwork {
     double *Rdlogits_t, *Rdres_t, *Rdf_t, *Rdq_t, *Rdkey_t, *Rdv_t; /* token-major copies of R{dout} */
     double *G;               /* (P,kp) R{∇θ} of the sub-panel, direction-minor */
     double *Gt;              /* (P,kp) the transposed half of R{dW} of each weight matrix (IC,OC,kp) */
-    double *Vt;              /* (P,kp) dense directions, direction-minor */
     tt_rpar *rp;             /* per tensor: its R-parameters in the current sub-panel */
     rtensors rt;             /* every tensor bound for the current sub-panel */
 };
@@ -35,7 +35,7 @@ struct rwork {
 void tt_rwork_free(rwork *w)
 {
     if (!w) return;
-    free(w->buf), free(w->ra), free(w->live), free(w->G), free(w->Gt), free(w->Vt), free(w->rp), free(w->rt.layer);
+    free(w->buf), free(w->ra), free(w->live), free(w->G), free(w->Gt), free(w->rp), free(w->rt.layer);
     free(w);
 }
 
@@ -81,7 +81,6 @@ rwork *tt_rwork_new(const model *m, int kp, int bc)
     if ((size_t)(cur - w->buf) != total) DIE("R workspace layout: %zu of %zu", (size_t)(cur - w->buf), total);
     w->G = xmalloc(checked_mul(checked_mul((size_t)kp, m->P, "R-gradient panel"), sizeof(double), "R-gradient panel"));
     w->Gt = xmalloc((size_t)kp * m->P * sizeof(double));
-    w->Vt = xmalloc((size_t)kp * m->P * sizeof(double));
     w->rp = xcalloc((size_t)m->ntensors, sizeof(tt_rpar));
     w->rt.layer = xcalloc(L, sizeof(layer_rtensors));
     return w;
@@ -324,30 +323,6 @@ static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
 
 /* ---- a sub-panel of directions --------------------------------------------------------------- */
 
-/* Dense directions: the nonzero tensors of rows V (kk, row stride P), transposed
- * into w->Vt (direction-minor, kw >= kk directions, the extra ones zero). */
-static void dense_rpars(const model *m, rwork *w, const double *V, int kk, int kw)
-{
-    size_t P = m->P;
-    for (int t = 0; t < m->ntensors; t++) {
-        const tensor_info *ti = &m->tensors[t];
-        size_t n = tensor_size(ti), o = ti->offset;
-        int live = 0;
-        for (int d = 0; d < kk && !live; d++)
-            for (size_t i = 0; i < n; i++)
-                if (V[d * P + o + i] != 0) {
-                    live = 1;
-                    break;
-                }
-        w->rp[t] = no_rpar;
-        if (!live) continue;
-        double *vt = w->Vt + o * kw;
-        for (int d = 0; d < kw; d++)
-            for (size_t i = 0; i < n; i++) vt[i * kw + d] = d < kk ? V[d * P + o + i] : 0;
-        w->rp[t].v = vt;
-    }
-}
-
 /* Unit directions e_j..e_{j+kk-1}: for each tensor, the range of them inside it. */
 static void unit_rpars(const model *m, rwork *w, size_t j, int kk)
 {
@@ -360,13 +335,12 @@ static void unit_rpars(const model *m, rwork *w, size_t j, int kk)
     }
 }
 
-void tt_run_subpanel(model *m, rwork *w, const double *V, size_t j, int kk, int stop, double *HV)
+void tt_run_subpanel(model *m, rwork *w, size_t j, int kk, int stop, double *HV)
 {
     tt_impl *im = m->impl;
     size_t P = m->P;
     int kw = tt_padded(kk);
-    if (V) dense_rpars(m, w, V, kk, kw);
-    else unit_rpars(m, w, j, kk);
+    unit_rpars(m, w, j, kk);
     tt_bind_rtensors(m, &w->rt, &(rbind){.rp = w->rp, .G = w->G, .Gt = w->Gt, .k = kw, .lo = stop, .hi = m->ntensors - 1});
     size_t from = m->tensors[stop].offset;
     memset(w->G + from * kw, 0, (P - from) * kw * sizeof(double));
