@@ -107,6 +107,18 @@ typedef struct {
     const double *ln1, *ln1_xh, *ln1_r, *q, *key, *v, *att, *y, *ln2, *ln2_xh, *ln2_r, *f, *gl;
     const double *ln1_t, *y_t, *ln2_t, *gl_t;
 } layer_rlive;
+/* The R-quantities of a pass over one chunk: the layers' (storage), and those
+ * of the final LayerNorm, the logits and the backward; rows R = tt_dm_ld(N, k)
+ * long, A doubles for a layer's R{P}. */
+typedef struct {
+    layer_racts *ra;
+    double *Rres, *Rlnf, *Rlnf_xh, *Rlnf_r, *Rlogits, *Rdlogits;
+    double *Rdres, *Rdln, *Rdgl, *Rdf, *Rdy, *Rdq, *Rdkey, *Rdv;
+} rquants;
+/* Their doubles; their storage laid out from *cur (q->ra allocated; the
+ * token-major copies of layer_racts left to the sub-panel pass). */
+size_t tt_rquants_doubles(const tt_config *c, size_t R, size_t A);
+void tt_rquants_carve(rquants *q, const tt_config *c, double **cur, size_t R, size_t A);
 
 /* One tensor as an R-pass sees it (tt_bind_rtensors). An absent tensor (a
  * bias of a model without biases) has t = -1, zero R-parameters and NULL

@@ -20,11 +20,10 @@
 struct rwork {
     int kp, bc;              /* sub-panel width, sequences per chunk */
     double *buf;
-    layer_racts *ra;         /* per layer: storage */
+    rquants q;               /* the R-quantities (and in q.ra, the token-major copies) */
     layer_rlive *live;       /* per layer: what is nonzero in this pass (else NULL) */
     const double *lnf, *lnf_xh, *lnf_r, *lnf_t; /* likewise after the final LayerNorm: R{lnf}, R{x̂}, R{r}, copy */
-    double *Rres, *Rlnf, *Rlnf_xh, *Rlnf_r, *Rlnf_t, *Rlogits, *Rdlogits;
-    double *Rdres, *Rdln, *Rdgl, *Rdf, *Rdy, *Rdq, *Rdkey, *Rdv;
+    double *Rlnf_t;
     double *Rdlogits_t, *Rdres_t, *Rdf_t, *Rdq_t, *Rdkey_t, *Rdv_t; /* token-major copies of R{dout} */
     double *G;               /* (P,kp) R{∇θ} of the sub-panel, direction-minor */
     double *Gt;              /* (P,kp) the transposed half of R{dW} of each weight matrix (IC,OC,kp) */
@@ -35,8 +34,34 @@ struct rwork {
 void tt_rwork_free(rwork *w)
 {
     if (!w) return;
-    free(w->buf), free(w->ra), free(w->live), free(w->G), free(w->Gt), free(w->rp), free(w->rt.layer);
+    free(w->buf), free(w->q.ra), free(w->live), free(w->G), free(w->Gt), free(w->rp), free(w->rt.layer);
     free(w);
+}
+
+size_t tt_rquants_doubles(const tt_config *c, size_t R, size_t A)
+{
+    size_t C = c->C, M = c->M, V = c->V, L = c->layers;
+    return L * (8 * R * C + 2 * R + 2 * R * M + A) + 9 * R * C + R + 2 * R * V + 2 * R * M;
+}
+
+void tt_rquants_carve(rquants *q, const tt_config *c, double **cur, size_t R, size_t A)
+{
+    size_t C = c->C, M = c->M, V = c->V, L = c->layers;
+    q->ra = xcalloc(L, sizeof(layer_racts));
+    for (size_t l = 0; l < L; l++) {
+        layer_racts *r = &q->ra[l];
+        r->ln1 = carve(cur, R * C), r->ln1_xh = carve(cur, R * C), r->ln1_r = carve(cur, R);
+        r->q = carve(cur, R * C), r->key = carve(cur, R * C), r->v = carve(cur, R * C);
+        r->att = carve(cur, A), r->y = carve(cur, R * C);
+        r->ln2 = carve(cur, R * C), r->ln2_xh = carve(cur, R * C), r->ln2_r = carve(cur, R);
+        r->f = carve(cur, R * M), r->gl = carve(cur, R * M);
+    }
+    q->Rres = carve(cur, R * C);
+    q->Rlnf = carve(cur, R * C), q->Rlnf_xh = carve(cur, R * C), q->Rlnf_r = carve(cur, R);
+    q->Rlogits = carve(cur, R * V), q->Rdlogits = carve(cur, R * V);
+    q->Rdres = carve(cur, R * C), q->Rdln = carve(cur, R * C), q->Rdy = carve(cur, R * C);
+    q->Rdq = carve(cur, R * C), q->Rdkey = carve(cur, R * C), q->Rdv = carve(cur, R * C);
+    q->Rdgl = carve(cur, R * M), q->Rdf = carve(cur, R * M);
 }
 
 rwork *tt_rwork_new(const model *m, int kp, int bc)
@@ -48,34 +73,21 @@ rwork *tt_rwork_new(const model *m, int kp, int bc)
     w->bc = bc;
     kp = tt_padded(kp);
     /* R: the row length of one feature of an R-quantity */
-    size_t R = tt_dm_ld(bc * c->T, kp), C = c->C, M = c->M, V = c->V, L = c->layers;
+    size_t R = tt_dm_ld(bc * c->T, kp), L = c->layers;
     size_t A = (size_t)bc * c->heads * kp * c->T * c->T;
     /* token-major copies: N rows of tt_dm_ldt(width, kp) */
     size_t NT = (size_t)bc * c->T, TC = NT * tt_dm_ldt(c->C, kp), TM = NT * tt_dm_ldt(c->M, kp);
     size_t TV = NT * tt_dm_ldt(c->V, kp);
-    size_t per_layer = 8 * R * C + 2 * R + 2 * R * M + A + 3 * TC + TM;
-    size_t total = L * per_layer + R * C /*Rres*/ + 2 * R * C + R + TC + 2 * R * V + 6 * R * C + 2 * R * M + TV +
-                   4 * TC + TM;
+    size_t total = tt_rquants_doubles(c, R, A) + L * (3 * TC + TM) + TC + TV + 4 * TC + TM;
     w->buf = xmalloc(checked_mul(total, sizeof(double), "R workspace"));
     double *cur = w->buf;
-    w->ra = xcalloc(L, sizeof(layer_racts));
+    tt_rquants_carve(&w->q, c, &cur, R, A);
     w->live = xcalloc(L, sizeof(layer_rlive));
     for (size_t l = 0; l < L; l++) {
-        layer_racts *r = &w->ra[l];
-        r->ln1 = carve(&cur, R * C), r->ln1_xh = carve(&cur, R * C), r->ln1_r = carve(&cur, R);
-        r->q = carve(&cur, R * C), r->key = carve(&cur, R * C), r->v = carve(&cur, R * C);
-        r->att = carve(&cur, A), r->y = carve(&cur, R * C);
-        r->ln2 = carve(&cur, R * C), r->ln2_xh = carve(&cur, R * C), r->ln2_r = carve(&cur, R);
-        r->f = carve(&cur, R * M), r->gl = carve(&cur, R * M);
+        layer_racts *r = &w->q.ra[l];
         r->ln1_t = carve(&cur, TC), r->y_t = carve(&cur, TC), r->ln2_t = carve(&cur, TC), r->gl_t = carve(&cur, TM);
     }
-    w->Rres = carve(&cur, R * C);
-    w->Rlnf = carve(&cur, R * C), w->Rlnf_xh = carve(&cur, R * C), w->Rlnf_r = carve(&cur, R);
     w->Rlnf_t = carve(&cur, TC);
-    w->Rlogits = carve(&cur, R * V), w->Rdlogits = carve(&cur, R * V);
-    w->Rdres = carve(&cur, R * C), w->Rdln = carve(&cur, R * C), w->Rdy = carve(&cur, R * C);
-    w->Rdq = carve(&cur, R * C), w->Rdkey = carve(&cur, R * C), w->Rdv = carve(&cur, R * C);
-    w->Rdgl = carve(&cur, R * M), w->Rdf = carve(&cur, R * M);
     w->Rdlogits_t = carve(&cur, TV), w->Rdres_t = carve(&cur, TC), w->Rdf_t = carve(&cur, TM);
     w->Rdq_t = carve(&cur, TC), w->Rdkey_t = carve(&cur, TC), w->Rdv_t = carve(&cur, TC);
     if ((size_t)(cur - w->buf) != total) DIE("R workspace layout: %zu of %zu", (size_t)(cur - w->buf), total);
@@ -233,18 +245,18 @@ static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
 
     /* R-forward */
     int res_live = tt_rpar_live(&rt->wte.r) || tt_rpar_live(&rt->wpe.r);
-    if (res_live) tt_dm_embed_rop(w->Rres, inp, rt->wte.r, rt->wpe.r, N, T, C, k);
+    if (res_live) tt_dm_embed_rop(w->q.Rres, inp, rt->wte.r, rt->wpe.r, N, T, C, k);
     for (int l = 0; l < L; l++) {
         const layer_acts a = tt_chunk_acts(&im->la[l], n0, A0, C, M);
         const layer_rtensors *p = &rt->layer[l];
-        const layer_racts *r = &w->ra[l];
+        const layer_racts *r = &w->q.ra[l];
         layer_rlive *z = &w->live[l];
         memset(z, 0, sizeof *z);
         /* a layer wholly before stop with nothing perturbed upstream: its
          * R-activations are zero and the truncated R-backward never reads them */
         if (!res_live && stop > last_of(&p->mlp_proj_w, &p->mlp_proj_b)) continue;
         layernorm_rop(r->ln1, r->ln1_t, r->ln1_xh, r->ln1_r, &z->ln1, &z->ln1_t, &z->ln1_xh, &z->ln1_r,
-                      res_live ? w->Rres : NULL, a.ln1_xh, a.ln1_r, &p->ln1_w, &p->ln1_b, N, C, k);
+                      res_live ? w->q.Rres : NULL, a.ln1_xh, a.ln1_r, &p->ln1_w, &p->ln1_b, N, C, k);
         z->q = linear_rop(r->q, z->ln1, a.ln1, &p->query_w, &p->query_b, N, C, C, k);
         z->key = linear_rop(r->key, z->ln1, a.ln1, &p->key_w, &p->key_b, N, C, C, k);
         z->v = linear_rop(r->v, z->ln1, a.ln1, &p->value_w, &p->value_b, N, C, C, k);
@@ -255,29 +267,29 @@ static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
             tt_dm_attention_rop(r->y, r->y_t, z->att ? r->att : NULL, z->q, z->key, z->v, a.q, a.key, a.v, a.att, bc,
                                 T, C, H, k);
         }
-        res_live = residual_rop(w->Rres, res_live, z->y, a.y, &p->attn_proj_w, &p->attn_proj_b, N, C, C, k);
+        res_live = residual_rop(w->q.Rres, res_live, z->y, a.y, &p->attn_proj_w, &p->attn_proj_b, N, C, C, k);
         layernorm_rop(r->ln2, r->ln2_t, r->ln2_xh, r->ln2_r, &z->ln2, &z->ln2_t, &z->ln2_xh, &z->ln2_r,
-                      res_live ? w->Rres : NULL, a.ln2_xh, a.ln2_r, &p->ln2_w, &p->ln2_b, N, C, k);
+                      res_live ? w->q.Rres : NULL, a.ln2_xh, a.ln2_r, &p->ln2_w, &p->ln2_b, N, C, k);
         z->f = linear_rop(r->f, z->ln2, a.ln2, &p->fc_w, &p->fc_b, N, C, M, k);
         if (z->f) {
             z->gl = r->gl;
             z->gl_t = r->gl_t;
             tt_dm_gelu_rop(r->gl, r->gl_t, z->f, a.g1, N, M, k);
         }
-        res_live = residual_rop(w->Rres, res_live, z->gl, a.gl, &p->mlp_proj_w, &p->mlp_proj_b, N, M, C, k);
+        res_live = residual_rop(w->q.Rres, res_live, z->gl, a.gl, &p->mlp_proj_w, &p->mlp_proj_b, N, M, C, k);
     }
-    layernorm_rop(w->Rlnf, w->Rlnf_t, w->Rlnf_xh, w->Rlnf_r, &w->lnf, &w->lnf_t, &w->lnf_xh, &w->lnf_r,
-                  res_live ? w->Rres : NULL, lnf_xh, lnf_r, &rt->lnf_w, &rt->lnf_b, N, C, k);
-    if (!linear_rop(w->Rlogits, w->lnf, lnf, &rt->lm_head, &no_tensor, N, C, Vv, k))
+    layernorm_rop(w->q.Rlnf, w->Rlnf_t, w->q.Rlnf_xh, w->q.Rlnf_r, &w->lnf, &w->lnf_t, &w->lnf_xh, &w->lnf_r,
+                  res_live ? w->q.Rres : NULL, lnf_xh, lnf_r, &rt->lnf_w, &rt->lnf_b, N, C, k);
+    if (!linear_rop(w->q.Rlogits, w->lnf, lnf, &rt->lm_head, &no_tensor, N, C, Vv, k))
         return; /* nothing perturbed: H v = 0 */
-    tt_dm_crossentropy_rop(w->Rdlogits, w->Rdlogits_t, w->Rlogits, probs, 1.0 / im->N, N, Vv, k);
+    tt_dm_crossentropy_rop(w->q.Rdlogits, w->Rdlogits_t, w->q.Rlogits, probs, 1.0 / im->N, N, Vv, k);
 
     /* R-backward. Each R{dout} is written with its token-major copy (the _t
      * buffers) for the R{dW} dgemm of the layer that consumes it next. */
-    linear_rop_backward(stop < rt->lm_head.t ? w->Rdln : NULL, 0, w->Rdlogits, w->Rdlogits_t, dlogits, lnf, w->lnf_t,
+    linear_rop_backward(stop < rt->lm_head.t ? w->q.Rdln : NULL, 0, w->q.Rdlogits, w->Rdlogits_t, dlogits, lnf, w->lnf_t,
                         &rt->lm_head, &no_tensor, N, C, Vv, k);
     if (stop >= rt->lm_head.t) return;
-    layernorm_rop_backward(stop < rt->lnf_w.t ? w->Rdres : NULL, w->Rdres_t, 0, w->Rdln, dlnf, lnf_xh, lnf_r,
+    layernorm_rop_backward(stop < rt->lnf_w.t ? w->q.Rdres : NULL, w->Rdres_t, 0, w->q.Rdln, dlnf, lnf_xh, lnf_r,
                            w->lnf_xh, w->lnf_r, &rt->lnf_w, &rt->lnf_b, N, C, k);
     if (stop >= rt->lnf_w.t) return;
     for (int l = L - 1; l >= 0; l--) {
@@ -286,39 +298,39 @@ static void rpass(model *m, rwork *w, int k, int b0, int bc, int stop)
         const layer_rtensors *p = &rt->layer[l];
         const layer_rlive *z = &w->live[l];
         /* Rdres = R{d res[l+1]} feeds the MLP and passes on to x1 */
-        linear_rop_backward(stop < p->mlp_proj_w.t ? w->Rdgl : NULL, 0, w->Rdres, w->Rdres_t, dout, a.gl, z->gl_t,
+        linear_rop_backward(stop < p->mlp_proj_w.t ? w->q.Rdgl : NULL, 0, w->q.Rdres, w->Rdres_t, dout, a.gl, z->gl_t,
                             &p->mlp_proj_w, &p->mlp_proj_b, N, M, C, k);
         if (stop >= p->mlp_proj_w.t) return;
-        tt_dm_gelu_rop_backward(w->Rdf, w->Rdf_t, w->Rdgl, a.g1, a.g2d, z->f, N, M, k);
-        linear_rop_backward(stop < p->fc_w.t ? w->Rdln : NULL, 0, w->Rdf, w->Rdf_t, a.df, a.ln2, z->ln2_t, &p->fc_w,
+        tt_dm_gelu_rop_backward(w->q.Rdf, w->Rdf_t, w->q.Rdgl, a.g1, a.g2d, z->f, N, M, k);
+        linear_rop_backward(stop < p->fc_w.t ? w->q.Rdln : NULL, 0, w->q.Rdf, w->Rdf_t, a.df, a.ln2, z->ln2_t, &p->fc_w,
                             &p->fc_b, N, C, M, k);
         if (stop >= p->fc_w.t) return;
-        layernorm_rop_backward(stop < p->ln2_w.t ? w->Rdres : NULL, w->Rdres_t, 1, w->Rdln, a.dln2, a.ln2_xh, a.ln2_r,
+        layernorm_rop_backward(stop < p->ln2_w.t ? w->q.Rdres : NULL, w->Rdres_t, 1, w->q.Rdln, a.dln2, a.ln2_xh, a.ln2_r,
                                z->ln2_xh, z->ln2_r, &p->ln2_w, &p->ln2_b, N, C, k);
         if (stop >= p->ln2_w.t) return;
         /* Rdres is now R{dx1} */
-        linear_rop_backward(stop < p->attn_proj_w.t ? w->Rdy : NULL, 0, w->Rdres, w->Rdres_t, a.dx1, a.y, z->y_t,
+        linear_rop_backward(stop < p->attn_proj_w.t ? w->q.Rdy : NULL, 0, w->q.Rdres, w->Rdres_t, a.dx1, a.y, z->y_t,
                             &p->attn_proj_w, &p->attn_proj_b, N, C, C, k);
         if (stop >= p->attn_proj_w.t) return;
         /* R{dq} is wanted for R{dW_q}, R{db_q} or what lies before; likewise key, value */
         int want_q = stop <= last_of(&p->query_w, &p->query_b), want_k = stop <= last_of(&p->key_w, &p->key_b);
-        tt_dm_attention_rop_backward(want_q ? w->Rdq : NULL, want_k ? w->Rdkey : NULL, w->Rdv,
-                                     want_q ? w->Rdq_t : NULL, want_k ? w->Rdkey_t : NULL, w->Rdv_t, w->Rdy, a.dy,
+        tt_dm_attention_rop_backward(want_q ? w->q.Rdq : NULL, want_k ? w->q.Rdkey : NULL, w->q.Rdv,
+                                     want_q ? w->Rdq_t : NULL, want_k ? w->Rdkey_t : NULL, w->Rdv_t, w->q.Rdy, a.dy,
                                      a.q, a.key, a.v, a.att, a.dpc, z->q, z->key, z->v, z->att, bc, T, C, H, k);
-        double *Rdln = stop < p->query_w.t ? w->Rdln : NULL; /* then all three are wanted */
+        double *Rdln = stop < p->query_w.t ? w->q.Rdln : NULL; /* then all three are wanted */
         if (want_q)
-            linear_rop_backward(Rdln, 0, w->Rdq, w->Rdq_t, a.dq, a.ln1, z->ln1_t, &p->query_w, &p->query_b, N, C, C,
+            linear_rop_backward(Rdln, 0, w->q.Rdq, w->Rdq_t, a.dq, a.ln1, z->ln1_t, &p->query_w, &p->query_b, N, C, C,
                                 k);
         if (want_k)
-            linear_rop_backward(Rdln, 1, w->Rdkey, w->Rdkey_t, a.dkey, a.ln1, z->ln1_t, &p->key_w, &p->key_b, N, C,
+            linear_rop_backward(Rdln, 1, w->q.Rdkey, w->Rdkey_t, a.dkey, a.ln1, z->ln1_t, &p->key_w, &p->key_b, N, C,
                                 C, k);
-        linear_rop_backward(Rdln, 1, w->Rdv, w->Rdv_t, a.dv, a.ln1, z->ln1_t, &p->value_w, &p->value_b, N, C, C, k);
+        linear_rop_backward(Rdln, 1, w->q.Rdv, w->Rdv_t, a.dv, a.ln1, z->ln1_t, &p->value_w, &p->value_b, N, C, C, k);
         if (stop >= p->query_w.t) return;
-        layernorm_rop_backward(stop < p->ln1_w.t ? w->Rdres : NULL, w->Rdres_t, 1, w->Rdln, a.dln1, a.ln1_xh, a.ln1_r,
+        layernorm_rop_backward(stop < p->ln1_w.t ? w->q.Rdres : NULL, w->Rdres_t, 1, w->q.Rdln, a.dln1, a.ln1_xh, a.ln1_r,
                                z->ln1_xh, z->ln1_r, &p->ln1_w, &p->ln1_b, N, C, k);
         if (stop >= p->ln1_w.t) return;
     }
-    tt_dm_embed_rop_backward(rt->wte.g, rt->wpe.g, w->Rdres, inp, N, T, C, k);
+    tt_dm_embed_rop_backward(rt->wte.g, rt->wpe.g, w->q.Rdres, inp, N, T, C, k);
 }
 
 /* ---- a sub-panel of directions --------------------------------------------------------------- */

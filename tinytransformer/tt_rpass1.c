@@ -18,24 +18,18 @@
 struct rwork1 {
     int bc;                  /* sequences per chunk */
     double *buf;
-    layer_racts *ra;         /* per layer: storage (no token-major copies) */
+    rquants q;               /* the R-quantities (no token-major copies) */
     layer_rlive *live;       /* per layer: what is nonzero in this pass (else NULL) */
     const double *lnf, *lnf_xh, *lnf_r; /* likewise after the final LayerNorm */
-    double *Rres, *Rlnf, *Rlnf_xh, *Rlnf_r, *Rlogits, *Rdlogits;
-    double *Rdres, *Rdln, *Rdgl, *Rdf, *Rdy, *Rdq, *Rdkey, *Rdv;
     tt_rpar *rp;             /* per tensor: its R-parameters (a piece of v, or none) */
     rtensors rt;             /* every tensor bound for the current direction */
 };
 
-/* Doubles of the workspace for chunks of bc sequences: per layer 8 (N,C) and
- * 2 (N,M) R-quantities, 2 (N) and R{P} (bc,H,T,T); besides, 11 (N,C), 2 (N,M),
- * 2 (N,V) and 1 (N), each row one pad longer (tt_dm_ld). */
+/* Doubles of the workspace for chunks of bc sequences; *R: its rows. */
 static size_t rwork1_doubles(const tt_config *c, int bc, size_t *R)
 {
-    size_t N = (size_t)bc * c->T, C = c->C, M = c->M, V = c->V, L = c->layers;
-    size_t A = (size_t)bc * c->heads * c->T * c->T;
-    *R = tt_dm_ld((int)N, 1);
-    return L * (8 * *R * C + 2 * *R + 2 * *R * M + A) + 9 * *R * C + 2 * *R * M + 2 * *R * V + *R;
+    *R = tt_dm_ld(bc * c->T, 1);
+    return tt_rquants_doubles(c, *R, (size_t)bc * c->heads * c->T * c->T);
 }
 
 double tt_rwork1_bytes(const tt_config *c, int bc)
@@ -46,40 +40,24 @@ double tt_rwork1_bytes(const tt_config *c, int bc)
 
 rwork1 *tt_rwork1_new(const model *m, int bc)
 {
-    const tt_impl *im = m->impl;
-    const tt_config *c = &im->c;
-    size_t R, C = c->C, M = c->M, V = c->V, L = c->layers, A = (size_t)bc * c->heads * c->T * c->T;
-    size_t total = rwork1_doubles(c, bc, &R);
+    const tt_config *c = &((const tt_impl *)m->impl)->c;
+    size_t R, total = rwork1_doubles(c, bc, &R);
     rwork1 *w = xcalloc(1, sizeof(rwork1));
     w->bc = bc;
     w->buf = xmalloc(checked_mul(total, sizeof(double), "R workspace"));
     double *cur = w->buf;
-    w->ra = xcalloc(L, sizeof(layer_racts));
-    w->live = xcalloc(L, sizeof(layer_rlive));
-    for (size_t l = 0; l < L; l++) {
-        layer_racts *r = &w->ra[l];
-        r->ln1 = carve(&cur, R * C), r->ln1_xh = carve(&cur, R * C), r->ln1_r = carve(&cur, R);
-        r->q = carve(&cur, R * C), r->key = carve(&cur, R * C), r->v = carve(&cur, R * C);
-        r->att = carve(&cur, A), r->y = carve(&cur, R * C);
-        r->ln2 = carve(&cur, R * C), r->ln2_xh = carve(&cur, R * C), r->ln2_r = carve(&cur, R);
-        r->f = carve(&cur, R * M), r->gl = carve(&cur, R * M);
-    }
-    w->Rres = carve(&cur, R * C);
-    w->Rlnf = carve(&cur, R * C), w->Rlnf_xh = carve(&cur, R * C), w->Rlnf_r = carve(&cur, R);
-    w->Rlogits = carve(&cur, R * V), w->Rdlogits = carve(&cur, R * V);
-    w->Rdres = carve(&cur, R * C), w->Rdln = carve(&cur, R * C), w->Rdy = carve(&cur, R * C);
-    w->Rdq = carve(&cur, R * C), w->Rdkey = carve(&cur, R * C), w->Rdv = carve(&cur, R * C);
-    w->Rdgl = carve(&cur, R * M), w->Rdf = carve(&cur, R * M);
+    tt_rquants_carve(&w->q, c, &cur, R, (size_t)bc * c->heads * c->T * c->T);
     if ((size_t)(cur - w->buf) != total) DIE("R workspace layout: %zu of %zu", (size_t)(cur - w->buf), total);
+    w->live = xcalloc((size_t)c->layers, sizeof(layer_rlive));
     w->rp = xcalloc((size_t)m->ntensors, sizeof(tt_rpar));
-    w->rt.layer = xcalloc(L, sizeof(layer_rtensors));
+    w->rt.layer = xcalloc((size_t)c->layers, sizeof(layer_rtensors));
     return w;
 }
 
 void tt_rwork1_free(rwork1 *w)
 {
     if (!w) return;
-    free(w->buf), free(w->ra), free(w->live), free(w->rp), free(w->rt.layer);
+    free(w->buf), free(w->q.ra), free(w->live), free(w->rp), free(w->rt.layer);
     free(w);
 }
 
@@ -153,16 +131,16 @@ static void rpass1(model *m, rwork1 *w, int b0, int bc, int stop)
 
     /* R-forward */
     int res_live = rt->wte.r.v || rt->wpe.r.v;
-    if (res_live) tt_od_embed_rop(w->Rres, inp, rt->wte.r.v, rt->wpe.r.v, ld, N, T, C);
+    if (res_live) tt_od_embed_rop(w->q.Rres, inp, rt->wte.r.v, rt->wpe.r.v, ld, N, T, C);
     for (int l = 0; l < L; l++) {
         const layer_acts a = tt_chunk_acts(&im->la[l], n0, A0, C, M);
         const layer_fm f = tt_chunk_fm(&im->fm.layer[l], n0);
         const layer_rtensors *p = &rt->layer[l];
-        const layer_racts *r = &w->ra[l];
+        const layer_racts *r = &w->q.ra[l];
         layer_rlive *z = &w->live[l];
         memset(z, 0, sizeof *z);
         if (!res_live && stop > last_of(&p->mlp_proj_w, &p->mlp_proj_b)) continue;
-        layernorm_rop(r->ln1, r->ln1_xh, r->ln1_r, &z->ln1, &z->ln1_xh, &z->ln1_r, res_live ? w->Rres : NULL,
+        layernorm_rop(r->ln1, r->ln1_xh, r->ln1_r, &z->ln1, &z->ln1_xh, &z->ln1_r, res_live ? w->q.Rres : NULL,
                       f.ln1_xh, a.ln1_r, &p->ln1_w, &p->ln1_b, ld, ldb, N, C);
         z->q = linear_rop(r->q, z->ln1, a.ln1, &p->query_w, &p->query_b, ld, N, C, C);
         z->key = linear_rop(r->key, z->ln1, a.ln1, &p->key_w, &p->key_b, ld, N, C, C);
@@ -173,26 +151,26 @@ static void rpass1(model *m, rwork1 *w, int b0, int bc, int stop)
             tt_od_attention_rop(r->y, z->att ? r->att : NULL, z->q, z->key, z->v, a.q, a.key, a.v, a.att, ld, bc, T,
                                 C, H);
         }
-        res_live = residual_rop(w->Rres, res_live, z->y, a.y, &p->attn_proj_w, &p->attn_proj_b, ld, N, C, C);
-        layernorm_rop(r->ln2, r->ln2_xh, r->ln2_r, &z->ln2, &z->ln2_xh, &z->ln2_r, res_live ? w->Rres : NULL,
+        res_live = residual_rop(w->q.Rres, res_live, z->y, a.y, &p->attn_proj_w, &p->attn_proj_b, ld, N, C, C);
+        layernorm_rop(r->ln2, r->ln2_xh, r->ln2_r, &z->ln2, &z->ln2_xh, &z->ln2_r, res_live ? w->q.Rres : NULL,
                       f.ln2_xh, a.ln2_r, &p->ln2_w, &p->ln2_b, ld, ldb, N, C);
         z->f = linear_rop(r->f, z->ln2, a.ln2, &p->fc_w, &p->fc_b, ld, N, C, M);
         if (z->f) {
             z->gl = r->gl;
             tt_od_gelu_rop(r->gl, z->f, f.g1, ld, ldb, N, M);
         }
-        res_live = residual_rop(w->Rres, res_live, z->gl, a.gl, &p->mlp_proj_w, &p->mlp_proj_b, ld, N, M, C);
+        res_live = residual_rop(w->q.Rres, res_live, z->gl, a.gl, &p->mlp_proj_w, &p->mlp_proj_b, ld, N, M, C);
     }
-    layernorm_rop(w->Rlnf, w->Rlnf_xh, w->Rlnf_r, &w->lnf, &w->lnf_xh, &w->lnf_r, res_live ? w->Rres : NULL,
+    layernorm_rop(w->q.Rlnf, w->q.Rlnf_xh, w->q.Rlnf_r, &w->lnf, &w->lnf_xh, &w->lnf_r, res_live ? w->q.Rres : NULL,
                   lnf_xhT, lnf_r, &rt->lnf_w, &rt->lnf_b, ld, ldb, N, C);
-    if (!linear_rop(w->Rlogits, w->lnf, lnf, &rt->lm_head, &no_tensor, ld, N, C, Vv)) return; /* H v = 0 */
-    tt_od_crossentropy_rop(w->Rdlogits, w->Rlogits, probsT, 1.0 / im->N, ld, ldb, N, Vv);
+    if (!linear_rop(w->q.Rlogits, w->lnf, lnf, &rt->lm_head, &no_tensor, ld, N, C, Vv)) return; /* H v = 0 */
+    tt_od_crossentropy_rop(w->q.Rdlogits, w->q.Rlogits, probsT, 1.0 / im->N, ld, ldb, N, Vv);
 
     /* R-backward */
-    linear_rop_backward(stop < rt->lm_head.t ? w->Rdln : NULL, 0, w->Rdlogits, dlogits, lnf, w->lnf, &rt->lm_head,
+    linear_rop_backward(stop < rt->lm_head.t ? w->q.Rdln : NULL, 0, w->q.Rdlogits, dlogits, lnf, w->lnf, &rt->lm_head,
                         &no_tensor, ld, N, C, Vv);
     if (stop >= rt->lm_head.t) return;
-    layernorm_rop_backward(stop < rt->lnf_w.t ? w->Rdres : NULL, 0, w->Rdln, dlnfT, lnf_xhT, lnf_r, w->lnf_xh,
+    layernorm_rop_backward(stop < rt->lnf_w.t ? w->q.Rdres : NULL, 0, w->q.Rdln, dlnfT, lnf_xhT, lnf_r, w->lnf_xh,
                            w->lnf_r, &rt->lnf_w, &rt->lnf_b, ld, ldb, N, C);
     if (stop >= rt->lnf_w.t) return;
     for (int l = L - 1; l >= 0; l--) {
@@ -202,40 +180,40 @@ static void rpass1(model *m, rwork1 *w, int b0, int bc, int stop)
         const layer_rtensors *p = &rt->layer[l];
         const layer_rlive *z = &w->live[l];
         /* Rdres = R{d res[l+1]} feeds the MLP and passes on to x1 */
-        linear_rop_backward(stop < p->mlp_proj_w.t ? w->Rdgl : NULL, 0, w->Rdres, dout, a.gl, z->gl, &p->mlp_proj_w,
+        linear_rop_backward(stop < p->mlp_proj_w.t ? w->q.Rdgl : NULL, 0, w->q.Rdres, dout, a.gl, z->gl, &p->mlp_proj_w,
                             &p->mlp_proj_b, ld, N, M, C);
         if (stop >= p->mlp_proj_w.t) return;
-        tt_od_gelu_rop_backward(w->Rdf, w->Rdgl, f.g1, f.g2d, z->f, ld, ldb, N, M);
-        linear_rop_backward(stop < p->fc_w.t ? w->Rdln : NULL, 0, w->Rdf, a.df, a.ln2, z->ln2, &p->fc_w, &p->fc_b, ld,
+        tt_od_gelu_rop_backward(w->q.Rdf, w->q.Rdgl, f.g1, f.g2d, z->f, ld, ldb, N, M);
+        linear_rop_backward(stop < p->fc_w.t ? w->q.Rdln : NULL, 0, w->q.Rdf, a.df, a.ln2, z->ln2, &p->fc_w, &p->fc_b, ld,
                             N, C, M);
         if (stop >= p->fc_w.t) return;
-        layernorm_rop_backward(stop < p->ln2_w.t ? w->Rdres : NULL, 1, w->Rdln, f.dln2, f.ln2_xh, a.ln2_r, z->ln2_xh,
+        layernorm_rop_backward(stop < p->ln2_w.t ? w->q.Rdres : NULL, 1, w->q.Rdln, f.dln2, f.ln2_xh, a.ln2_r, z->ln2_xh,
                                z->ln2_r, &p->ln2_w, &p->ln2_b, ld, ldb, N, C);
         if (stop >= p->ln2_w.t) return;
         /* Rdres is now R{dx1} */
-        linear_rop_backward(stop < p->attn_proj_w.t ? w->Rdy : NULL, 0, w->Rdres, a.dx1, a.y, z->y, &p->attn_proj_w,
+        linear_rop_backward(stop < p->attn_proj_w.t ? w->q.Rdy : NULL, 0, w->q.Rdres, a.dx1, a.y, z->y, &p->attn_proj_w,
                             &p->attn_proj_b, ld, N, C, C);
         if (stop >= p->attn_proj_w.t) return;
         /* R{d ln1} needs all three of R{dq}, R{dk}, R{dv}; else each only for its own rows */
         int below = stop < p->query_w.t;
         int want_q = wanted(&p->query_w, &p->query_b, below), want_k = wanted(&p->key_w, &p->key_b, below);
         int want_v = wanted(&p->value_w, &p->value_b, below);
-        tt_od_attention_rop_backward(want_q ? w->Rdq : NULL, want_k ? w->Rdkey : NULL, want_v ? w->Rdv : NULL, w->Rdy,
+        tt_od_attention_rop_backward(want_q ? w->q.Rdq : NULL, want_k ? w->q.Rdkey : NULL, want_v ? w->q.Rdv : NULL, w->q.Rdy,
                                      a.dy, a.q, a.key, a.v, a.att, a.dpc, z->q, z->key, z->v, z->att, ld, bc, T, C, H);
-        double *Rdln = below ? w->Rdln : NULL;
+        double *Rdln = below ? w->q.Rdln : NULL;
         int acc = 0;
         if (want_q)
-            linear_rop_backward(Rdln, acc, w->Rdq, a.dq, a.ln1, z->ln1, &p->query_w, &p->query_b, ld, N, C, C), acc = 1;
+            linear_rop_backward(Rdln, acc, w->q.Rdq, a.dq, a.ln1, z->ln1, &p->query_w, &p->query_b, ld, N, C, C), acc = 1;
         if (want_k)
-            linear_rop_backward(Rdln, acc, w->Rdkey, a.dkey, a.ln1, z->ln1, &p->key_w, &p->key_b, ld, N, C, C), acc = 1;
+            linear_rop_backward(Rdln, acc, w->q.Rdkey, a.dkey, a.ln1, z->ln1, &p->key_w, &p->key_b, ld, N, C, C), acc = 1;
         if (want_v)
-            linear_rop_backward(Rdln, acc, w->Rdv, a.dv, a.ln1, z->ln1, &p->value_w, &p->value_b, ld, N, C, C);
+            linear_rop_backward(Rdln, acc, w->q.Rdv, a.dv, a.ln1, z->ln1, &p->value_w, &p->value_b, ld, N, C, C);
         if (!below) return;
-        layernorm_rop_backward(stop < p->ln1_w.t ? w->Rdres : NULL, 1, w->Rdln, f.dln1, f.ln1_xh, a.ln1_r, z->ln1_xh,
+        layernorm_rop_backward(stop < p->ln1_w.t ? w->q.Rdres : NULL, 1, w->q.Rdln, f.dln1, f.ln1_xh, a.ln1_r, z->ln1_xh,
                                z->ln1_r, &p->ln1_w, &p->ln1_b, ld, ldb, N, C);
         if (stop >= p->ln1_w.t) return;
     }
-    tt_od_embed_rop_backward(rt->wte.g, rt->wpe.g, w->Rdres, inp, ld, N, T, C);
+    tt_od_embed_rop_backward(rt->wte.g, rt->wpe.g, w->q.Rdres, inp, ld, N, T, C);
 }
 
 /* ---- one direction ------------------------------------------------------------------------------- */
