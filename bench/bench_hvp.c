@@ -15,7 +15,7 @@
  *   - per-block SLQ (m 20, n_v 1 unless --m, --nv) over the 8 query heads of
  *     the 1e5 model with the restricted product and with masked full ones.
  * --size S (0, 1, 2) [--export DIR]: only the size S, printed as name,value
- * lines; with --export, the model (model.safetensors), its tokens, 32
+ * lines (peak_rss_gb: the process's peak after the one-direction calls); with --export, the model (model.safetensors), its tokens, 32
  * directions and their H v (V.npy, HV.npy: toolkit order), the query heads'
  * blocks, probes and SLQ tridiagonals (heads.csv, probes.npy, slq_alpha.npy,
  * slq_beta.npy) into DIR: what bench/torch_hvp.py runs PyTorch on (make bench
@@ -152,9 +152,12 @@ static void one_size(int s, const opts *o, double ref, int print)
     int *tok;
     model *m = nanogpt(sizes[s].C, sizes[s].layers, &tok);
     size_t P = m->P;
-    double *V = gaussian(32 * P, 11), *HV = xmalloc(32 * P * sizeof(double)), flops;
+    double *V = gaussian(P, 11), *HV = xmalloc(P * sizeof(double)), flops;
     double budget = s == 2 ? 0 : 1.0;
-    double r1 = rate(m, V, HV, 1, budget, o->reps, &flops), r32 = rate(m, V, HV, 32, budget, s == 2 ? 1 : o->reps, NULL);
+    double r1 = rate(m, V, HV, 1, budget, o->reps, &flops), peak1 = peak_rss_gb(); /* at one direction */
+    free(V), free(HV);
+    V = gaussian(32 * P, 11), HV = xmalloc(32 * P * sizeof(double)); /* row 0 the same direction */
+    double r32 = rate(m, V, HV, 32, budget, s == 2 ? 1 : o->reps, NULL);
     double gf = r1 * flops / 1e9;
     if (print) {
         printf("C %d, %d layer%s, P = %zu: one direction per call %.2f directions/s, 32 per call %.2f: "
@@ -164,7 +167,7 @@ static void one_size(int s, const opts *o, double ref, int print)
                100 * gf / ref);
     } else {
         printf("P,%zu\nC,%d\nlayers,%d\nk1_dir_per_s,%.6f\nk32_dir_per_s,%.6f\nflops_per_dir,%.6g\ndgemm_gflops,%.3f\n"
-               "peak_rss_gb,%.3f\n", P, sizes[s].C, sizes[s].layers, r1, r32, flops, ref, peak_rss_gb());
+               "peak_rss_gb,%.3f\n", P, sizes[s].C, sizes[s].layers, r1, r32, flops, ref, peak1);
     }
     if (o->export) {
         ensure_dir(o->export);

@@ -12,7 +12,9 @@ float64 on one thread, and PyTorch computes H v the way PyHessian does: the
 gradient with create_graph once, then autograd.grad(g, θ, grad_outputs=v,
 retain_graph=True) per direction. Agreement with the toolkit is checked; rates
 are directions per CPU second (the toolkit's at one and at 32 directions per
-call), toolkit and PyTorch measured in turn, twice, the best kept.
+call), toolkit and PyTorch measured in turn, twice, the best kept; peak
+memory is each process's peak resident set after its first direction
+(PyTorch's includes its interpreter and libraries, ~0.3 GB).
 
 At P ~ 1e5, per-block SLQ (m 20, n_v 1) of the 8 query heads from the
 toolkit's probes, with full reorthogonalisation as the toolkit's Lanczos, in
@@ -144,23 +146,23 @@ def one_size(size, d, with_slq):
     model = GPT(c)
     model.load_state_dict(sd, strict=True)
     tok = torch.from_numpy(np.load(os.path.join(d, "tokens.npy")).astype(np.int64))
-    V, HV = np.load(os.path.join(d, "V.npy")), np.load(os.path.join(d, "HV.npy"))
+    V, HV = np.load(os.path.join(d, "V.npy"), mmap_mode="r"), np.load(os.path.join(d, "HV.npy"), mmap_mode="r")
     f = Flat(model, c)
     k = V.shape[0] if size < 2 else 4
     t0 = time.process_time()
     g = torch.autograd.grad(model(tok[:, :-1], tok[:, 1:]), f.params, create_graph=True)
     grad_s = time.process_time() - t0
-    out, best, worst = {}, 0.0, 0.0
+    out, best, worst, peak = {}, 0.0, 0.0, 0.0
     for rnd in range(2):
         t0 = time.process_time()
         for j in range(k):
-            hv = torch.autograd.grad(g, f.params, grad_outputs=f.to_params(V[j]), retain_graph=True)
+            hv = torch.autograd.grad(g, f.params, grad_outputs=f.to_params(np.array(V[j])), retain_graph=True)
             if rnd == 0:
                 x = f.from_params(hv)
                 worst = max(worst, np.abs(x - HV[j]).max() / np.abs(HV[j]).max())
+            peak = peak or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # after one direction
         best = max(best, k / (time.process_time() - t0))
-    out.update(P=V.shape[1], torch_dir_per_s=best, torch_grad_s=grad_s, agree=worst,
-               torch_peak_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6)
+    out.update(P=V.shape[1], torch_dir_per_s=best, torch_grad_s=grad_s, agree=worst, torch_peak_gb=peak)
     if with_slq:
         out.update(heads_slq(model, c, f, g, tok, d))
     return out
