@@ -41,14 +41,21 @@ static int tensor_of(const model *m, size_t j)
     return t;
 }
 
-void tt_free_work(tt_impl *im)
+/* The workspaces of unit directions (panels 1) or of dense ones (0) freed. */
+static void free_work(tt_impl *im, int panels)
 {
-    for (int i = 0; i < im->nwork; i++) tt_rwork_free(im->work[i]);
-    for (int i = 0; i < im->nwork1; i++) tt_rwork1_free(im->work1[i]);
-    free(im->work), free(im->work1);
-    im->work = NULL, im->work1 = NULL;
-    im->nwork = im->nwork1 = 0;
+    if (panels) {
+        for (int i = 0; i < im->nwork; i++) tt_rwork_free(im->work[i]);
+        free(im->work);
+        im->work = NULL, im->nwork = 0;
+    } else {
+        for (int i = 0; i < im->nwork1; i++) tt_rwork1_free(im->work1[i]);
+        free(im->work1);
+        im->work1 = NULL, im->nwork1 = 0;
+    }
 }
+
+void tt_free_work(tt_impl *im) { free_work(im, 1), free_work(im, 0); }
 
 /* Workspaces for n workers with sub-panels of kp directions. */
 static void ensure_work(model *m, int n, int kp)
@@ -58,7 +65,7 @@ static void ensure_work(model *m, int n, int kp)
     if (bc < 1) bc = 1;
     if (bc > im->B) bc = im->B;
     if (im->nwork >= n && tt_rwork_kp(im->work[0]) == kp && tt_rwork_bc(im->work[0]) == bc) return;
-    tt_free_work(im);
+    free_work(im, 1);
     im->work = xmalloc((size_t)n * sizeof(rwork *));
     for (int i = 0; i < n; i++) im->work[i] = tt_rwork_new(m, kp, bc);
     im->nwork = n;
@@ -73,7 +80,7 @@ static void ensure_work1(model *m, int n)
     if (bc < 1) bc = 1;
     if (bc > im->B) bc = im->B;
     if (im->nwork1 >= n && tt_rwork1_bc(im->work1[0]) == bc) return;
-    tt_free_work(im);
+    free_work(im, 0);
     memory_check("tinytransformer: R workspaces", n * tt_rwork1_bytes(&im->c, bc));
     im->work1 = xmalloc((size_t)n * sizeof(rwork1 *));
     for (int i = 0; i < n; i++) im->work1[i] = tt_rwork1_new(m, bc);
