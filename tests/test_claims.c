@@ -97,6 +97,15 @@ static void test_check(void)
     CHECK(check_toy(why, sizeof why) == 0, "the toy table passes: %.300s", why);
 
     EXPECT_PROBLEM(fam[1].reading[0].id = "toy.a", "toy.a: the id is used twice");
+    /* one name per experiment: the program's, for the ids and for every statistic */
+    EXPECT_PROBLEM(fam[1].reading[0].id = "toys.c", "toys.c: the id toys.c is not toy.<what>");
+    EXPECT_PROBLEM(fam[1].reading[0].id = "toy.", "toy.: the id toy. is not toy.<what>");
+    EXPECT_PROBLEM(fam[1].reading[0].stat = "tox.c", "toy.c: statistic tox.c is not toy.<what>");
+    EXPECT_PROBLEM(fam[0].reading[0].control = "other.control.a", "toy.a: control other.control.a is not toy.<what>");
+    EXPECT_PROBLEM(fam[0].reading[0].alt[0].stat = "toy_a.end", "toy.a: statistic toy_a.end is not toy.<what>");
+    EXPECT_PROBLEM((fam[0].alt[1].stat = "t.end", fam[0].reading[0].alt[0].alt = NULL, fam[0].reading[1].alt[0].alt = NULL),
+                   "toy.a: statistic t.end is not toy.<what>");
+    EXPECT_PROBLEM(fam[1].experiment = NULL, "toy.c: its family needs the experiment");
     EXPECT_PROBLEM(fam[1].reading[0].id = NULL, "has no reading");
     EXPECT_PROBLEM(fam[0].holm = NULL, "toy.a: a family of 2 readings needs its Holm name");
     EXPECT_PROBLEM(fam[1].paper = NULL, "toy.c: its family needs the experiment, the paper's sentence and its place");
