@@ -61,12 +61,6 @@ typedef struct {
 } claim_file;
 #define CLAIM_FILE(families) {(families), (int)(sizeof(families) / sizeof(families)[0])}
 
-/* The files of the table, in the order of the results table (verdict/claims.c). */
-extern const claim_file claims_fig4, claims_fig3, claims_fig2, claims_fig6, claims_partition_check,
-    claims_block_structure, claims_table_kappa, claims_table1_memory, claims_train_compare, claims_exp2_blockwise_gd,
-    claims_leave_out, claims_ablation_vstat, claims_trajectory, claims_hetero, claims_vspread, claims_mlp_steps,
-    claims_coarse, claims_value_split;
-
 /* The first problem of the table files[0..n-1] into why (empty: none); returns the number of
  * problems. Checked: every id unique; one name per experiment (every id, statistic and control
  * is "<experiment>.<what>"); every family non-empty, with
