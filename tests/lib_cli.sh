@@ -56,7 +56,9 @@ expect_pooled_shares() {
 # every experiment of the table is checked by some script.
 expect_claim_stats() {
   local missing
-  missing=$("$BIN/verdicts" --names | awk -v e="$1" 'NR == FNR { if (FNR > 1) have[substr($0, 1, index($0, ",") - 1)] = 1; next }
-    $1 == e { n++; if (!($2 in have)) printf " %s", $2 } END { if (!n) printf " (the table reads nothing of %s)", e }' "$2" -)
+  missing=$("$BIN/verdicts" --names | awk -v e="$1" '
+    NR == FNR { if (FNR > 1) have[substr($0, 1, index($0, ",") - 1)] = 1; next }
+    $1 == e { n++; if (!($2 in have)) printf " %s", $2 }
+    END { if (!n) printf " (the table reads nothing of %s)", e }' "$2" -)
   [ -z "$missing" ] && cli_ok || cli_fail "$1: the claim table reads what $2 lacks:$missing"
 }

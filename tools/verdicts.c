@@ -178,9 +178,10 @@ int main(int argc, char **argv)
         {"skip", OPT_STRING, &skip, "experiments not run, comma-separated: their claims are left out"},
         {"list", OPT_FLAG, &list, "print the claims and their rules, and exit"},
         {"plan", OPT_FLAG, &plan, "print the runs the alternatives need (experiment name flags), and exit"},
-        {"names", OPT_FLAG, &stat_names, "print every statistic the claims read, 'experiment name' (with a share's .count "
-         "and .total), and exit"},
-        {"dump", OPT_FLAG, &dump, "print every field of every claim, id<TAB>field<TAB>value, and exit (to diff tables)"},
+        {"names", OPT_FLAG, &stat_names,
+         "print every statistic the claims read, 'experiment name' (with a share's .count and .total), and exit"},
+        {"dump", OPT_FLAG, &dump,
+         "print every field of every claim, id<TAB>field<TAB>value, and exit (to diff two tables)"},
         {"out", OPT_STRING, &out, "output folder"},
     };
     run_start(argc, argv);
