@@ -253,9 +253,7 @@ static void test_report(void)
               "verdicts.csv: the hypothesis flag and the paper's number");
     }
     free(sum), free(md), free(csv);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    CHECK(system(cmd) == 0, "cleaned up");
+    CHECK(remove_tree(tmp) == 0, "cleaned up %s", tmp);
 }
 
 int main(void)
