@@ -20,11 +20,11 @@ static unsigned long stream_tag(seed_stream s)
     DIE("unknown seed stream %d", (int)s);
 }
 
-unsigned long seed_for(unsigned long base, seed_stream s) { return seed_mix(base, stream_tag(s), 0); }
+unsigned long seed_for(unsigned long base, seed_stream s) { return seed_hash(SEED_RUN, base, stream_tag(s), 0); }
 
 unsigned long seed_for_nth(unsigned long base, seed_stream s, unsigned long k)
 {
-    return seed_mix(base, stream_tag(s), k);
+    return seed_hash(SEED_RUN, base, stream_tag(s), k);
 }
 
 int scale_parse(const char *scale)

@@ -19,7 +19,7 @@
 
 /* ---- seeds (common.c) ------------------------------------------------------------------
  * Every random stream of a run comes from the user's two seeds, in one place,
- * each purpose through its own hash (core's seed_mix), so that no two seeds,
+ * each purpose through its own hash (core's seed_hash), so that no two seeds,
  * purposes or instances share a sequence:
  *   --seed S       the run: model initialisation, training batches and
  *                  shuffles (another batch order k: instance k of the batch

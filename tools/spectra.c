@@ -86,7 +86,9 @@ static void run_slq(run *r)
     }
     r->trace = xmalloc((size_t)nb * sizeof(double));
     r->trace_se = xmalloc((size_t)nb * sizeof(double));
-    if (r->trace_probes > 0) hutchinson_dist(A, r->trace_probes, (uint64_t)r->probe_seed ^ 0x7ace, NULL, r->trace, r->trace_se);
+    /* the trace probes: domain SEED_TRACE of the seed hash (it enters as seed ^ domain), apart from the SLQ probes */
+    if (r->trace_probes > 0)
+        hutchinson_dist(A, r->trace_probes, (uint64_t)r->probe_seed ^ SEED_TRACE, NULL, r->trace, r->trace_se);
     spectra_op_free(A);
     if (dist_rank() > 0) return;
     r->width = r->probes * r->steps;
