@@ -107,8 +107,13 @@ LIB := $(BUILD)/libtoolkit.a
 
 # experiments/: one program per figure, table or claim of the paper; tools/: the
 # general programs (the verdict judge, the task farm, heatmap, Hessian analysis).
-EXP_PROGS := $(patsubst experiments/%.c,$(BUILD)/bin/%,$(wildcard experiments/*.c))
-TOOL_PROGS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
+# <program>_util.c beside a program holds the helpers only it (and its tests)
+# use: not a program itself; every program and test links the archive of them.
+UTIL_SRC := $(wildcard experiments/*_util.c tools/*_util.c)
+UTILOBJ := $(UTIL_SRC:%.c=$(BUILD)/%.o)
+UTILLIB := $(BUILD)/libprograms.a
+EXP_PROGS := $(patsubst experiments/%.c,$(BUILD)/bin/%,$(filter-out %_util.c,$(wildcard experiments/*.c)))
+TOOL_PROGS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(filter-out %_util.c,$(wildcard tools/*.c)))
 PROG_SRC := $(wildcard experiments/*.c tools/*.c)
 PROGS := $(EXP_PROGS) $(TOOL_PROGS)
 TEST_SRC := $(wildcard tests/test_*.c)
@@ -145,18 +150,21 @@ $(BUILD)/core/run.o: $(COMMIT_H)
 $(LIB): $(LIBOBJ)
 	@rm -f $@
 	ar rcs $@ $^
+$(UTILLIB): $(UTILOBJ)
+	@rm -f $@
+	ar rcs $@ $^
 
 # Programs, tests and benchmarks: one .c file each, linked against the library.
-$(EXP_PROGS): $(BUILD)/bin/%: $(BUILD)/experiments/%.o $(LIB)
+$(EXP_PROGS): $(BUILD)/bin/%: $(BUILD)/experiments/%.o $(UTILLIB) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
-$(TOOL_PROGS): $(BUILD)/bin/%: $(BUILD)/tools/%.o $(LIB)
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(UTILLIB) $(LIB) $(LDLIBS) -o $@
+$(TOOL_PROGS): $(BUILD)/bin/%: $(BUILD)/tools/%.o $(UTILLIB) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(UTILLIB) $(LIB) $(LDLIBS) -o $@
 # tests/fixtures.c: the small random models the tests and the benchmarks share.
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(FIXTURES) $(LIB)
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(FIXTURES) $(UTILLIB) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(FIXTURES) $(LIB) $(LDLIBS) -o $@
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(FIXTURES) $(UTILLIB) $(LIB) $(LDLIBS) -o $@
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(FIXTURES) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(FIXTURES) $(LIB) $(LDLIBS) -o $@

@@ -183,6 +183,8 @@ void npy_write_chunk(outfile *f, const double *data, size_t count);
 double *npy_read(const char *path, int *ndim, size_t shape[4]);
 /* 1 if path names a folder: readers report "X is a folder, expected a file". */
 int path_is_folder(const char *path);
+/* Copies a committed text file to stderr (a program's claims), unless --quiet. */
+void echo_file(const char *path);
 
 /* ---- a run (run.c) ------------------------------------------------------------------
  * run_start: what every program does first, before parsing its options — names
@@ -242,6 +244,8 @@ typedef struct {
 void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, int nopts);
 void parse_double_list(const char *flag, const char *text, double_list *out);
 void parse_int_list(const char *flag, const char *text, int_list *out);
+/* --scale, the flag every experiment takes: "quick" -> 0, "paper" -> 1; user error otherwise. */
+int scale_parse(const char *scale);
 
 /* ---- progress on stderr -------------------------------------------------------------
  * A bar when stderr is a terminal, a line every ~10% otherwise, nothing when quiet. */

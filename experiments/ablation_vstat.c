@@ -13,7 +13,12 @@
  * the statistic known to be worse (the paper's figure has it diverge; on g_b² it takes
  * the smallest entry of a block, so its lr is set by the flattest coordinate).
  */
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/lr_grid.h"
 #include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

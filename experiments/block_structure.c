@@ -25,7 +25,13 @@
  * those runs into --out/bands.csv (mean, min, max and 95% t-interval of each
  * block's excess per step) for plots/block_structure.gp.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/seeds.h"
+#include "harness/tt_ckpt.h"
+#include "harness/tt_train.h"
+#include "hessian/hessian.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -30,7 +30,14 @@
  * tensors (whole, random) would otherwise also change those, and the block layout would not
  * be the only thing that differs between the partitions.
  */
+#include "core/core.h"
+#include "core/model.h"
 #include "harness/coarse_util.h"
+#include "harness/lr_grid.h"
+#include "harness/seeds.h"
+#include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

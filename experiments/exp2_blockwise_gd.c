@@ -26,7 +26,13 @@
  * Hessian ratios) at quick scale, one Algorithm 3 block at paper scale (--per-block). Every
  * run of the search is in search.csv, every grid point in grid.csv.
  */
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/lr_grid.h"
 #include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 

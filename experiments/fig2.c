@@ -31,7 +31,14 @@
  * heat_<tag>.csv + bounds.csv + plotvars_<tag>.gp for gnuplot, stats.csv (the
  * claims' statistics for make verdicts), claims.txt.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "harness/seeds.h"
+#include "hessian/hessian.h"
+#include "mlp/mlp.h"
+#include "optim/optim.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

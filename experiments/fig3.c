@@ -14,7 +14,14 @@
  * Writes the matrices, eigenvalues, loss curves, every grid run, lrs.csv,
  * grid.csv, stats.csv, claims.txt and run.txt into --out.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "experiments/fig3_util.h"
+#include "harness/lr_grid.h"
+#include "harness/seeds.h"
+#include "optim/optim.h"
+#include "quad/quad.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,10 @@
  * It can pass: the rule asks only that r fall as τ → 1, which a scaling blind to H
  * may show too.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "harness/seeds.h"
+#include "quad/quad.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

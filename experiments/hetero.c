@@ -36,7 +36,18 @@
  * partition's S, S over Algorithm 2's blocks (tensors)), stats.csv,
  * claims.txt, tt_train/.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "experiments/hetero_util.h"
+#include "harness/groups.h"
+#include "harness/mlp_ckpt.h"
+#include "harness/seeds.h"
+#include "harness/tt_ckpt.h"
+#include "harness/tt_train.h"
+#include "hessian/hessian.h"
+#include "mlp/mlp.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

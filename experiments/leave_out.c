@@ -19,7 +19,14 @@
  * Selection by the mean training loss over the last 10% of steps; comparisons on 512
  * held-out sequences, as shares of Adam's progress (L_X − L_Adam)/(L_0 − L_Adam).
  */
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/lr_grid.h"
+#include "harness/seeds.h"
 #include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

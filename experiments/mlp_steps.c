@@ -36,7 +36,16 @@
  * for both activations and losses), train.csv, model.csv, stats.csv (the
  * claims' statistics, verdict/claims.c; docs/mlp_steps.md), claims.txt.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "experiments/mlp_steps_util.h"
+#include "harness/data.h"
+#include "harness/seeds.h"
+#include "hessian/hessian.h"
+#include "mlp/mlp.h"
+#include "optim/optim.h"
+#include "quad/quad.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

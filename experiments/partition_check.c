@@ -37,7 +37,13 @@
  * and on the permuted H, Algorithm 3's and Algorithm 2's), sweep.csv, H.npy (unless --save-h 0);
  * and in --out: stats.csv (the claims' statistics for make verdicts), claims.txt.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/mlp_ckpt.h"
+#include "harness/seeds.h"
+#include "harness/tt_ckpt.h"
+#include "hessian/hessian.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

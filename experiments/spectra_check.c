@@ -31,7 +31,14 @@
  * clustered, the rest), exact_<model>_<checkpoint>_<partition>.npy (the exact
  * eigenvalues), run.txt. The headline table is printed on stdout.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/mlp_ckpt.h"
+#include "harness/models.h"
+#include "harness/tt_ckpt.h"
+#include "harness/tt_train.h"
+#include "hessian/hdist.h"
+#include "hessian/hessian.h"
 #include "hessian/spectra.h"
 #include <math.h>
 #include <stdlib.h>

@@ -12,7 +12,10 @@
  * because its blocks are few parameters each. One block per parameter (Adam's own v,
  * 0% removed) is kept for reference.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -37,7 +37,14 @@
  * rows), H_<blk>.npy and d_<blk>.npy (those blocks and D at 1%), stats.csv,
  * claims.txt, train/ (the AdamW run), run.txt.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/seeds.h"
+#include "harness/tt_ckpt.h"
+#include "harness/tt_train.h"
+#include "hessian/hessian.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,12 @@
  * margin it should win is −inf (ttexp_margin), never NaN; train_compare.diverged counts
  * them. AdamW, the reference, diverging at its best lr stops the run (die_diverged).
  */
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/lr_grid.h"
 #include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

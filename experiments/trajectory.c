@@ -30,7 +30,12 @@
  * AdamW's), with ‖w_X(t) − w_A(t)‖ / ‖w_A(t) − w_0‖, where decorrelated runs of
  * unequal length are not recognisable (GD that barely moves sits near 1).
  */
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/lr_grid.h"
 #include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,13 @@
  * Adam-mini with one block for the whole model in neuron's place (a partition that is worse,
  * which the "not worse" rule must catch). docs/value_split.md.
  */
+#include "core/core.h"
+#include "core/model.h"
 #include "harness/coarse_util.h"
+#include "harness/lr_grid.h"
+#include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -38,7 +38,16 @@
  * share within a factor 2), checkpoints.csv (step, held-out loss), train/,
  * stats.csv, claims.txt.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "experiments/vspread_util.h"
+#include "harness/data.h"
+#include "harness/groups.h"
+#include "harness/seeds.h"
+#include "harness/tt_ckpt.h"
+#include "harness/tt_train.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

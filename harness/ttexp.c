@@ -1,7 +1,16 @@
 /* The tiny-Transformer training harness of the optimizer experiments
  * (train_compare, exp2_blockwise_gd, leave_out, ablation_vstat, trajectory):
  * see ttexp.h. */
-#include "ttexp.h"
+#include "harness/ttexp.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "harness/lr_grid.h"
+#include "harness/seeds.h"
+#include "hessian/hessian.h"
+#include "optim/optim.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,13 @@
 #ifndef TTEXP_H
 #define TTEXP_H
 
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "harness/lr_grid.h"
+#include "optim/optim.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 
 typedef struct {
     tt_config cfg;

@@ -6,7 +6,14 @@
  * gradients built to be row-constant, rank-one and random through AdamW; the
  * additive fit; Adam-mini's lr ratio. */
 #include "check.h"
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "experiments/hetero_util.h"
+#include "experiments/vspread_util.h"
+#include "harness/groups.h"
+#include "optim/optim.h"
+#include "quad/quad.h"
+#include "verdict/verdict.h"
 #include <stdlib.h>
 
 /* ---- groups ------------------------------------------------------------------------------------- */

@@ -7,12 +7,14 @@
  * distances, the smoothed density's mass, the determinism of the probes, and
  * the block-restricted HVP equal to the exact block's product on both models. */
 #include "check.h"
-#include "tests/fixtures.h"
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
 #include "hessian/hessian.h"
 #include "hessian/spectra.h"
 #include "mlp/mlp.h"
+#include "tests/fixtures.h"
 #include "tinytransformer/tt.h"
+#include "tools/spectra_util.h"
 #include <cblas.h>
 #include <stdlib.h>
 

@@ -7,8 +7,13 @@
  * in-memory run; in steps at several checkpoints), and the key-head null
  * direction that makes κ of key heads infinite. */
 #include "check.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "harness/tt_ckpt.h"
+#include "harness/tt_train.h"
 #include "hessian/hessian.h"
-#include "harness/harness.h"
+#include "tinytransformer/tt.h"
 #include <stdlib.h>
 #include <unistd.h>
 

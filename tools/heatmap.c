@@ -23,8 +23,13 @@
  * heatmap stops gnuplot too and leaves no temporary. The script is found next
  * to the program (build/bin/heatmap -> plots/heatmap.gp) unless --script says.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "harness/tt_ckpt.h"
+#include "hessian/hessian.h"
 #include "hessian/hview.h"
+#include "tinytransformer/tt.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

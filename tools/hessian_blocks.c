@@ -25,9 +25,15 @@
  * vhat.npy, spectrum.npy/.csv (--full-spectrum), H.npy (--write-h), train/
  * (the Transformer's training run), run.txt.
  */
+#include "core/core.h"
 #include "core/dist.h"
-#include "harness/harness.h"
+#include "core/model.h"
+#include "harness/mlp_ckpt.h"
+#include "harness/models.h"
 #include "hessian/hdist.h"
+#include "hessian/hessian.h"
+#include "hessian/stream.h"
+#include "tinytransformer/tt.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -28,9 +28,15 @@
  * × probes × steps), lanczos.csv and ritz_vectors.npy (with --nev), summary.csv,
  * train/ (the Transformer's training run), run.txt.
  */
+#include "core/core.h"
 #include "core/dist.h"
-#include "harness/harness.h"
+#include "core/model.h"
+#include "harness/groups.h"
+#include "harness/models.h"
+#include "hessian/hdist.h"
+#include "hessian/hessian.h"
 #include "hessian/spectra.h"
+#include "tools/spectra_util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

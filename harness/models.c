@@ -1,8 +1,16 @@
 /* Either model at a training checkpoint on every rank (harness.h, "either
  * model at a checkpoint"): the steps of tt_ckpt_hessian and mlp_ckpt_model
  * without H, the parameters and v̂ broadcast from rank 0. */
+#include "harness/models.h"
+#include "core/core.h"
 #include "core/dist.h"
-#include "harness.h"
+#include "core/model.h"
+#include "harness/mlp_ckpt.h"
+#include "harness/tt_ckpt.h"
+#include "harness/tt_train.h"
+#include "mlp/mlp.h"
+#include "optim/optim.h"
+#include "tinytransformer/tt.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,4 +76,19 @@ void model_ckpt_free(model_ckpt *k)
     if (k->is_tt) tt_ckpt_free(&k->tt);
     else mlp_ckpt_free(&k->mlp);
     memset(k, 0, sizeof *k);
+}
+
+partition *partition_by_name(const model *m, const char *s)
+{
+    if (!strcmp(s, "alg3")) return partition_alg3(m, 0);
+    if (!strcmp(s, "alg3-value-whole")) return partition_alg3(m, 1);
+    if (!strcmp(s, "alg2") || !strcmp(s, "tensors")) return partition_alg2(m);
+    if (!strcmp(s, "rows")) return partition_uniform(m, SPLIT_ROWS);
+    if (!strcmp(s, "cols")) return partition_uniform(m, SPLIT_COLS);
+    if (!strcmp(s, "whole")) {
+        partition *p = partition_new();
+        partition_add(p, 0, m->P, 1, -1, "whole model");
+        return p;
+    }
+    return partition_read(s, m);
 }
