@@ -2,7 +2,7 @@
  * tensor by tensor, through early training (steps 0 to 100).
  *
  * Trains the fig6 setup once (the same flags give the same run: AdamW, 1,000
- * steps, tt_ckpt_* of harness/ckpt.c) with checkpoints at --at-steps (default
+ * steps, tt_ckpt_* of harness/tt_ckpt.c) with checkpoints at --at-steps (default
  * 0, 1, 2, 5, 10, 20, 50, 100; 0 is the initialisation, 1 the paper's text
  * "after 1 training step", 10 its caption "at 1% training step" and fig6's H),
  * takes the exact H at each on the fixed Hessian batch, and for every tensor

@@ -48,7 +48,7 @@ static const char *SUMMARY =
     "independently of H for every sample (the baselines stream of --seed): a scaling that knows nothing of H.\n"
     "Also written: the 'as tau -> 1' reading over R = 0..R* (the smallest mean tau; the first version's\n"
     "rule) with its control, and tau shuffled across R in each curve (the first control, a reference).\n"
-    "Seeds (--seed S): the theta and x draws from its draws stream (streams: harness.h seed_for).";
+    "Seeds (--seed S): the theta and x draws from its draws stream (streams: harness/seeds.h seed_for).";
 
 /* The four readings of the claim "r falls as tau -> 1": kappa definition (a:
  * eigenvalues of D^1/2 H D^1/2, b: singular values of DH) x the statistic of r

@@ -14,7 +14,7 @@
  * The fig6 training (AdamW, same flags, same run) with v̂ written at
  * --checkpoints; at each, x_i = log10(√v̂_i + ε) (the log of Adam's
  * denominator; scale-free) and, per matrix tensor, the pooled within-group sd
- * of x (harness.h: group_spread_of) over its rows, its columns, its heads
+ * of x (vspread_util.h: group_spread_of) over its rows, its columns, its heads
  * (query/key/value), and random groups of the same sizes laid on the tensor's
  * entries, against the tensor's own sd; the R² of x_ij ≈ a_i + b_j (additive
  * rows and columns: v̂ = αβᵀ). And Adam-mini's per-block learning rate against

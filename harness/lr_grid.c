@@ -94,7 +94,7 @@ int lr_grid_best(const lr_grid *g)
     return b;
 }
 
-/* Which ends the best is at (see harness.h); all diverged counts as the lower end. */
+/* Which ends the best is at (see lr_grid.h); all diverged counts as the lower end. */
 static void best_at_edges(const lr_grid *g, int *at_lo, int *at_hi)
 {
     int b = lr_grid_best(g);

@@ -14,13 +14,11 @@
 #include <string.h>
 
 typedef struct {
-    model *m;
-    const mlp_data *data;
+    mlp_ckpt *c;
     gsl_rng *rng;
     int batch;
-    double *X, *ckpt_params, *ckpt_vhat;
+    double *X;
     int *y;
-    long step;
     optimizer *opt;
 } mlp_run;
 
@@ -29,23 +27,29 @@ static void mlp_next_batch(void *ctx, long s)
 {
     (void)s;
     mlp_run *r = ctx;
+    const dataset *train = r->c->data.train;
     int *idx = xmalloc((size_t)r->batch * sizeof(int));
-    for (int i = 0; i < r->batch; i++) idx[i] = (int)rng_int(r->rng, (unsigned long)r->data->train->n);
-    dataset_gather(r->data->train, idx, r->batch, r->X, r->y);
-    mlp_set_batch(r->m, r->X, r->y, r->batch);
+    for (int i = 0; i < r->batch; i++) idx[i] = (int)rng_int(r->rng, (unsigned long)train->n);
+    dataset_gather(train, idx, r->batch, r->X, r->y);
+    mlp_set_batch(r->c->m, r->X, r->y, r->batch);
     free(idx);
 }
 
-static void mlp_keep_checkpoint(void *ctx, long s, double loss, double lr)
+/* After step s: the parameters and v̂ of every checkpoint taken after it. */
+static void mlp_keep_checkpoints(void *ctx, long s, double loss, double lr)
 {
     (void)loss, (void)lr;
     mlp_run *r = ctx;
-    if (s + 1 != r->step) return;
-    memcpy(r->ckpt_params, r->m->params, r->m->P * sizeof(double));
-    optim_vhat(r->opt, r->ckpt_vhat);
+    mlp_ckpt *c = r->c;
+    size_t P = c->m->P;
+    for (int i = 0; i < c->nsnap; i++)
+        if (s + 1 == c->snap_step[i]) {
+            memcpy(c->snap_params + i * P, c->m->params, P * sizeof(double));
+            optim_vhat(r->opt, c->snap_vhat + i * P);
+        }
 }
 
-void mlp_ckpt_model(const mlp_ckpt_setup *s, int do_train, mlp_ckpt *out)
+void mlp_ckpt_start(const mlp_ckpt_setup *s, mlp_ckpt *out)
 {
     memset(out, 0, sizeof *out);
     if (s->width < 1 || s->width > 4096) die_user("MLP width must be in 1..4096 (got %d)", s->width);
@@ -56,40 +60,58 @@ void mlp_ckpt_model(const mlp_ckpt_setup *s, int do_train, mlp_ckpt *out)
     const dataset *train = out->data.train;
     mlp_config cfg = {.in = train->dim, .width = s->width, .classes = train->classes, .act = act_parse(s->act),
                       .bias = 1, .loss = LOSS_XENT, .seed = seed_for(s->seed, SEED_INIT)};
-    double *X = xmalloc((size_t)s->eval_n * train->dim * sizeof(double));
-    int *y = xmalloc((size_t)s->eval_n * sizeof(int));
-    mlp_data_head(&out->data, s->eval_n, "MLP Hessian batch", X, y);
+    out->X = xmalloc((size_t)s->eval_n * train->dim * sizeof(double));
+    out->y = xmalloc((size_t)s->eval_n * sizeof(int));
+    mlp_data_head(&out->data, s->eval_n, "MLP Hessian batch", out->X, out->y);
     out->m = mlp_new(&cfg);
     out->total = s->steps;
     out->step = checkpoint_step(s->frac, s->steps);
-    if (!do_train) {
-        mlp_set_batch(out->m, X, y, s->eval_n);
-        free(X), free(y);
-        return;
-    }
+    mlp_set_batch(out->m, out->X, out->y, s->eval_n);
+}
 
-    mlp_run r = {.m = out->m, .data = &out->data, .rng = rng_new(seed_for(s->seed, SEED_BATCHES)), .batch = s->batch,
-                 .step = out->step};
+void mlp_ckpt_train(const mlp_ckpt_setup *s, mlp_ckpt *c, const long *steps, int n)
+{
+    if (n < 1 || n > TT_MAX_CHECKPOINTS) DIE("mlp_ckpt_train: %d checkpoints", n);
+    size_t P = c->m->P;
+    c->nsnap = n;
+    memcpy(c->snap_step, steps, (size_t)n * sizeof(long));
+    free(c->snap_params), free(c->snap_vhat);
+    c->snap_params = xmalloc(n * P * sizeof(double));
+    c->snap_vhat = xmalloc(n * P * sizeof(double));
+    const dataset *train = c->data.train;
+    mlp_run r = {.c = c, .rng = rng_new(seed_for(s->seed, SEED_BATCHES)), .batch = s->batch};
     r.X = xmalloc((size_t)s->batch * train->dim * sizeof(double));
     r.y = xmalloc((size_t)s->batch * sizeof(int));
-    r.ckpt_params = xmalloc(out->m->P * sizeof(double));
     optim_config oc = optim_defaults(OPTIM_ADAM);
     optim_check_config(&oc, s->lr);
-    optimizer *opt = optim_new(OPTIM_ADAM, &oc, out->m->P, NULL, out->m);
-    r.opt = opt;
-    r.ckpt_vhat = out->vhat = xmalloc(out->m->P * sizeof(double));
+    r.opt = optim_new(OPTIM_ADAM, &oc, P, NULL, c->m);
     train_config tc = {.steps = s->steps, .lr = s->lr, .schedule = SCHED_COSINE, .final_frac = 0.1};
-    train_hooks h = {.set_batch = mlp_next_batch, .after_step = mlp_keep_checkpoint, .ctx = &r};
+    train_hooks h = {.set_batch = mlp_next_batch, .after_step = mlp_keep_checkpoints, .ctx = &r};
     int diverged = 0;
-    long ran = train_run(out->m, opt, &tc, &h, &diverged);
-    optim_free(opt);
+    long ran = train_run(c->m, r.opt, &tc, &h, &diverged);
+    optim_free(r.opt);
     if (diverged) die_diverged("MLP training diverged at step %ld; lower the learning rate", ran);
-    memcpy(out->m->params, r.ckpt_params, out->m->P * sizeof(double));
-    free(r.X), free(r.y), free(r.ckpt_params);
+    free(r.X), free(r.y);
     rng_free(r.rng);
+    mlp_set_batch(c->m, c->X, c->y, s->eval_n);
+}
 
-    mlp_set_batch(out->m, X, y, s->eval_n);
-    free(X), free(y);
+void mlp_ckpt_load(mlp_ckpt *c, int i)
+{
+    if (i < 0 || i >= c->nsnap) DIE("mlp_ckpt_load: no checkpoint %d of %d", i, c->nsnap);
+    size_t P = c->m->P;
+    memcpy(c->m->params, c->snap_params + i * P, P * sizeof(double));
+    if (!c->vhat) c->vhat = xmalloc(P * sizeof(double));
+    memcpy(c->vhat, c->snap_vhat + i * P, P * sizeof(double));
+    c->step = c->snap_step[i];
+}
+
+void mlp_ckpt_model(const mlp_ckpt_setup *s, int do_train, mlp_ckpt *out)
+{
+    mlp_ckpt_start(s, out);
+    if (!do_train) return;
+    mlp_ckpt_train(s, out, &out->step, 1);
+    mlp_ckpt_load(out, 0);
 }
 
 void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out)
@@ -106,6 +128,8 @@ void mlp_ckpt_free(mlp_ckpt *c)
     mlp_data_free(&c->data);
     free(c->H);
     free(c->vhat);
+    free(c->X), free(c->y);
+    free(c->snap_params), free(c->snap_vhat);
     memset(c, 0, sizeof *c);
 }
 

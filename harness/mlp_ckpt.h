@@ -7,6 +7,7 @@
 #include "core/model.h"
 #include "harness/data.h"
 #include "harness/tt_ckpt.h"
+#include "harness/tt_train.h"
 
 /* MLP: the 1-hidden-layer MLP on `data` (pooled k×k, standardised), trained with
  * Adam (cosine to 10%) on batches drawn with replacement, H at the checkpoint on
@@ -25,11 +26,24 @@ typedef struct {
     double *H;                 /* (P,P) */
     double *vhat;              /* (P) Adam's bias-corrected v̂ at the checkpoint (NULL untrained) */
     long step, total;
+    double *X;                 /* (eval_n, in) the Hessian batch */
+    int *y;
+    int nsnap;                 /* the checkpoints mlp_ckpt_train kept: after steps snap_step[i] */
+    long snap_step[TT_MAX_CHECKPOINTS];
+    double *snap_params, *snap_vhat;   /* (nsnap, P) each */
 } mlp_ckpt;
 void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out);
 /* The same without H; train = 0: not trained either (parameters at
  * initialisation, the Hessian batch set; the caller sets the checkpoint's). */
 void mlp_ckpt_model(const mlp_ckpt_setup *s, int train, mlp_ckpt *out);
+/* mlp_ckpt_model in its steps, for several checkpoints of one run: start
+ * (data, the model at initialisation on the Hessian batch; step =
+ * checkpoint_step(s->frac)); train (Adam from the model's parameters, keeping
+ * the parameters and v̂ after each of steps[0..n-1]; the Hessian batch set
+ * again after); load (checkpoint i's parameters, v̂ and step). */
+void mlp_ckpt_start(const mlp_ckpt_setup *s, mlp_ckpt *out);
+void mlp_ckpt_train(const mlp_ckpt_setup *s, mlp_ckpt *c, const long *steps, int n);
+void mlp_ckpt_load(mlp_ckpt *c, int i);
 void mlp_ckpt_free(mlp_ckpt *c);
 
 /* The MLP's flags of the programs that take its checkpoint Hessian beside the

@@ -1,6 +1,5 @@
-/* Either model at a training checkpoint on every rank (harness.h, "either
- * model at a checkpoint"): the steps of tt_ckpt_hessian and mlp_ckpt_model
- * without H, the parameters and v̂ broadcast from rank 0. */
+/* The registry of model kinds (models.h): the table, the lookups by name, file
+ * and partition, and a kind's model at its checkpoint on every rank. */
 #include "harness/models.h"
 #include "core/core.h"
 #include "core/dist.h"
@@ -8,11 +7,15 @@
 #include "harness/mlp_ckpt.h"
 #include "harness/tt_ckpt.h"
 #include "harness/tt_train.h"
-#include "mlp/mlp.h"
-#include "optim/optim.h"
-#include "tinytransformer/tt.h"
+#include "hessian/hessian.h"
 #include <stdlib.h>
 #include <string.h>
+
+/* Files are offered to the kinds in this order: tt, which reads any file, last. */
+static const model_kind *const MODEL_KINDS[] = {&MODEL_MLP, &MODEL_TT};
+enum { NKINDS = sizeof MODEL_KINDS / sizeof *MODEL_KINDS };
+/* Names in help and lists: the order the programs run them in. */
+static const model_kind *const IN_ORDER[NKINDS] = {&MODEL_TT, &MODEL_MLP};
 
 void model_cli_init(model_cli *c)
 {
@@ -22,63 +25,130 @@ void model_cli_init(model_cli *c)
     c->model_name = "tt";
 }
 
-void model_cli_check(model_cli *c, model_ckpt *out)
+void model_cli_free(model_cli *c) { ckpt_cli_free(&c->cli); }
+
+const model_kind *model_kind_named(const char *name)
 {
-    memset(out, 0, sizeof *out);
-    out->is_tt = strcmp(c->model_name, "mlp") != 0;
-    if (out->is_tt && strcmp(c->model_name, "tt") != 0) c->cli.model_path = c->model_name; /* a file */
-    out->setup = ckpt_cli_setup(&c->cli);
-    if (!out->is_tt) out->ms = mlp_cli_setup(&c->mlp, &c->cli);
+    for (int i = 0; i < NKINDS; i++)
+        if (strcmp(MODEL_KINDS[i]->name, name) == 0) return MODEL_KINDS[i];
+    return NULL;
 }
 
-void model_ckpt_open(model_ckpt *r, const char *train_dir)
+const char *model_kind_names(void)
 {
-    int root = dist_rank() == 0;
-    double meta[1] = {0};
-    if (r->is_tt) {
-        tt_ckpt_setup one = r->setup;
-        one.train.nfracs = 1;
-        tt_ckpt_start(&one, &r->tt);
-        long step = checkpoint_step(one.train.fracs[0], one.train.steps);
-        if (root) {
-            tt_ckpt_train(&one, train_dir, &r->tt);
-            tt_ckpt_load(&one, train_dir, step, &r->tt);
-            if (one.save_path) tt_save_nanogpt(r->tt.m, one.save_path, 0);
-            meta[0] = r->tt.m->loss(r->tt.m);
-        } else {
-            r->tt.vhat = xmalloc(r->tt.m->P * sizeof(double));
+    static char names[256];
+    if (!names[0])
+        for (int i = 0; i < NKINDS; i++) {
+            size_t n = strlen(names);
+            snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "", IN_ORDER[i]->name);
         }
-        r->m = r->tt.m;
-        r->vhat = r->tt.vhat;
-        r->eps = r->setup.train.ocfg.eps;
-        r->step = one.model_path ? 0 : step;
-        r->total = one.model_path ? 0 : r->setup.train.steps;
-    } else {
-        mlp_ckpt_model(&r->ms, root, &r->mlp);
-        r->m = r->mlp.m;
-        if (!root) r->mlp.vhat = xmalloc(r->m->P * sizeof(double));
-        r->vhat = r->mlp.vhat;
-        r->eps = optim_defaults(OPTIM_ADAM).eps;
-        r->step = r->mlp.step;
-        r->total = r->mlp.total;
-        if (root) meta[0] = r->m->loss(r->m);
+    return names;
+}
+
+int model_kinds_parse(const char *list, const model_kind **out, int max, const char *flag)
+{
+    int chosen[NKINDS] = {0};
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        const model_kind *k = model_kind_named(t);
+        if (!k) die_user("%s: unknown model '%s' (%s)", flag, t, model_kind_names());
+        for (int i = 0; i < NKINDS; i++)
+            if (IN_ORDER[i] == k) {
+                if (chosen[i]) die_user("%s: model '%s' named twice", flag, t);
+                chosen[i] = 1;
+            }
     }
-    dist_bcast(r->m->params, r->m->P * sizeof(double));
-    dist_bcast(r->vhat, r->m->P * sizeof(double));
+    int n = 0;
+    for (int i = 0; i < NKINDS; i++)
+        if (chosen[i]) {
+            if (n == max) die_user("%s: at most %d models", flag, max);
+            out[n++] = IN_ORDER[i];
+        }
+    if (n == 0) die_user("%s names no model", flag);
+    return n;
+}
+
+/* The kind of --model `name`: a kind's name, or the first kind that reads the file. */
+static const model_kind *kind_of(const char *name, const char **file)
+{
+    const model_kind *k = model_kind_named(name);
+    *file = NULL;
+    if (k) return k;
+    for (int i = 0; i < NKINDS; i++)
+        if (MODEL_KINDS[i]->reads_file && MODEL_KINDS[i]->reads_file(name)) {
+            *file = name;
+            return MODEL_KINDS[i];
+        }
+    die_user("--model: '%s' is no model (%s) and no model file any of them reads", name, model_kind_names());
+}
+
+void model_ckpt_check_at(model_ckpt *k, model_cli *c, const char *name, const double *fracs, int nfracs)
+{
+    memset(k, 0, sizeof *k);
+    if (nfracs < 1 || nfracs > TT_MAX_CHECKPOINTS) DIE("model_ckpt_check_at: %d checkpoints", nfracs);
+    k->cli = c;
+    k->kind = kind_of(name, &k->file);
+    k->nfracs = nfracs;
+    memcpy(k->fracs, fracs, (size_t)nfracs * sizeof(double));
+    k->kind->check(k);
+}
+
+void model_ckpt_check(model_ckpt *k, model_cli *c, const char *name)
+{
+    model_ckpt_check_at(k, c, name, &c->cli.frac, 1);
+}
+
+void model_ckpt_start(model_ckpt *k)
+{
+    if (!k->m) k->kind->start(k);
+}
+
+void model_ckpt_train(model_ckpt *k, const char *train_dir) { k->kind->train(k, train_dir); }
+
+void model_ckpt_load(model_ckpt *k, int i)
+{
+    if (i < 0 || i >= k->nfracs) DIE("model_ckpt_load: no checkpoint %d of %d", i, k->nfracs);
+    k->kind->load(k, i);
+}
+
+void model_ckpt_open(model_ckpt *k, const char *train_dir)
+{
+    model_ckpt_start(k);
+    double meta[2] = {0, 0};   /* the loss, the step */
+    if (dist_rank() == 0) {
+        model_ckpt_train(k, train_dir);
+        model_ckpt_load(k, 0);
+        meta[0] = k->m->loss(k->m);
+        meta[1] = (double)k->step;
+    }
+    dist_bcast(k->m->params, k->m->P * sizeof(double));
+    dist_bcast(k->vhat, k->m->P * sizeof(double));
     dist_bcast(meta, sizeof meta);
-    r->loss = meta[0];
-    if (r->is_tt) tt_set_threads(r->m, dist_workers());
-    else mlp_set_threads(r->m, dist_workers());
+    k->loss = meta[0];
+    k->step = (long)meta[1];
+    k->kind->set_threads(k->m, dist_workers());
+}
+
+double *model_ckpt_hessian(model_ckpt *k)
+{
+    hessian_opts o = hessian_defaults();
+    if (k->hess_panel > 0) o.panel = k->hess_panel;
+    o.label = "checkpoint Hessian";
+    return hessian_full(k->m, &o);
 }
 
 void model_ckpt_free(model_ckpt *k)
 {
-    if (k->is_tt) tt_ckpt_free(&k->tt);
-    else mlp_ckpt_free(&k->mlp);
+    if (k->kind) k->kind->free(k);
     memset(k, 0, sizeof *k);
 }
 
-partition *partition_by_name(const model *m, const char *s)
+const char *model_ckpt_what(const model_ckpt *k) { return k->file ? k->file : k->kind->what; }
+
+/* ---- partitions ------------------------------------------------------------------------------ */
+
+static partition *shared_partition(const model *m, const char *s)
 {
     if (!strcmp(s, "alg3")) return partition_alg3(m, 0);
     if (!strcmp(s, "alg3-value-whole")) return partition_alg3(m, 1);
@@ -90,5 +160,12 @@ partition *partition_by_name(const model *m, const char *s)
         partition_add(p, 0, m->P, 1, -1, "whole model");
         return p;
     }
-    return partition_read(s, m);
+    return NULL;
+}
+
+partition *model_partition(const model_ckpt *k, const char *name)
+{
+    partition *p = k->kind->partition ? k->kind->partition(k->m, name) : NULL;
+    if (!p) p = shared_partition(k->m, name);
+    return p ? p : partition_read(name, k->m);
 }

@@ -66,7 +66,12 @@ void tt_ckpt_start(const tt_ckpt_setup *s, tt_ckpt *out)
     out->data = token_source(&s->data, c->V, c->T, s->order, s->successors, s->data_seed);
     if (tt_data_vocab(out->data) != c->V)
         DIE("token source has %d symbols, the model V = %d", tt_data_vocab(out->data), c->V);
-    out->m = s->model_path ? tt_load_nanogpt(s->model_path, s->model_config) : tt_new(c);
+    if (s->file) { /* the file as ckpt_cli_setup read it: not read again */
+        out->m = tt_new(tt_config_of(s->file));
+        memcpy(out->m->params, s->file->params, s->file->P * sizeof(double));
+    } else {
+        out->m = s->model_path ? tt_load_nanogpt(s->model_path, s->model_config) : tt_new(c);
+    }
     if (out->m->P != tt_param_count(c)) DIE("the model file changed its configuration");
     /* the Hessian batch: its own stream, so it is the same whatever the training */
     out->tokens = xmalloc((size_t)s->hess_batch * (c->T + 1) * sizeof(int));
@@ -79,7 +84,7 @@ void tt_ckpt_start(const tt_ckpt_setup *s, tt_ckpt *out)
 }
 
 /* v̂ of a model trained elsewhere: the mean of g² over TT_VHAT_BATCHES training
- * batches at its parameters (harness.h). */
+ * batches at its parameters (tt_ckpt.h). */
 static void estimate_vhat(const tt_ckpt_setup *s, tt_ckpt *c)
 {
     model *m = c->m;
@@ -198,7 +203,7 @@ void ckpt_cli_init(ckpt_cli *c)
     c->frac = 0.01;
 }
 
-tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
+void ckpt_cli_check_run(ckpt_cli *c)
 {
     int paper = scale_parse(c->scale);
     if (c->hess_batch == 0) c->hess_batch = paper ? 1024 : 256;
@@ -206,14 +211,19 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     if (c->seed < 0) die_user("--seed must be >= 0 (got %ld)", c->seed);
     if (c->data_seed < 0) die_user("--data-seed must be >= 0 (got %ld)", c->data_seed);
     if (!(c->frac > 0 && c->frac <= 1)) die_user("--checkpoint must be a fraction in (0, 1] (got %g)", c->frac);
+}
+
+tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
+{
+    ckpt_cli_check_run(c);
     tt_ckpt_setup s = tt_ckpt_defaults();
     s.cfg = (tt_config){.V = c->V, .C = c->C, .heads = c->heads, .M = c->M, .layers = c->layers, .T = c->T,
                         .bias = c->bias, .seed = seed_for((unsigned long)c->seed, SEED_INIT)};
     if (c->model_config && !c->model_path) die_user("--model-config goes with --model FILE.safetensors");
     if (c->model_path) { /* the model's own sizes; its vocabulary is the text's by default */
-        model *m = tt_load_nanogpt(c->model_path, c->model_config);
-        s.cfg = *tt_config_of(m);
-        model_free(m);
+        if (!c->file) c->file = tt_load_nanogpt(c->model_path, c->model_config);
+        s.cfg = *tt_config_of(c->file);
+        s.file = c->file;
         if (token_source_is_text(&c->data) && c->data.vocab == 0) c->data.vocab = s.cfg.V;
         s.model_path = c->model_path;
         s.model_config = c->model_config;
@@ -242,6 +252,12 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     tt_data_free(d);
     tt_ckpt_check(&s);
     return s;
+}
+
+void ckpt_cli_free(ckpt_cli *c)
+{
+    model_free(c->file);
+    c->file = NULL;
 }
 
 /* ---- the blocks of Fig. 6 ------------------------------------------------------------------ */

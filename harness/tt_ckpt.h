@@ -26,6 +26,8 @@ typedef struct {
     int panel;                 /* Hessian columns per panel (64) */
     const char *model_path;    /* a nanoGPT-layout .safetensors to analyse instead of training (NULL) */
     const char *model_config;  /* its config JSON (NULL: the file's metadata) */
+    const model *file;         /* that file's model as ckpt_cli_setup read it (borrowed: the ckpt_cli's);
+                                  NULL: tt_ckpt_start reads model_path itself */
     const char *save_path;     /* the checkpoint's parameters written here in nanoGPT's layout (tt_ckpt_hessian;
                                   table_kappa and hetero: --checkpoint's) */
 } tt_ckpt_setup;
@@ -46,8 +48,9 @@ tt_ckpt_setup tt_ckpt_defaults(void);
 void tt_ckpt_check(const tt_ckpt_setup *s);
 void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out);
 void tt_ckpt_free(tt_ckpt *c);
-/* A model trained elsewhere (model_path): tt_ckpt_start reads it (its
- * configuration is the setup's: ckpt_cli_setup takes it from the file);
+/* A model trained elsewhere (model_path): tt_ckpt_start copies the file's
+ * model (s->file) or reads the file (its configuration is the setup's:
+ * ckpt_cli_setup takes it from the file);
  * tt_ckpt_train trains nothing: it estimates v̂ at the model's parameters as
  * the mean of g² over TT_VHAT_BATCHES training batches of train.batch sequences
  * (Adam's v with β2 → 1 and the parameters held fixed; an AdamW run's v̂ also
@@ -80,6 +83,7 @@ typedef struct {
     const char *scale;
     tt_data_opts data;
     const char *model_path, *model_config, *save_path;
+    model *file;               /* --model FILE as read, once, by ckpt_cli_setup (ckpt_cli_free frees it) */
     long steps, seed, data_seed;
     int batch, hess_batch, panel, order, successors;
     int V, C, heads, M, T, layers, bias;
@@ -119,10 +123,15 @@ void ckpt_cli_init(ckpt_cli *c);
     TT_DATA_OPTS((c)->data),                                                                                     \
     {"data-seed", OPT_LONG, &(c)->data_seed, "the data's seed: Markov chain and Hessian batch"},                 \
     {"seed", OPT_LONG, &(c)->seed, "the run's seed: initialisation, training batches, baselines"}
-/* The scale's Hessian batch unless --hess-batch is given, range checks, the data
- * source opened once (so a bad file stops before any output; text sets V to its
- * vocabulary's size), and the setup. */
+/* The scale's Hessian batch unless --hess-batch is given, range checks, the
+ * data source and --model's file opened once (so a bad file stops before any
+ * output; text sets V to its vocabulary's size, a file its sizes), and the
+ * setup. The file's model is kept in c->file, which the setup borrows. */
 tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c);
+void ckpt_cli_free(ckpt_cli *c);
+/* Its first part, the checks of the run flags every model shares (--scale,
+ * --steps, --seed, --data-seed, --checkpoint; --hess-batch from --scale). */
+void ckpt_cli_check_run(ckpt_cli *c);
 
 /* The eight parameter blocks of paper Fig. 6 (fig6, block_structure): key
  * ("query", ..., "mlp_fc1", "embed", "output"), and the split the paper finds

@@ -1,4 +1,4 @@
-/* Tests of the extensions' measurements (harness/hetero_util.c): groups and
+/* Tests of the extensions' measurements (harness/groups.c, experiments/hetero_util.c, vspread_util.c): groups and
  * random groups; block spectra on blocks with prescribed eigenvalues; the
  * spread of h_b and its split by type; block_heterogeneity, its random
  * baseline and control on made Hessians (heterogeneous by block, by coordinate

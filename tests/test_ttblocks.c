@@ -3,7 +3,7 @@
  * rule, Principle 1's criterion (hessian/blocks.c) on hand-made tensors and
  * on their random permutations (its control), Algorithm 3's split recovered
  * from its partition, the Fig. 6 blocks, the checkpoint Hessian of
- * harness/ckpt.c (file round trip, determinism, against an independent
+ * harness/tt_ckpt.c (file round trip, determinism, against an independent
  * in-memory run; in steps at several checkpoints), and the key-head null
  * direction that makes κ of key heads infinite. */
 #include "check.h"

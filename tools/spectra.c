@@ -423,14 +423,14 @@ static void check_args(run *r)
     if (!(r->zero_rel >= 0 && r->zero_rel < 1)) die_user("--zero must be in [0, 1) (got %g)", r->zero_rel);
     if (!(r->basis_gb > 0)) die_user("--basis-gb must be > 0 (got %g)", r->basis_gb);
     if (r->probe_seed < 0) die_user("--probe-seed must be >= 0 (got %ld)", r->probe_seed);
-    model_cli_check(&r->mc, &r->k);
+    model_ckpt_check(&r->k, &r->mc, r->mc.model_name);
 }
 
 /* The blocks analysed: the partition, each block's type, at most
  * --max-per-type of each type (r->kept: their indices in r->full). */
 static void choose_blocks(run *r)
 {
-    r->full = partition_by_name(r->k.m, r->part_name);
+    r->full = model_partition(&r->k, r->part_name);
     if (r->exact) partition_check_cover(r->full, r->k.m->P, "--method exact's partition");
     int *ftype = xmalloc(((size_t)r->full->nblocks + 1) * sizeof(int));
     r->type_names = xmalloc(MAX_TYPES * sizeof *r->type_names);
@@ -450,6 +450,7 @@ static void run_free(run *r)
     partition_free(r->p);
     partition_free(r->full);
     model_ckpt_free(&r->k);
+    model_cli_free(&r->mc);
 }
 
 int main(int argc, char **argv)
