@@ -1,6 +1,6 @@
 # Adam-mini motivation toolkit — the only entry point a user needs.
 #   make            build every program into build/
-#   make figures    run every experiment at quick scale, render figures/ (main job)
+#   make figures    run every experiment at quick scale over the cores, render figures/ (main job)
 #   make test       install missing dependencies, build, run all tests
 #   make test SAN=1 the same under AddressSanitizer + UBSan (separate build folder)
 #   make MPI=1      the same programs built with mpicc into build-mpi/ (OpenMPI,
@@ -59,10 +59,11 @@ endif
 # DATA=text: every Transformer experiment on English text (--data text: Debian's
 # fortunes, char-level; docs/real_text.md) into its own folders results-text/ and
 # figures-text/ (results-paper-text/ ... at paper scale); the experiments without
-# a Transformer (TT_EXPS does not name them) are not run again.
+# a Transformer are not run again. Each fragment registers its experiments in
+# TT_EXPS (they take --data text) or NON_TT_EXPS (the others).
 DATA ?= markov
-TT_EXPS := fig6 table_kappa partition_check block_structure train_compare exp2_blockwise_gd leave_out \
-           ablation_vstat trajectory hetero vspread coarse value_split
+TT_EXPS :=
+NON_TT_EXPS :=
 ifeq ($(DATA),text)
   RES := $(RES)-text
   FIG := $(FIG)-text
@@ -202,11 +203,14 @@ bench: $(BENCHES) $(PROGS)
 	  case $$b in */bench_hdist) $$b $(BENCH_HDIST_FLAGS) || exit 1;; *) $$b || exit 1;; esac; done
 
 # ---- experiments and figures (each experiment adds a fragment in mk/) -------
-# A fragment adds its PNGs to FIGURES and its claims files to CLAIMS. Results
-# come from a program writing $(RES)/<experiment>/ (run.txt last, so it is the
-# target); a figure is rendered by $(call render,script.gp,gnuplot variables),
-# which writes a temporary and renames it, like every other output. (No commas
-# inside the variables: $(call) splits its arguments at commas.)
+# A fragment (the contract: docs/contributing.md) registers its experiment in
+# TT_EXPS or NON_TT_EXPS, adds its PNGs to FIGURES and its claims files to
+# CLAIMS; a figure's name starts with its experiment's, and so does the folder
+# of its results ($(RES)/<exp>*/). Results come from a program writing
+# $(RES)/<experiment>/ (run.txt last, so it is the target); a figure is rendered
+# by $(call render,script.gp,gnuplot variables), which writes a temporary and
+# renames it, like every other output. (No commas inside the variables: $(call)
+# splits its arguments at commas.)
 FIGURES :=
 CLAIMS :=
 # make verdicts (mk/verdicts.mk): seeds SEED0 .. SEED0+SEEDS-1, one run per
@@ -234,15 +238,26 @@ define render
 	@mv $@.tmp $@ && echo "rendered $@"
 endef
 include $(wildcard mk/*.mk)
+# Every figure and claims file belongs to a registered experiment (by its name):
+# one no fragment registers would be run again under DATA=text, or left out, in silence.
+UNREGISTERED := $(filter-out $(foreach e,$(TT_EXPS) $(NON_TT_EXPS),$(FIG)/$(e)% $(RES)/$(e)%),$(FIGURES) $(CLAIMS))
+ifneq ($(UNREGISTERED),)
+  $(error $(firstword $(UNREGISTERED)): no experiment of TT_EXPS or NON_TT_EXPS names it (docs/contributing.md))
+endif
+ifneq ($(filter $(TT_EXPS),$(NON_TT_EXPS)),)
+  $(error $(filter $(TT_EXPS),$(NON_TT_EXPS)): registered in both TT_EXPS and NON_TT_EXPS)
+endif
 ifeq ($(DATA),text) # only the Transformer experiments' figures and claims
-  FIGURES := $(filter-out $(foreach e,fig2 fig3 fig4 mlp_steps,$(FIG)/$(e)%),$(FIGURES))
+  FIGURES := $(filter $(foreach e,$(TT_EXPS),$(FIG)/$(e)%),$(FIGURES))
   CLAIMS := $(filter $(foreach e,$(TT_EXPS),$(RES)/$(e)/%),$(CLAIMS))
 endif
 $(eval $(verdict_rules))
 $(eval $(sensitivity_rules))
 
+# Without a -j of the caller's, the programs run over every core at once (as
+# make verdicts does); each is deterministic, so its files do not depend on -j.
 figures: deps
-	@$(MAKE) --no-print-directory figures-only
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc)) figures-only
 
 .PHONY: figures-only
 figures-only: $(FIGURES) $(CLAIMS)
@@ -250,6 +265,10 @@ figures-only: $(FIGURES) $(CLAIMS)
 
 claims: $(CLAIMS)
 	@for c in $(CLAIMS); do echo "== $$c"; cat $$c; done
+
+# make print-FIGURES: a variable's value (how the tests read the fragments' lists).
+print-%:
+	@echo '$($*)'
 
 # Refresh the README gallery (small committed copies of the quick figures, and of
 # the per-seed figures of make verdicts where it has run).

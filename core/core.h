@@ -183,8 +183,10 @@ void npy_write_chunk(outfile *f, const double *data, size_t count);
 double *npy_read(const char *path, int *ndim, size_t shape[4]);
 /* 1 if path names a folder: readers report "X is a folder, expected a file". */
 int path_is_folder(const char *path);
-/* Copies a committed text file to stderr (a program's claims), unless --quiet. */
+/* Copies a committed text file to stderr (a program's claims), unless --quiet;
+ * outfile_commit_echo: outfile_commit, then the same. */
 void echo_file(const char *path);
+void outfile_commit_echo(outfile *f);
 
 /* ---- a run (run.c) ------------------------------------------------------------------
  * run_start: what every program does first, before parsing its options — names

@@ -665,3 +665,11 @@ void echo_file(const char *path)
     for (int ch; rd && (ch = fgetc(rd)) != EOF;) fputc(ch, stderr);
     if (rd) fclose(rd);
 }
+
+void outfile_commit_echo(outfile *f)
+{
+    char *path = xstrdup(f->path);
+    outfile_commit(f);
+    echo_file(path);
+    free(path);
+}

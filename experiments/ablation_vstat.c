@@ -99,8 +99,7 @@ static void write_stats(study *st, double margin, double control)
 
 static void write_claims(study *st, double margin, double control)
 {
-    char *path = path_join(st->a.out, "claims.txt");
-    outfile *f = outfile_open(path);
+    outfile *f = outfile_open_in(st->a.out, "claims.txt");
     FILE *c = outfile_fp(f);
     fprintf(c, "ablation_vstat: Adam-mini (Algorithm 3) on the 1-layer Transformer, %ld steps, seed %ld; final "
                "held-out loss (floor %.4f)\n", st->a.steps, st->a.seed, ttexp_optimal_loss(&st->e));
@@ -112,9 +111,7 @@ static void write_claims(study *st, double margin, double control)
                 st->best[s]->final_eval, x, se);
     }
     ttexp_print_claim(c, "ablation.mean_best", margin, control);
-    outfile_commit(f);
-    echo_file(path);
-    free(path);
+    outfile_commit_echo(f);
 }
 
 int main(int argc, char **argv)

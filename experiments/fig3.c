@@ -445,10 +445,7 @@ static void write_claims(const fig3_args *x, const problems *q, const runs *r, c
                 g->grid.lr[0], g->grid.lr[g->grid.n - 1], g->grid.n, g->best >= 0 ? g->grid.lr[g->best] : NAN,
                 grid_status_name(g->status));
     }
-    outfile_commit(cf);
-    char *path = path_join(x->out, "claims.txt");
-    echo_file(path);
-    free(path);
+    outfile_commit_echo(cf);
 }
 
 static void free_all(problems *q, runs *r)

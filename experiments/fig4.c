@@ -449,7 +449,7 @@ static void write_claims(const fig4_args *a, const curve *cv, const curve_eval *
                 2 * k[RHO_ALL] > n ? "most" : "not most", k[RHO_CONTROL], n, k[RHO_BRANCH], n, k[RHO_CONTROL_BRANCH], n,
                 k[RHO_SHUFFLED], n);
     }
-    outfile_commit(cf);
+    outfile_commit_echo(cf);
 }
 
 int main(int argc, char **argv)
@@ -471,9 +471,6 @@ int main(int argc, char **argv)
         if (strchr(a.panels, *panel)) write_panel(a.out, *panel, cv, ncurves);
     write_stats(a.out, cv, ev, ncurves);
     write_claims(&a, cv, ev, ncurves);
-    char *path = path_join(a.out, "claims.txt");
-    echo_file(path);
-    free(path);
     if (!core_quiet) fprintf(stderr, "fig4: %d sweeps in %.2f s (%d threads)\n", cache.n, secs, a.threads);
     run_write_info(a.out, (unsigned long)a.seed);
     free(ev);

@@ -580,7 +580,7 @@ static void write_stats_and_claims(const run *r)
     for (int ci = 0; ci < r->nck; ci++) fprintf(fp, " %ld", r->ck[ci].step);
     fprintf(fp, "\n");
     free(all);
-    outfile_commit(o);
+    outfile_commit_echo(o);
     csv_close(st);
 }
 
@@ -643,11 +643,6 @@ int main(int argc, char **argv)
     run_note("hessian seconds (H and G, all checkpoints): %.3f", r.hess_seconds);
     run_note("analysis seconds: %.3f", r.analysis_seconds);
     run_write_info(r.out, (unsigned long)r.cli.seed);
-    if (!core_quiet) {
-        char *claims = path_join(r.out, "claims.txt");
-        echo_file(claims);
-        free(claims);
-    }
     free(r.R), free(r.sel);
     partition_free(r.blocks);
     return 0;
