@@ -13,7 +13,6 @@
 typedef struct {
     mlp_ckpt_setup s;
     mlp_ckpt c;
-    double *p0;        /* the parameters at initialisation: checkpoint fraction 0 */
     int snap[TT_MAX_CHECKPOINTS];   /* checkpoint i is the training's snapshot snap[i] */
 } mlp_state;
 
@@ -33,15 +32,12 @@ static void mlp_start(model_ckpt *k)
     mlp_state *st = state_of(k);
     mlp_ckpt_start(&st->s, &st->c);
     k->m = st->c.m;
-    size_t P = k->m->P;
-    st->p0 = xmalloc(P * sizeof(double));
-    memcpy(st->p0, k->m->params, P * sizeof(double));
-    k->vhat = xcalloc(P, sizeof(double));
     k->eps = optim_defaults(OPTIM_ADAM).eps;
     k->total = st->s.steps;
 }
 
-/* One run of Adam keeping every checkpoint of a fraction > 0. */
+/* One run of Adam keeping every checkpoint of a fraction > 0 (mlp_ckpt_train
+ * sets the Hessian batch back). */
 static void mlp_train_kind(model_ckpt *k, const char *train_dir)
 {
     (void)train_dir; /* the MLP trains in memory */
@@ -59,16 +55,9 @@ static void mlp_train_kind(model_ckpt *k, const char *train_dir)
 static void mlp_load(model_ckpt *k, int i)
 {
     mlp_state *st = state_of(k);
-    size_t P = k->m->P;
-    if (k->fracs[i] > 0) {
-        mlp_ckpt_load(&st->c, st->snap[i]);
-        memcpy(k->vhat, st->c.vhat, P * sizeof(double));
-        k->step = st->c.step;
-    } else { /* the initialisation (the Hessian batch is set: training sets it back) */
-        memcpy(k->m->params, st->p0, P * sizeof(double));
-        memset(k->vhat, 0, P * sizeof(double));
-        k->step = 0;
-    }
+    mlp_ckpt_load(&st->c, st->snap[i]);
+    memcpy(k->vhat, st->c.vhat, k->m->P * sizeof(double));
+    k->step = st->c.step;
 }
 
 static void mlp_free_kind(model_ckpt *k)
@@ -76,8 +65,6 @@ static void mlp_free_kind(model_ckpt *k)
     mlp_state *st = state_of(k);
     if (!st) return;
     mlp_ckpt_free(&st->c);
-    free(st->p0);
-    free(k->vhat);
     free(st);
 }
 

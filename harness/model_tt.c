@@ -11,7 +11,6 @@
 typedef struct {
     tt_ckpt_setup s;
     tt_ckpt c;
-    double *p0;        /* the parameters at initialisation: checkpoint fraction 0 */
     char *train_dir;
 } tt_state;
 
@@ -44,10 +43,6 @@ static void tt_start(model_ckpt *k)
     tt_state *st = state_of(k);
     tt_ckpt_start(&st->s, &st->c);
     k->m = st->c.m;
-    size_t P = k->m->P;
-    st->p0 = xmalloc(P * sizeof(double));
-    memcpy(st->p0, k->m->params, P * sizeof(double));
-    k->vhat = xcalloc(P, sizeof(double));
     k->eps = st->s.train.ocfg.eps;
     k->total = k->file ? 0 : st->s.train.steps;
 }
@@ -65,26 +60,18 @@ static void tt_train_kind(model_ckpt *k, const char *train_dir)
     free(st->train_dir);
     st->train_dir = xstrdup(train_dir);
     if (trained(k)) tt_ckpt_train(&st->s, train_dir, &st->c);
+    tt_set_batch(k->m, st->c.tokens, st->s.hess_batch); /* training left its last batch */
 }
 
 static void tt_load(model_ckpt *k, int i)
 {
     tt_state *st = state_of(k);
-    size_t P = k->m->P;
-    double f = k->fracs[i];
-    if (k->file || f > 0) {
-        if (!st->train_dir) DIE("tt_load before train");
-        long step = k->file ? 0 : checkpoint_step(f, st->s.train.steps);
-        tt_ckpt_load(&st->s, st->train_dir, step, &st->c);
-        memcpy(k->vhat, st->c.vhat, P * sizeof(double));
-        k->step = step;
-        if (i == 0 && st->s.save_path) tt_save_nanogpt(k->m, st->s.save_path, 0);
-    } else { /* the initialisation, on the Hessian batch (training left its last batch) */
-        memcpy(k->m->params, st->p0, P * sizeof(double));
-        memset(k->vhat, 0, P * sizeof(double));
-        tt_set_batch(k->m, st->c.tokens, st->s.hess_batch);
-        k->step = 0;
-    }
+    if (!st->train_dir) DIE("tt_load before train");
+    long step = k->file ? 0 : checkpoint_step(k->fracs[i], st->s.train.steps);
+    tt_ckpt_load(&st->s, st->train_dir, step, &st->c);
+    memcpy(k->vhat, st->c.vhat, k->m->P * sizeof(double));
+    k->step = step;
+    if (i == 0 && st->s.save_path) tt_save_nanogpt(k->m, st->s.save_path, 0);
 }
 
 static void tt_free_kind(model_ckpt *k)
@@ -92,9 +79,7 @@ static void tt_free_kind(model_ckpt *k)
     tt_state *st = state_of(k);
     if (!st) return;
     tt_ckpt_free(&st->c);
-    free(st->p0);
     free(st->train_dir);
-    free(k->vhat);
     free(st);
 }
 

@@ -101,7 +101,12 @@ void model_ckpt_check(model_ckpt *k, model_cli *c, const char *name)
 
 void model_ckpt_start(model_ckpt *k)
 {
-    if (!k->m) k->kind->start(k);
+    if (k->m) return;
+    k->kind->start(k);
+    size_t P = k->m->P;
+    k->vhat = xcalloc(P, sizeof(double));
+    k->p0 = xmalloc(P * sizeof(double));
+    memcpy(k->p0, k->m->params, P * sizeof(double));
 }
 
 void model_ckpt_train(model_ckpt *k, const char *train_dir) { k->kind->train(k, train_dir); }
@@ -109,7 +114,14 @@ void model_ckpt_train(model_ckpt *k, const char *train_dir) { k->kind->train(k, 
 void model_ckpt_load(model_ckpt *k, int i)
 {
     if (i < 0 || i >= k->nfracs) DIE("model_ckpt_load: no checkpoint %d of %d", i, k->nfracs);
-    k->kind->load(k, i);
+    if (k->fracs[i] > 0 || k->file) {
+        k->kind->load(k, i);
+        return;
+    }
+    /* the initialisation, on the Hessian batch (train leaves the model there) */
+    memcpy(k->m->params, k->p0, k->m->P * sizeof(double));
+    memset(k->vhat, 0, k->m->P * sizeof(double));
+    k->step = 0;
 }
 
 void model_ckpt_open(model_ckpt *k, const char *train_dir)
@@ -141,6 +153,8 @@ double *model_ckpt_hessian(model_ckpt *k)
 void model_ckpt_free(model_ckpt *k)
 {
     if (k->kind) k->kind->free(k);
+    free(k->vhat);
+    free(k->p0);
     memset(k, 0, sizeof *k);
 }
 

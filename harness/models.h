@@ -15,12 +15,14 @@
  *   check       range checks of its flags (one user error each) and its setup
  *               in k->state; a --model FILE read here, once — before any output
  *   start       its model built (initialised, or the file's weights) on its
- *               Hessian batch, not trained: k->m, k->vhat (P zeros), k->eps,
- *               k->total; the model at the initialisation is checkpoint "0"
+ *               Hessian batch, not trained: k->m, k->eps, k->total (the
+ *               registry keeps these parameters: checkpoint fraction 0)
  *   train       (rank 0 only) one training run keeping a checkpoint at every
- *               fraction k->fracs[i] > 0 (a file model: its v̂ estimated)
- *   load        checkpoint i into k->m->params and k->vhat (a fraction 0: the
- *               initialisation) and k->step; after train, on rank 0
+ *               fraction k->fracs[i] > 0 (a file model: its v̂ estimated),
+ *               leaving the model on its Hessian batch
+ *   load        checkpoint i of a fraction > 0 (or the file's) into
+ *               k->m->params and k->vhat (P, allocated) and k->step; after
+ *               train, on rank 0 (the registry loads fraction 0 itself)
  *   set_threads its model's worker threads
  *   free        all that check, start and train allocated (k->state too)
  *   partition   NULL, or the kind's own named partitions (NULL for a name that
@@ -86,7 +88,8 @@ typedef struct {
     int nfracs;                /* the checkpoints: fractions of training, 0 = the initialisation */
     double fracs[TT_MAX_CHECKPOINTS];
     model *m;                  /* at the current checkpoint, on the Hessian batch */
-    double *vhat;              /* (P) v̂ there */
+    double *vhat;              /* (P) v̂ there (0 at the initialisation) */
+    double *p0;                /* (P) the parameters at the initialisation, as start built them */
     double eps;                /* the optimizer's ε (D = 1/(√v̂ + ε)) */
     long step, total;          /* the checkpoint's step and the run's steps; 0, 0 for a file */
     double loss;               /* the Hessian-batch loss there (model_ckpt_open) */
