@@ -21,9 +21,10 @@ static mlp_state *state_of(const model_ckpt *k) { return k->state; }
 static void mlp_check(model_ckpt *k)
 {
     ckpt_cli_check_run(&k->cli->cli);
+    mlp_ckpt_setup s = mlp_cli_setup(&k->cli->mlp, &k->cli->cli); /* first: a user error leaves nothing allocated */
     mlp_state *st = xcalloc(1, sizeof *st);
     k->state = st;
-    st->s = mlp_cli_setup(&k->cli->mlp, &k->cli->cli);
+    st->s = s;
     k->hess_panel = 0; /* the engine's default */
 }
 

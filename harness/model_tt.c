@@ -27,9 +27,10 @@ static void tt_check(model_ckpt *k)
 {
     ckpt_cli *c = &k->cli->cli;
     if (k->file) c->model_path = k->file;
+    tt_ckpt_setup s = ckpt_cli_setup(c); /* first: a user error leaves nothing allocated */
     tt_state *st = xcalloc(1, sizeof *st);
     k->state = st;
-    st->s = ckpt_cli_setup(c);
+    st->s = s;
     /* one training run, a checkpoint at every fraction > 0 (a run needs one: with none, it is not trained) */
     int n = 0;
     for (int i = 0; i < k->nfracs; i++)
