@@ -221,3 +221,10 @@ void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, 
     run_set_scale(scale);
 }
 
+
+int scale_parse(const char *scale)
+{
+    if (strcmp(scale, "paper") == 0) return 1;
+    if (strcmp(scale, "quick") == 0) return 0;
+    die_user("--scale must be quick or paper (got '%s')", scale);
+}

@@ -13,7 +13,12 @@
  * the statistic known to be worse (the paper's figure has it diverge; on g_b² it takes
  * the smallest entry of a block, so its lr is set by the flattest coordinate).
  */
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/lr_grid.h"
 #include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,19 +88,18 @@ static void search_all(study *st)
 static void write_stats(study *st, double margin, double control)
 {
     outfile *f = stats_open(st->a.out);
-    stats_put(f, "ablation.mean_margin", margin);
-    stats_put(f, "ablation.control.min_margin", control);
+    stats_put(f, "ablation_vstat.mean_margin", margin);
+    stats_put(f, "ablation_vstat.control.min_margin", control);
     for (int s = 0; s < VSTAT_COUNT; s++)
-        stats_putf(f, ttexp_excess_share(&st->e, st->best[s], st->best[VSTAT_MEAN], NULL), "ablation.excess.%s",
+        stats_putf(f, ttexp_excess_share(&st->e, st->best[s], st->best[VSTAT_MEAN], NULL), "ablation_vstat.excess.%s",
                    vstat_name(s));
-    stats_put(f, "ablation.grids_at_bound", st->at_bound);
+    stats_put(f, "ablation_vstat.grids_at_bound", st->at_bound);
     csv_close(f);
 }
 
 static void write_claims(study *st, double margin, double control)
 {
-    char *path = path_join(st->a.out, "claims.txt");
-    outfile *f = outfile_open(path);
+    outfile *f = outfile_open_in(st->a.out, "claims.txt");
     FILE *c = outfile_fp(f);
     fprintf(c, "ablation_vstat: Adam-mini (Algorithm 3) on the 1-layer Transformer, %ld steps, seed %ld; final "
                "held-out loss (floor %.4f)\n", st->a.steps, st->a.seed, ttexp_optimal_loss(&st->e));
@@ -106,10 +110,8 @@ static void write_claims(study *st, double margin, double control)
         fprintf(c, "  %-5s held-out %.4f, excess over mean %+.4f +- %.4f of mean's progress\n", vstat_name(s),
                 st->best[s]->final_eval, x, se);
     }
-    ttexp_print_claim(c, "ablation.mean_best", margin, control);
-    outfile_commit(f);
-    echo_file(path);
-    free(path);
+    ttexp_print_claim(c, "ablation_vstat.mean_best", margin, control);
+    outfile_commit_echo(f);
 }
 
 int main(int argc, char **argv)

@@ -45,7 +45,7 @@ grep -q "run at scale 'quick', the study's is 'paper'" "$J/v5/verdicts.md" && cl
 # a deterministic experiment (exact rules only) may share a seed: table1_memory writes 'seed: 0'
 for s in 1 2; do "$BIN/table1_memory" --quiet --out "$J/t1/table1_memory/seed$s" || cli_fail "table1_memory"; done
 check "verdicts on table1_memory" "$V" --quiet --runs "$J/t1" --seeds 1,2 --skip "$(only table1_memory)" --out "$J/v6"
-grep -q '^table1.v_removed,.*,PASS,' "$J/v6/verdicts.csv" && cli_ok || cli_fail "an exact claim: $(grep v_removed "$J/v6/verdicts.csv" | cut -c1-200)"
+grep -q '^table1_memory.v_removed,.*,PASS,' "$J/v6/verdicts.csv" && cli_ok || cli_fail "an exact claim: $(grep v_removed "$J/v6/verdicts.csv" | cut -c1-200)"
 
 # ---- 9, 12, 13. the judge's readers: one bad seed's file makes that seed INVALID, named ----------
 # judge_seed2 DESCRIPTION REASON: fig3's real runs with seed 2's stats.csv or run.txt as the

@@ -7,12 +7,14 @@
  * distances, the smoothed density's mass, the determinism of the probes, and
  * the block-restricted HVP equal to the exact block's product on both models. */
 #include "check.h"
-#include "tests/fixtures.h"
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
 #include "hessian/hessian.h"
 #include "hessian/spectra.h"
 #include "mlp/mlp.h"
+#include "tests/fixtures.h"
 #include "tinytransformer/tt.h"
+#include "tools/spectra_util.h"
 #include <cblas.h>
 #include <stdlib.h>
 
@@ -201,7 +203,7 @@ static void test_slq_moments(void)
             for (int i = 0; i < cnt; i++) est += n * w[i] * pow(nodes[i], k);
             for (int i = 0; i < nv; i++) {
                 double z[50], v[50], t[50];
-                rademacher(z, (size_t)n, probe_seed(77, (uint64_t)b, (uint64_t)i));
+                rademacher(z, (size_t)n, seed_hash(SEED_PROBES, 77, (uint64_t)b, (uint64_t)i));
                 memcpy(v, z, sizeof v);
                 for (int p = 0; p < k; p++) {
                     apply_dense(n, A[b], v, t);
@@ -264,16 +266,17 @@ static void test_hutchinson_unbiased(void)
 static void test_probes(void)
 {
     double a[100], b[100];
-    rademacher(a, 100, probe_seed(1, 2, 3));
-    rademacher(b, 100, probe_seed(1, 2, 3));
+    rademacher(a, 100, seed_hash(SEED_PROBES, 1, 2, 3));
+    rademacher(b, 100, seed_hash(SEED_PROBES, 1, 2, 3));
     CHECK(!memcmp(a, b, sizeof a), "same seed, same probe");
     int plus = 0, pm = 1;
     for (int i = 0; i < 100; i++) plus += a[i] == 1, pm &= fabs(a[i]) == 1;
     CHECK(pm, "entries +-1");
     CHECK(plus > 30 && plus < 70, "%d of 100 entries +1", plus);
     /* seed + k style collisions do not happen: (seed 1, probe 2) != (seed 2, probe 1), (op 1, probe 0) != (op 0, probe 1) */
-    CHECK(probe_seed(1, 0, 2) != probe_seed(2, 0, 1) && probe_seed(1, 1, 0) != probe_seed(1, 0, 1) &&
-              probe_seed(1, 0, 0) != probe_seed(0, 0, 0),
+    CHECK(seed_hash(SEED_PROBES, 1, 0, 2) != seed_hash(SEED_PROBES, 2, 0, 1) &&
+              seed_hash(SEED_PROBES, 1, 1, 0) != seed_hash(SEED_PROBES, 1, 0, 1) &&
+              seed_hash(SEED_PROBES, 1, 0, 0) != seed_hash(SEED_PROBES, 0, 0, 0),
           "probe seeds distinct");
 }
 
@@ -487,6 +490,41 @@ static void test_sample_types(void)
     partition_free(p);
 }
 
+/* Block names by pattern: * any run, ? one character, brackets literal. */
+static void test_name_patterns(void)
+{
+    static const struct {
+        const char *pat, *name;
+        int want;
+    } c[] = {
+        {"h*.attn.query[head *]", "h0.attn.query[head 2]", 1}, {"h*.attn.query[head *]", "h12.attn.query[head 0]", 1},
+        {"h*.attn.query[head *]", "h0.attn.query.bias", 0},    {"h*.attn.query[head *]", "h0.attn.key[head 1]", 0},
+        {"h?.ln_1.*", "h3.ln_1.weight", 1},                    {"h?.ln_1.*", "h13.ln_1.weight", 0},
+        {"*", "anything", 1},                                  {"*", "", 1},
+        {"a*b*c", "aXbYbZc", 1},                               {"a*b*c", "aXbYbZ", 0},
+        {"wte[row 1]", "wte[row 1]", 1},                       {"wte[row 1]", "wte[row 11]", 0},
+        {"wte[row 1*]", "wte[row 11]", 1},                     {"[row]", "r", 0},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        CHECK(name_matches(c[i].pat, c[i].name) == c[i].want, "'%s' on '%s': want %d", c[i].pat, c[i].name, c[i].want);
+    partition *p = partition_new();
+    partition_add(p, 0, 2, 1, 0, "h0.attn.query[head 0]");
+    partition_add(p, 2, 2, 1, 0, "h0.attn.key[head 0]");
+    partition_add(p, 4, 2, 1, 0, "h1.attn.query[head 0]");
+    int *idx;
+    partition *s = partition_match(p, "h*.attn.query[head *],h0.attn.key*", &idx);
+    CHECK(s->nblocks == 3 && idx[0] == 0 && idx[1] == 1 && idx[2] == 2 && s->b[2].start == 4,
+          "two patterns select the three blocks in order (%d)", s->nblocks);
+    free(idx);
+    partition_free(s);
+    s = partition_match(p, "h1.*", &idx);
+    CHECK(s->nblocks == 1 && idx[0] == 2, "h1.* selects block 2 only");
+    free(idx);
+    partition_free(s);
+    EXPECT_USER_ERROR(partition_match(p, "h*.attn.query[head *],h2.*", &idx), "'h2.*' matches no block");
+    partition_free(p);
+}
+
 int main(void)
 {
     core_quiet = 1;
@@ -501,5 +539,6 @@ int main(void)
     test_wasserstein_density();
     test_models();
     test_sample_types();
+    test_name_patterns();
     return check_summary();
 }

@@ -35,6 +35,7 @@
  */
 #include "core/core.h"
 #include "core/dist.h"
+#include "core/model.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
