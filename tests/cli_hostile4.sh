@@ -133,6 +133,15 @@ expect_user_error "400,000 names, one twice (a 60 s hang guard)" timeout 60 "$BI
 grep -q "tensor 't7' appears twice" "$TMPD/err" && cli_ok || cli_fail "the name twice: $(cat "$TMPD/err")"
 expect_no_files "no output after bad model inputs" "$TMPD/e9"
 
+# ---- 13. spectra's memory is sized by m as used (at most the largest block), and says what to lower ----
+case "${BUILD:-build}" in *san*) echo "# skipped: spectra under ulimit -v (sanitized build)";; *)
+  expect_user_error "spectra --nv 100000 --m 10000 on blocks of at most 32" env OPENBLAS_NUM_THREADS=1 bash -c \
+    "ulimit -v 1500000; exec timeout 60 '$BIN/spectra' --V 5 --C 8 --heads 2 --M 12 --T 4 --steps 20 --batch 8 --hess-batch 6 \
+     --nv 100000 --m 10000 --quiet --out '$TMPD/e13s'"
+  grep -q "with m = 32 (--m, at most the largest block, 32) on 63 blocks: .* need 6.451 GB.*lower --nv or --m" "$TMPD/err" &&
+    cli_ok || cli_fail "spectra's memory: $(cat "$TMPD/err")";;
+esac
+
 # ---- 12. the seed list and the command line, strictly ----------------------------------------------
 expect_user_error "verdicts --seeds 1,,2" "$V" --seeds 1,,2 --runs "$J/real" --out "$TMPD/e12"
 expect_user_error "verdicts --seeds 1e3,2" "$V" --seeds 1e3,2 --runs "$J/real" --out "$TMPD/e12"
