@@ -18,7 +18,7 @@ if [ "$(id -u)" != 0 ]; then  # root writes anywhere: the /proc case above cover
   expect_no_files "fig4: nothing in a read-only folder" "$TMPD/ro"
 fi
 check "fig4 small run" "$P" --thetas 2 --points 3 --rs 5 --ds 2,7 --d 6 --kappas 3,40 --out "$TMPD/run" --quiet
-for f in fig4a.csv fig4b.csv fig4a_phase.csv fig4b_phase.csv stats.csv claims.txt run.txt; do
+for f in fig4a.csv fig4b.csv fig4a_phase.csv fig4b_phase.csv fig4a_matrices.csv fig4b_matrices.csv stats.csv claims.txt run.txt; do
   [ -s "$TMPD/run/$f" ] && cli_ok || cli_fail "fig4 writes $f"
 done
 [ "$(head -1 "$TMPD/run/fig4a.csv" | cut -d, -f1-4)" = "d,kappa,R,tau_mean" ] && cli_ok || cli_fail "fig4a.csv header"
@@ -26,8 +26,26 @@ done
 [ "$(wc -l <"$TMPD/run/fig4a.csv")" -eq 11 ] && cli_ok || cli_fail "fig4a.csv has one row per (d, R)"
 # R = 0 rows: tau = 1 exactly
 awk -F, 'NR>1 && $3==0 && $4!=1 {bad=1} END{exit bad}' "$TMPD/run/fig4a.csv" && cli_ok || cli_fail "tau = 1 at R = 0"
-[ "$(grep -Ec "^E1 (a|b)_(median|mean) .*: [0-9]+ of 4 curves fall over all R" "$TMPD/run/claims.txt")" -eq 4 ] \
-  && cli_ok || cli_fail "claims.txt: one line per reading"
+[ "$(grep -Ec "^ref (a|b)_(median|mean) .*: [0-9]+ of 4 curves fall over all R" "$TMPD/run/claims.txt")" -eq 4 ] \
+  && cli_ok || cli_fail "claims.txt: one reference line per reading"
+# read against each matrix's own tau: every matrix in fig4<panel>_matrices.csv (2 curves x 2 theta x 5 R),
+# the three shares per reading for D_Adam and the control, and their per-curve numbers
+[ "$(wc -l <"$TMPD/run/fig4a_matrices.csv")" -eq 21 ] && cli_ok || cli_fail "fig4a_matrices.csv: one row per matrix"
+awk -F, 'NR>1 && $5==0 && $6!=1 {bad=1} END{exit bad}' "$TMPD/run/fig4a_matrices.csv" && cli_ok || cli_fail "matrices: tau = 1 at R = 0"
+for r in a_median b_median a_mean b_mean; do
+  for w in share_falling share_falling_matrices share_level share_tau_only; do
+    for pre in fig4.tau fig4.control.tau; do
+      grep -Eq "^$pre.$w.$r,(0|0\.25|0\.5|0\.75|1)$" "$TMPD/run/stats.csv" && cli_ok || cli_fail "stats.csv: $pre.$w.$r is a share of 4 curves"
+    done
+  done
+  for n in rho rho_matrices r_diag r_dense r2_R; do
+    [ "$(grep -c "^fig4\.tau\.$n\.$r\." "$TMPD/run/stats.csv")" -eq 4 ] && cli_ok || cli_fail "stats.csv: tau.$n of each curve ($r)"
+  done
+done
+# the level share is the count of curves with r_diag < 1 < r_dense
+awk -F, '$1 ~ /^fig4\.tau\.r_diag\.a_median\./ {split($1, p, "."); c = p[5]; dg[c] = $2} $1 ~ /^fig4\.tau\.r_dense\.a_median\./ {split($1, p, "."); dn[p[5]] = $2}
+         $1 == "fig4.tau.share_level.a_median" {s = $2} END {for (c in dg) {n++; k += (dg[c] + 0 < 1 && dn[c] + 0 > 1)}; exit !(n == 4 && s == k / n)}' \
+  "$TMPD/run/stats.csv" && cli_ok || cli_fail "share_level = count of r_diag < 1 < r_dense"
 # stats.csv: the share, its random-D control, the R <= R* reading and its control, the shuffled-tau and
 # R <= R* references per reading, and every curve's rho in each
 for r in a_median b_median a_mean b_mean; do
