@@ -108,6 +108,7 @@ typedef struct {
     int kstar;                  /* index of the smallest mean tau */
     double R_star, tau_min;
     double at_tau1[NREAD], at_densest[NREAD];  /* the statistic at R = 0 and at R* */
+    double control_at_tau1[NREAD], control_at_densest[NREAD]; /* the random D's */
     double share_ge1[2];        /* share of samples with r >= 1 at R*, definitions a and b */
     quad_tau_reading tau[NREAD], tau_control[NREAD]; /* read against each matrix's own tau */
 } curve_eval;
@@ -289,6 +290,7 @@ static curve_eval evaluate(const curve *cv, const int *perm)
         c.rho_branch[m] = c.kstar >= 2 ? quad_trend_rho(tau, v, NULL, c.kstar + 1) : NAN;
         c.rho_control_branch[m] = c.kstar >= 2 ? quad_trend_rho(tau, vc, NULL, c.kstar + 1) : NAN;
         c.at_tau1[m] = v[0], c.at_densest[m] = v[c.kstar];
+        c.control_at_tau1[m] = vc[0], c.control_at_densest[m] = vc[c.kstar];
     }
     c.share_ge1[0] = share_at_least_one(s, s->ra, c.kstar);
     c.share_ge1[1] = share_at_least_one(s, s->rb, c.kstar);
@@ -463,6 +465,14 @@ static void write_tau_stats(outfile *st, const curve *cv, const curve_eval *ev, 
                 for (int i = 0; i < n; i++) k += tau_holds(control ? &ev[i].tau_control[m] : &ev[i].tau[m], w);
                 stats_put_share(st, k, n, "%s.%s.%s", pre, TAU_SHARE[w], READING[m]);
             }
+            /* the level read as the first reading: r at R = 0 (tau = 1) against r at R* */
+            int k = 0;
+            for (int i = 0; i < n; i++) {
+                double d0 = control ? ev[i].control_at_tau1[m] : ev[i].at_tau1[m];
+                double ds = control ? ev[i].control_at_densest[m] : ev[i].at_densest[m];
+                k += d0 < 1 && ds > 1;
+            }
+            stats_put_share(st, k, n, "%s.share_level_rstar.%s", pre, READING[m]);
             for (int i = 0; i < n; i++) {
                 const quad_tau_reading *q = control ? &ev[i].tau_control[m] : &ev[i].tau[m];
                 curve_name(cn, sizeof cn, &cv[i]);
