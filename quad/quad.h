@@ -61,6 +61,9 @@ int quad_ratio_scaled(quad_ratio *r, const double *q, double kappa, const double
 /* Dense reference: g = Hx (BLAS), κ(D^½HD^½) from LAPACK eigenvalues, κ(DH) from
  * singular values, each over κ(H) from H's own eigenvalues. Same return rule. */
 int quad_ratio_dense(quad_ratio *r, const double *H /* (d,d) */, const double *x, int d);
+/* The dense path with D = diag(1/|s|) from any vector s (quad_ratio_dense is this with
+ * s = Hx): for any symmetric PD H, e.g. Fig. 3's blocks. Same return rule. */
+int quad_ratio_dense_scaled(quad_ratio *r, const double *H /* (d,d) */, const double *s, int d);
 
 /* Smallest and largest eigenvalue of diag(dg) + ρ u uᵀ (ρ >= 0), from the
  * secular equation 1 + ρ Σ u_i²/(dg_i - λ) = 0 with the interlacing brackets

@@ -108,10 +108,10 @@ done
 [ "$(wc -l <"$TMPD/run3/loss_full.csv")" -eq 62 ] && cli_ok || cli_fail "loss_full.csv: steps 0..60"
 head -c 128 "$TMPD/run3/H.npy" | grep -aq "'shape': (18, 18)" && cli_ok || cli_fail "H.npy is 18x18"
 head -c 128 "$TMPD/run3/H1.npy" | grep -aq "'shape': (6, 6)" && cli_ok || cli_fail "H1.npy is 6x6"
-# the grids: seven (problem, method), at least the 4 planned points each, exactly one best each, a status
+# the grids: nine (problem, method), at least the 4 planned points each, exactly one best each, a status
 [ "$(head -1 "$TMPD/run3/grid.csv")" = "problem,method,lr,score,final_loss,best,status" ] && cli_ok || cli_fail "grid.csv header"
-[ "$(awk -F, 'NR>1 && $6==1' "$TMPD/run3/grid.csv" | wc -l)" -eq 7 ] && cli_ok || cli_fail "one best lr per grid"
-[ "$(awk -F, 'NR>1 {print $1 "," $2}' "$TMPD/run3/grid.csv" | sort | uniq -c | awk '$1 >= 4' | wc -l)" -eq 7 ] \
+[ "$(awk -F, 'NR>1 && $6==1' "$TMPD/run3/grid.csv" | wc -l)" -eq 9 ] && cli_ok || cli_fail "one best lr per grid"
+[ "$(awk -F, 'NR>1 {print $1 "," $2}' "$TMPD/run3/grid.csv" | sort | uniq -c | awk '$1 >= 4' | wc -l)" -eq 9 ] \
   && cli_ok || cli_fail "every grid has at least its planned points"
 awk -F, 'NR>1 && $7 != "INTERIOR" && $7 != "EDGE AT BOUND" && $7 != "NONE FINITE" {bad=1} END{exit bad}' \
   "$TMPD/run3/grid.csv" && cli_ok || cli_fail "grid.csv: a status per row"
@@ -127,10 +127,19 @@ grep -q "^fig3.grid_interior.full_adam,0$" "$TMPD/run3b/stats.csv" && grep -q "f
   && cli_ok || cli_fail "claims.txt has three claims, each with its control"
 for n in fig3.gap.adam_gd.full fig3.control.gap.adam_gd.homogeneous fig3.gap.gd_adam.h1 \
          fig3.control.gap.gd_adam.diag_spread fig3.gap.blockgd_adam.full fig3.control.gap.blockgd_random_adam.full \
-         fig3.ref.gap.gd_adam.diag_h1; do
+         fig3.ref.gap.gd_adam.diag_h1 fig3.gap.gd_adam.h2 fig3.gap.gd_adam.h3 fig3.r.full fig3.r.h1 fig3.r.h2 fig3.r.h3 \
+         fig3.control.r.full fig3.control.r.h3; do
   grep -Eq "^$n,-?[0-9]" "$TMPD/run3/stats.csv" && cli_ok || cli_fail "fig3 stats.csv: $n is a number"
 done
-[ "$(grep -c '^fig3.grid_interior\.' "$TMPD/run3/stats.csv")" -eq 7 ] && cli_ok || cli_fail "fig3 stats.csv: grid status per grid"
+[ "$(grep -c '^fig3.grid_interior\.' "$TMPD/run3/stats.csv")" -eq 9 ] && cli_ok || cli_fail "fig3 stats.csv: grid status per grid"
+# the alignment of r with the winner: a 0/1 share of one seed, yes exactly when on each of H, H1, H2, H3
+# Adam beats GD (gap < 0 on H; gd_adam > 0 on a block) where r < 1
+awk -F, '{v[$1] = $2} END {a = (v["fig3.gap.adam_gd.full"] < 0) == (v["fig3.r.full"] < 1);
+  a = a && ((v["fig3.gap.gd_adam.h1"] > 0) == (v["fig3.r.h1"] < 1)) && ((v["fig3.gap.gd_adam.h2"] > 0) == (v["fig3.r.h2"] < 1));
+  a = a && ((v["fig3.gap.gd_adam.h3"] > 0) == (v["fig3.r.h3"] < 1));
+  exit !(v["fig3.aligned.total"] == 1 && v["fig3.aligned.count"] == a)}' "$TMPD/run3/stats.csv" \
+  && cli_ok || cli_fail "fig3.aligned: Adam beats GD exactly where r < 1"
+[ -s "$TMPD/run3/loss_h2.csv" ] && [ -s "$TMPD/run3/loss_h3.csv" ] && cli_ok || cli_fail "fig3: loss curves on H2 and H3"
 check "fig3 seed 2" "$P" --steps 60 --block 6 --lr-points 4 --seed 2 --out "$TMPD/run3s2" --quiet
 ! cmp -s "$TMPD/run3/H.npy" "$TMPD/run3s2/H.npy" && cli_ok || cli_fail "fig3: another seed, another H"
 cli_summary
