@@ -140,6 +140,11 @@ expect_pooled_shares "table_kappa: shares with count and total" "$R/stats.csv" '
 awk -F, '$1 == "table_kappa.share_up.fig4.H.1pct.total" {t = $2} $1 == "table_kappa.n_measurable.fig4.H.1pct" {n = $2}
          END {exit !(t != "" && t == n)}' "$R/stats.csv" && cli_ok || cli_fail "table_kappa: total = measurable blocks"
 [ "$(grep -c '^first version at step ' "$R/claims.txt")" -eq 2 ] && cli_ok || cli_fail "table_kappa: the first version's lines"
+# the paper's regime: the spectrum within two decades of |lambda|max, so every kappa there is <= 100
+[ "$(grep -c "^paper's regime " "$R/claims.txt")" -eq 4 ] && cli_ok || cli_fail "table_kappa: the paper's regime lines"
+awk -F, '$1 ~ /^table_kappa\.top\.median_kappa_paper_blocks\./ {n++; if (!($2 >= 1 && $2 <= 100 * (1 + 1e-12))) bad = 1}
+         $1 ~ /^table_kappa\.top\.share_up\.(fig4|adam)\.H\.(1pct|step1)$/ {m++}
+         END {exit !(n == 2 && m == 4 && !bad)}' "$R/stats.csv" && cli_ok || cli_fail "table_kappa: kappa <= 100 in the paper's regime"
 expect_user_error "table_kappa: draws" "$K" --draws -1 --out "$TMPD/d"
 expect_user_error "table_kappa: too many draws" "$K" --draws 20000 --out "$TMPD/d"
 expect_no_files "no output after bad draws" "$TMPD/d"
