@@ -338,6 +338,19 @@ static double value_log10_ratio(const run *r)
 }
 static double key_query_log10_ratio(const run *r) { return fabs(log10(r->s[1].mean_abs / r->s[0].mean_abs)); }
 
+/* The paper's magnitude: "about 10^6 larger". Decades from it: |log10 ratio - 6|; "about"
+ * = within one decade. */
+#define PAPER_VALUE_DECADES 6.0
+
+/* Class 3 (Sec. 2.3): value's Hessian "is significantly different from that of query and key,
+ * although they all consist of four heads": the smaller head excess of query and key minus
+ * value's; the control is the same difference between key and query (one class). */
+static double qk_minus_value_heads(const run *r)
+{
+    return fmin(r->s[0].heads.od.excess, r->s[1].heads.od.excess) - r->s[2].heads.od.excess;
+}
+static double key_query_heads_gap(const run *r) { return fabs(r->s[1].heads.od.excess - r->s[0].heads.od.excess); }
+
 static void write_stats(const run *r)
 {
     outfile *f = stats_open(r->out);
@@ -347,6 +360,11 @@ static void write_stats(const run *r)
     stats_put(f, "fig6.control.neurons.min_excess", min_excess(r, NEURONS, 3, 1));
     stats_put(f, "fig6.tokens.min_excess", min_excess(r, TOKENS, 2, 0));
     stats_put(f, "fig6.control.tokens.min_excess", min_excess(r, TOKENS, 2, 1));
+    stats_put(f, "fig6.value.decades_from_paper", fabs(value_log10_ratio(r) - PAPER_VALUE_DECADES));
+    stats_put(f, "fig6.control.key_query.decades_from_paper", fabs(key_query_log10_ratio(r) - PAPER_VALUE_DECADES));
+    stats_put(f, "fig6.value.heads_excess", r->s[2].heads.od.excess);
+    stats_put(f, "fig6.value.qk_minus_value_heads", qk_minus_value_heads(r));
+    stats_put(f, "fig6.control.key_query.heads_gap", key_query_heads_gap(r));
     stats_put(f, "fig6.cols.qk.min_excess", min_cols_excess(r, QK, 2));
     stats_put(f, "fig6.cols.neurons.min_excess", min_cols_excess(r, NEURONS, 3));
     stats_put(f, "fig6.cols.tokens.min_excess", min_cols_excess(r, TOKENS, 2));

@@ -89,9 +89,15 @@ head -1 "$R/blocks_query.csv" | grep -q ",kappa_DH_svd,offdiag_excess$" && cli_o
 head -1 "$R/summary.csv" | grep -q ",heads_share,heads_chance,heads_excess,.*,rows_perm_excess,rows_perm_mass,claimed_excess$" && cli_ok || cli_fail "summary: off-diagonal columns"
 for n in fig6.qk_heads.min_excess fig6.control.qk_heads.min_excess fig6.neurons.min_excess \
          fig6.control.neurons.min_excess fig6.tokens.min_excess fig6.control.tokens.min_excess \
-         fig6.value.log10_ratio fig6.control.key_query.log10_ratio; do
+         fig6.value.log10_ratio fig6.control.key_query.log10_ratio fig6.value.decades_from_paper \
+         fig6.control.key_query.decades_from_paper fig6.value.heads_excess fig6.value.qk_minus_value_heads \
+         fig6.control.key_query.heads_gap fig6.cols.qk.min_excess fig6.cols.neurons.min_excess fig6.cols.tokens.min_excess \
+         fig6.value.cols_excess; do
   grep -qE "^$n,-?[0-9]" "$R/stats.csv" && cli_ok || cli_fail "fig6 stats.csv: $n"
 done
+# decades from the paper's 10^6 is |log10 ratio - 6|
+awk -F, '{v[$1] = $2} END {d = v["fig6.value.log10_ratio"] - 6; if (d < 0) d = -d; exit !((d - v["fig6.value.decades_from_paper"])^2 < 1e-20)}' \
+  "$R/stats.csv" && cli_ok || cli_fail "fig6: decades from the paper's 10^6"
 [ "$(grep -cE '^old rule (PASS|FAIL): ' "$R/claims.txt")" -eq 3 ] && cli_ok || cli_fail "fig6: the old rule's 3 lines kept"
 check "fig6 without H" "$F" "${TINY[@]}" --reps 3 --save-h 0 --out "$TMPD/f6n"
 [ ! -e "$TMPD/f6n/H.npy" ] && [ -s "$TMPD/f6n/stats.csv" ] && cli_ok || cli_fail "--save-h 0: no H.npy, stats written"
