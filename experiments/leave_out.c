@@ -175,6 +175,7 @@ typedef struct {
 /* The claims' statistics with their controls (the same tensors frozen). */
 typedef struct {
     int on_par, frozen_on_par;            /* tensors on par with Adam when left out alone */
+    int better, frozen_better;            /* tensors strictly better than Adam (excess < 0): Fig. 5(d)'s "for most blocks" */
     double share, share_frozen;           /* the same as shares of the tensors */
     double worst[MAX_X + 1], worst_frozen[MAX_X + 1]; /* per x, the worst draw's excess */
     double worst_x, worst_x_frozen;       /* the worst over x = 1, 2, 3 */
@@ -345,6 +346,8 @@ static leave_stats judge(study *st)
     for (int t = 0; t < st->nt; t++) {
         r.on_par += st->one[t].excess < TTEXP_ON_PAR;
         r.frozen_on_par += st->one[t].frozen < TTEXP_ON_PAR;
+        r.better += st->one[t].excess < 0;
+        r.frozen_better += st->one[t].frozen < 0;
     }
     for (int x = 1; x <= MAX_X; x++)
         for (int d = 0; d < st->x.draws; d++) {
@@ -403,6 +406,8 @@ static void write_stats(const study *st, const leave_stats *r)
     outfile *f = stats_open(st->x.a.out);
     stats_put_share(f, r->on_par, st->nt, "leave_out.share_on_par");
     stats_put_share(f, r->frozen_on_par, st->nt, "leave_out.control.frozen_share_on_par");
+    stats_put_share(f, r->better, st->nt, "leave_out.share_better");
+    stats_put_share(f, r->frozen_better, st->nt, "leave_out.control.frozen_share_better");
     stats_put(f, "leave_out.worst_x_excess", r->worst_x);
     stats_put(f, "leave_out.control.frozen_worst_x_excess", r->worst_x_frozen);
     for (int x = 1; x <= MAX_X; x++) {
