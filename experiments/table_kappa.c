@@ -554,6 +554,9 @@ static void put_paper_regime(outfile *st, FILE *fp, const run *r)
         for (int k = 0; k < NPAPER; k++) kp[k] = r->paperR[w][k].kappa_top;
         double med = median_of(kp, NPAPER);
         stats_putf(st, med, "table_kappa.top.median_kappa_paper_blocks.%s", CK_NAME[w]);
+        /* beside the paper's 22-166: the six blocks' kappa(H_b) on the complement of their null space */
+        for (int k = 0; k < NPAPER; k++) kp[k] = r->paperR[w][k].kappa[MAT_H];
+        stats_putf(st, log10(median_of(kp, NPAPER)), "table_kappa.log10_median_kappa_paper_blocks.%s", CK_NAME[w]);
         for (int rec = 0; rec < NREC; rec++) {
             summary a = summarize(R, r->sel, r->nb, MAT_H, rec, ON_TOP), c = summarize(R, r->sel, r->nb, MAT_H, rec, ON_DIAGONAL);
             char rd[64];
