@@ -29,16 +29,22 @@ do for [i=1:words(factors)] {
     }
     numeric = system(sprintf("awk -F, 'NR>2 && $2 !~ /^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$/ {bad=1} END{print bad ? 0 : 1}' '%s'", band)) + 0
     if (numeric) {
-        set logscale x 2
+        spread = system(sprintf("awk -F, 'NR>2 {if (min == \"\" || $2 < min) min = $2; if ($2 > max) max = $2} END{print max / min}' '%s'", band)) + 0
+        if (spread >= 20) { set logscale x 10 } else { set logscale x 2 }
+        set format x "%g"
+        set offsets graph 0.05, graph 0.05, 0, 0
         d = word(defaults, i) + 0
         plot band using 2:6:7 with filledcurves fs transparent solid 0.25 noborder lc rgb "#1b9e77", \
              band using 2:4 with linespoints pt 7 lw 2 lc rgb "#1b9e77", \
              band using ($2 == d ? $2 : NaN):4 with points pt 6 ps 2.5 lw 2 lc rgb "#222222", \
              6 with lines dt 2 lw 2 lc rgb "#b2182b"
         unset logscale x
+        unset offsets
     } else {
+        set offsets 0.5, 0.5, 0, 0
         plot band using 0:4:6:7:xtic(2) with yerrorbars pt 7 lw 2 lc rgb "#1b9e77", \
              6 with lines dt 2 lw 2 lc rgb "#b2182b"
+        unset offsets
     }
 }
 unset multiplot
