@@ -440,6 +440,7 @@ static void write_claims(const study *st, const leave_stats *r)
         fprintf(c, "x = %d (worst of %d draw(s), leave_x.csv): %+.4f; frozen %+.4f\n", k, x->draws, r->worst[k],
                 r->worst_frozen[k]);
     ttexp_print_claim(c, "leave_out.per_tensor", r->share, r->share_frozen);
+    ttexp_print_claim(c, "leave_out.per_tensor_better", (double)r->better / nt, (double)r->frozen_better / nt);
     ttexp_print_claim(c, "leave_out.random_x", r->worst_x, r->worst_x_frozen);
     outfile_commit(f);
     echo_file(path);

@@ -236,6 +236,7 @@ static void write_claims(ttexp *e, const ttexp_args *a, double init_loss, const 
     fprintf(fp, "  %-30s %.4f  %+.4f +- %.4f\n", "GD, other batch order", r->gd2.rec.final_eval, c->gd2.share,
             c->gd2.se);
     ttexp_print_claim(fp, "train_compare.mini_on_par", c->on_par, c->on_par_control);
+    ttexp_print_claim(fp, "train_compare.mini_same_hp", c->mini_same.share, c->one_same.share);
     ttexp_print_claim(fp, "train_compare.adaptive_beats_gd", c->adaptive_margin, c->noise_margin);
     ttexp_print_claim(fp, "train_compare.blockgd_beats_gd", c->block_margin, c->noise_margin);
     fprintf(fp, "reported: Adam-mini with the default partition (Algorithm 2) - Algorithm 3 = %+.4f of AdamW's progress "
