@@ -71,8 +71,8 @@ static int check_toy(char *why, size_t size)
         breakage;                                                                                          \
         char why_[512];                                                                                    \
         int n_ = check_toy(why_, sizeof why_);                                                             \
-        CHECK(n_ > 0 && strstr(why_, reason), "%.120s: %d problems, first '%.200s' (expected '%.120s')", #breakage, n_, \
-              why_, reason);                                                                               \
+        CHECK(n_ > 0 && strstr(why_, reason), "%.120s: %d problems, first '%.200s' (expected '%.120s')",     \
+              #breakage, n_, why_, reason);                                                                \
     } while (0)
 
 /* Every slot of a family filled: the compiler drops what an initialiser has beyond them. */
@@ -97,6 +97,16 @@ static void test_check(void)
     CHECK(check_toy(why, sizeof why) == 0, "the toy table passes: %.300s", why);
 
     EXPECT_PROBLEM(fam[1].reading[0].id = "toy.a", "toy.a: the id is used twice");
+    /* one name per experiment: the program's, for the ids and for every statistic */
+    EXPECT_PROBLEM(fam[1].reading[0].id = "toys.c", "toys.c: the id toys.c is not toy.<what>");
+    EXPECT_PROBLEM(fam[1].reading[0].id = "toy.", "toy.: the id toy. is not toy.<what>");
+    EXPECT_PROBLEM(fam[1].reading[0].stat = "tox.c", "toy.c: statistic tox.c is not toy.<what>");
+    EXPECT_PROBLEM(fam[0].reading[0].control = "other.control.a", "toy.a: control other.control.a is not toy.<what>");
+    EXPECT_PROBLEM(fam[0].reading[0].alt[0].stat = "toy_a.end", "toy.a: statistic toy_a.end is not toy.<what>");
+    EXPECT_PROBLEM((fam[0].alt[1].stat = "t.end", fam[0].reading[0].alt[0].alt = NULL,
+                    fam[0].reading[1].alt[0].alt = NULL),
+                   "toy.a: statistic t.end is not toy.<what>");
+    EXPECT_PROBLEM(fam[1].experiment = NULL, "toy.c: its family needs the experiment");
     EXPECT_PROBLEM(fam[1].reading[0].id = NULL, "has no reading");
     EXPECT_PROBLEM(fam[0].holm = NULL, "toy.a: a family of 2 readings needs its Holm name");
     EXPECT_PROBLEM(fam[1].paper = NULL, "toy.c: its family needs the experiment, the paper's sentence and its place");
@@ -118,9 +128,11 @@ static void test_check(void)
     EXPECT_PROBLEM(fam[1].reading[0].side = (claim_side)2, "toy.c: side 2 is none of CLAIM_*");
     EXPECT_PROBLEM((fam[0].alt[1].own_rule = 1, fam[0].alt[1].kind = RULE_SHARE, fam[0].alt[1].threshold = 2),
                    "end: a share's threshold must lie in (0, 1)");
-    EXPECT_PROBLEM(fam[0].reading[1].paper_value.hi = 4, "toy.b: the paper's number needs its words and finite lo <= hi");
+    EXPECT_PROBLEM(fam[0].reading[1].paper_value.hi = 4,
+                   "toy.b: the paper's number needs its words and finite lo <= hi");
     /* one alternative name is one set of flags within an experiment (its runs' folder) */
-    EXPECT_PROBLEM((fam[1].alt[0] = (alternative){.choice = "horizon", .name = "long", .flags = "--steps 99", .why = "x"}),
+    EXPECT_PROBLEM((fam[1].alt[0] = (alternative){.choice = "horizon", .name = "long", .flags = "--steps 99",
+                                                   .why = "x"}),
                    "alternative long of toy has other flags than");
     /* a family's slots: the last stays empty, so an overfull initialiser is caught here */
     EXPECT_PROBLEM(overfill_alternatives(&fam[1]), "toy.c: more than 5 alternatives in one family");
@@ -136,8 +148,9 @@ static void test_resolve(void)
     CHECK(!strcmp(r[0].id, "toy.a") && !strcmp(r[1].id, "toy.b") && !strcmp(r[2].id, "toy.c"), "in table order");
     /* a family's fields reach each of its readings */
     for (int i = 0; i < 2; i++)
-        CHECK(!strcmp(r[i].experiment, "toy") && !strcmp(r[i].paper, "the paper's sentence") && !strcmp(r[i].place, "Sec. 1") &&
-                  !strcmp(r[i].depends, "nothing") && !strcmp(r[i].family, "toy") && claim_alt_count(&r[i]) == 2,
+        CHECK(!strcmp(r[i].experiment, "toy") && !strcmp(r[i].paper, "the paper's sentence") &&
+                  !strcmp(r[i].place, "Sec. 1") && !strcmp(r[i].depends, "nothing") && !strcmp(r[i].family, "toy") &&
+                  claim_alt_count(&r[i]) == 2,
               "%s carries its family's fields", r[i].id);
     CHECK(!strcmp(r[0].control_what, "the family's null") && !strcmp(r[0].after_data, "the family's note"),
           "toy.a: the family's control description and note");
@@ -241,9 +254,7 @@ static void test_report(void)
               "verdicts.csv: the hypothesis flag, the paper's number, the seeds to decide");
     }
     free(sum), free(md), free(csv);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    CHECK(system(cmd) == 0, "cleaned up");
+    CHECK(remove_tree(tmp) == 0, "cleaned up %s", tmp);
 }
 
 int main(void)

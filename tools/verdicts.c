@@ -105,6 +105,42 @@ static void print_dump(const claim_rule *rules, int n)
     }
 }
 
+/* --names: every stats.csv name the table reads, "experiment name", each once: each reading's and
+ * each alternative's statistic and control, with "<name>.count" and "<name>.total" under a share
+ * rule (tests/lib_cli.sh expect_claim_stats checks them against a tiny run of each program). */
+static int name_seen(const char *const *seen, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(seen[i], name)) return 1;
+    return 0;
+}
+
+static void print_name(const char *experiment, const char *name, rule_kind kind, const char **seen, int *n, int cap)
+{
+    if (!name || name_seen(seen, *n, name)) return;
+    if (*n == cap) DIE("more than %d statistic names", cap);
+    seen[(*n)++] = name;
+    printf("%s %s\n", experiment, name);
+    if (kind == RULE_SHARE) printf("%s %s.count\n%s %s.total\n", experiment, name, experiment, name);
+}
+
+static void print_names(const claim_rule *rules, int n)
+{
+    const char *seen[1024];
+    int nseen = 0, cap = (int)(sizeof seen / sizeof *seen);
+    for (int i = 0; i < n; i++) {
+        const claim_rule *r = &rules[i];
+        print_name(r->experiment, r->stat, r->kind, seen, &nseen, cap);
+        print_name(r->experiment, r->control, r->kind, seen, &nseen, cap);
+        for (int a = 0; a < claim_alt_count(r); a++) {
+            const alternative *x = &r->alt[a];
+            rule_kind kind = x->own_rule ? x->kind : r->kind;
+            print_name(r->experiment, x->stat ? x->stat : r->stat, kind, seen, &nseen, cap);
+            print_name(r->experiment, x->control ? x->control : r->control, kind, seen, &nseen, cap);
+        }
+    }
+}
+
 /* --runs must be a folder; --out must not be inside it (a seed's folder holds
  * a run.txt: writing there would first clear that run's files). */
 /* The folder of runs (--runs or --sensitivity) must be one, and --out must not lie
@@ -130,7 +166,7 @@ int main(int argc, char **argv)
                *sensitivity = NULL;
     int_list seeds = {5, {1, 2, 3, 4, 5}};
     double alpha = 0.05;
-    int list = 0, plan = 0, dump = 0;
+    int list = 0, plan = 0, dump = 0, stat_names = 0;
     const cli_opt opts[] = {
         {"runs", OPT_STRING, &runs, "folder of the per-seed runs: <runs>/<experiment>/seed<s>/{stats.csv,run.txt}"},
         {"sensitivity", OPT_STRING, &sensitivity,
@@ -142,7 +178,10 @@ int main(int argc, char **argv)
         {"skip", OPT_STRING, &skip, "experiments not run, comma-separated: their claims are left out"},
         {"list", OPT_FLAG, &list, "print the claims and their rules, and exit"},
         {"plan", OPT_FLAG, &plan, "print the runs the alternatives need (experiment name flags), and exit"},
-        {"dump", OPT_FLAG, &dump, "print every field of every claim, id<TAB>field<TAB>value, and exit (to diff tables)"},
+        {"names", OPT_FLAG, &stat_names,
+         "print every statistic the claims read, 'experiment name' (with a share's .count and .total), and exit"},
+        {"dump", OPT_FLAG, &dump,
+         "print every field of every claim, id<TAB>field<TAB>value, and exit (to diff two tables)"},
         {"out", OPT_STRING, &out, "output folder"},
     };
     run_start(argc, argv);
@@ -161,6 +200,7 @@ int main(int argc, char **argv)
     if (list) { print_list(rules, n); return 0; }
     if (plan) { print_plan(rules, n); return 0; }
     if (dump) { print_dump(rules, n); return 0; }
+    if (stat_names) { print_names(rules, n); return 0; }
     if (seeds.n < 2) die_user("--seeds: at least 2 seeds are needed (got %d)", seeds.n);
     for (int k = 0; k < seeds.n; k++) {
         if (seeds.v[k] < 0) die_user("--seeds must be >= 0 (got %d)", seeds.v[k]);

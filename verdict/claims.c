@@ -8,8 +8,13 @@
 #include <string.h>
 
 /* ---- the list ------------------------------------------------------------------------------
- * Sections follow the README's order. Every change of a rule after seeing data is
- * listed in docs/verdicts.md with its reason. */
+ * Each file's claim_file (CLAIM_FILE at its end), in the order of the results table; sections
+ * follow the README's order. Every change of a rule after seeing data is listed in
+ * docs/verdicts.md with its reason. */
+extern const claim_file claims_fig4, claims_fig3, claims_fig2, claims_fig6, claims_partition_check,
+    claims_block_structure, claims_table_kappa, claims_table1_memory, claims_train_compare, claims_exp2_blockwise_gd,
+    claims_leave_out, claims_ablation_vstat, claims_trajectory, claims_hetero, claims_vspread, claims_mlp_steps,
+    claims_coarse, claims_value_split;
 static const claim_file *const FILES[] = {
     &claims_fig4, &claims_fig3, &claims_fig2,                                                     /* quadratics, MLP */
     &claims_fig6, &claims_partition_check, &claims_block_structure, &claims_table_kappa,          /* Transformer H */
@@ -38,6 +43,14 @@ __attribute__((format(printf, 2, 3))) static void problem(problems *p, const cha
 }
 
 static int empty(const char *s) { return !s || !s[0]; }
+
+/* One name per experiment: an id or a statistic is "<experiment>.<what>" (NULL: nothing to check). */
+static void check_prefix(problems *p, const char *who, const char *what, const char *name, const char *experiment)
+{
+    size_t len = strlen(experiment);
+    if (name && (strncmp(name, experiment, len) || name[len] != '.' || !name[len + 1]))
+        problem(p, "%s: %s %s is not %s.<what> (one name per experiment)", who, what, name, experiment);
+}
 
 static int reading_count(const claim_family *f)
 {
@@ -73,6 +86,9 @@ static void check_rule(problems *p, const char *who, rule_kind kind, claim_side 
 static void check_reading(problems *p, const claim_family *f, const family_reading *r)
 {
     const char *id = r->id;
+    check_prefix(p, id, "the id", id, f->experiment);
+    check_prefix(p, id, "statistic", r->stat, f->experiment);
+    check_prefix(p, id, "control", r->control, f->experiment);
     if (empty(r->claim) || empty(r->stat) || empty(r->stat_what))
         problem(p, "%s: the claim, its statistic and what the statistic is are required", id);
     check_rule(p, id, r->kind, r->side, r->threshold);
@@ -90,6 +106,8 @@ static void check_reading(problems *p, const claim_family *f, const family_readi
         for (int a = 0; a < family_alt_count(f); a++) found |= !strcmp(f->alt[a].name, r->alt[k].alt);
         if (!found) problem(p, "%s: alternative %s is not one of its family's", id, r->alt[k].alt);
         if (empty(r->alt[k].stat)) problem(p, "%s: alternative %s: its statistic is required", id, r->alt[k].alt);
+        check_prefix(p, id, "statistic", r->alt[k].stat, f->experiment);
+        check_prefix(p, id, "control", r->alt[k].control, f->experiment);
     }
     if (r->alt[ALT_MAX - 1].alt) problem(p, "%s: more than %d alternative statistics", id, ALT_MAX - 1);
 }
@@ -103,6 +121,8 @@ static void check_alternative(problems *p, const claim_family *f, int a)
     for (int b = 0; b < a; b++)
         if (!strcmp(f->alt[b].name, x->name)) problem(p, "%s: alternative %s declared twice", first, x->name);
     if (x->own_rule) check_rule(p, x->name, x->kind, x->side, x->threshold);
+    check_prefix(p, first, "statistic", x->stat, f->experiment);
+    check_prefix(p, first, "control", x->control, f->experiment);
     if (x->flags) return;
     for (int i = 0; i < reading_count(f); i++) { /* no flags: another statistic, for every reading */
         const reading_alt *ra = reading_alt_of(&f->reading[i], x->name);
@@ -121,6 +141,7 @@ static void check_family(problems *p, const claim_family *f)
     if (n > 1 && empty(f->holm)) problem(p, "%s: a family of %d readings needs its Holm name (holm)", first, n);
     if (f->reading[READING_MAX - 1].id) problem(p, "%s: more than %d readings in one family", first, READING_MAX - 1);
     if (f->alt[ALT_MAX - 1].name) problem(p, "%s: more than %d alternatives in one family", first, ALT_MAX - 1);
+    if (empty(f->experiment)) return; /* the names below are checked against it */
     for (int a = 0; a < family_alt_count(f); a++) check_alternative(p, f, a);
     for (int i = 0; i < n; i++) check_reading(p, f, &f->reading[i]);
 }

@@ -317,7 +317,8 @@ static void write_csv(const char *out, const claim_study *s)
         fmt_notes(notes, sizeof notes, j);
         snprintf(why, sizeof why, "%s", m->why);
         for (char *p = why; *p; p++) if (*p == ',' || *p == '"' || *p == '\n') *p = ';'; /* one field */
-        double plo = r->paper_value.numeric ? r->paper_value.lo : NAN, phi = r->paper_value.numeric ? r->paper_value.hi : NAN;
+        double plo = r->paper_value.numeric ? r->paper_value.lo : NAN;
+        double phi = r->paper_value.numeric ? r->paper_value.hi : NAN;
         char take[160];
         int nt = would_take(take, sizeof take, s, j, m); /* -1: decided, or no number */
         csv_row(f, "%s,%s,%s,%s,%s,%.10g,%s,%s,%.10g,%.10g,%.10g,%.10g,%.10g,%.6g,%.6g,%.6g,%d,%s,%s,%.10g,%.10g,%.10g,%s,"

@@ -148,7 +148,7 @@ void stats_put_share(outfile *f, long count, long total, const char *fmt, ...) _
 /* The value of `name` in a stats.csv; 0 if the file or the name is missing. */
 int stats_get(const char *path, const char *name, double *value);
 
-/* ---- the claim table (claims.c and the files of verdict/claims/) ------------------------------------------
+/* ---- the claim table (claims.c and the files of verdict/claims/) ---------------------------
  * Every claim is a rule fixed before the runs: a statistic per seed, a test
  * over seeds against a threshold, a negative control the rule must reject,
  * and the open choices the verdict depends on, each with the alternative

@@ -61,14 +61,9 @@ typedef struct {
 } claim_file;
 #define CLAIM_FILE(families) {(families), (int)(sizeof(families) / sizeof(families)[0])}
 
-/* The files of the table, in the order of the results table (verdict/claims.c). */
-extern const claim_file claims_fig4, claims_fig3, claims_fig2, claims_fig6, claims_partition_check,
-    claims_block_structure, claims_table_kappa, claims_table1_memory, claims_train_compare, claims_exp2_blockwise_gd,
-    claims_leave_out, claims_ablation_vstat, claims_trajectory, claims_hetero, claims_vspread, claims_mlp_steps,
-    claims_coarse, claims_value_split;
-
 /* The first problem of the table files[0..n-1] into why (empty: none); returns the number of
- * problems. Checked: every id unique; every family non-empty, with
+ * problems. Checked: every id unique; one name per experiment (every id, statistic and control
+ * is "<experiment>.<what>"); every family non-empty, with
  * an experiment, the paper's sentence and place, a Holm name when it has several readings, its last
  * slots empty; every reading's statistic, rule (kind, side, a finite threshold, a share in (0, 1))
  * and, with a control, the control's description and a control other than the statistic; every

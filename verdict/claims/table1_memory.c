@@ -16,7 +16,7 @@ static const claim_family FAMILIES[] = {
               .control = "table1_memory.control.bias_as_blocks.tiny_v_removed_pct",
               .why = "Algorithm 3 gives bias vectors no rule of their own; one block per bias vector instead of the "
                      "official code's plain Adam on them (one v per entry)"}},
-     .reading = {{.id = "table1.v_removed",
+     .reading = {{.id = "table1_memory.v_removed",
                    .claim = "at least 99.9% of Adam's v is removed in each of the five models",
                    .stat = "table1_memory.min_v_removed_pct",
                    .stat_what = "smallest share of Adam's v that Adam-mini removes over the five models, %",
