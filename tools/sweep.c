@@ -45,6 +45,7 @@ typedef struct {
     int naxes;
     axis ax[MAX_AXES];
     int nbase, nflags;
+    char *base_copy, *flags_copy;  /* the words point into these */
     char *base_w[MAX_WORDS], *flags_w[MAX_WORDS];
 } sweep_args;
 
@@ -143,8 +144,9 @@ static void parse_args(sweep_args *a, int argc, char **argv)
     if (a->jobs == 0) a->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
     if (a->stat[0] && !plain_word(a->stat)) die_user("--stat: '%s' is not a statistic's name", a->stat);
     parse_vary(a);
-    a->nbase = split_words(xstrdup(a->base), a->base_w, MAX_WORDS, "--base");
-    a->nflags = split_words(xstrdup(a->flags), a->flags_w, MAX_WORDS, "--flags");
+    a->base_copy = xstrdup(a->base), a->flags_copy = xstrdup(a->flags);
+    a->nbase = split_words(a->base_copy, a->base_w, MAX_WORDS, "--base");
+    a->nflags = split_words(a->flags_copy, a->flags_w, MAX_WORDS, "--flags");
     for (int i = 0; i < a->nbase + a->nflags; i++) {
         const char *w = i < a->nbase ? a->base_w[i] : a->flags_w[i - a->nbase];
         if (!strcmp(w, "--out") || !strcmp(w, "--seed")) {
@@ -539,5 +541,6 @@ int main(int argc, char **argv)
         if (!core_quiet) fprintf(stderr, "sweep: %d runs of %s in %s/sweep.csv\n", n, a.prog, a.out);
     }
     free_plan(p, n);
+    free(a.base_copy), free(a.flags_copy);
     return 0;
 }
