@@ -37,7 +37,14 @@
  * rows), H_<blk>.npy and d_<blk>.npy (those blocks and D at 1%), stats.csv,
  * claims.txt, train/ (the AdamW run), run.txt.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/seeds.h"
+#include "harness/tt_ckpt.h"
+#include "harness/tt_train.h"
+#include "hessian/hessian.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,7 +361,7 @@ static void compute(run *r)
     size_t P = m->P;
     double *sc = control_scaling(P, r->cli.seed), *d = xmalloc(P * sizeof(double));
     gsl_rng *xr = rng_new(seed_for((unsigned long)r->cli.seed, SEED_DRAWS));
-    gsl_rng *xt = rng_new(seed_mix(seed_for((unsigned long)r->cli.seed, SEED_DRAWS), 0x746f70UL /* "top" */, 0));
+    gsl_rng *xt = rng_new(seed_hash(SEED_RUN, seed_for((unsigned long)r->cli.seed, SEED_DRAWS), 0x746f70UL /* "top" */, 0));
     for (int ci = 0; ci < r->nck; ci++) {
         tt_ckpt_load(&s, train_dir, r->ck[ci].step, &c);
         if (ci == r->primary && s.save_path) tt_save_nanogpt(m, s.save_path, 0); /* --checkpoint's */
@@ -615,7 +622,7 @@ static void write_stats_and_claims(const run *r)
     for (int ci = 0; ci < r->nck; ci++) fprintf(fp, " %ld", r->ck[ci].step);
     fprintf(fp, "\n");
     free(all);
-    outfile_commit(o);
+    outfile_commit_echo(o);
     csv_close(st);
 }
 
@@ -678,11 +685,6 @@ int main(int argc, char **argv)
     run_note("hessian seconds (H and G, all checkpoints): %.3f", r.hess_seconds);
     run_note("analysis seconds: %.3f", r.analysis_seconds);
     run_write_info(r.out, (unsigned long)r.cli.seed);
-    if (!core_quiet) {
-        char *claims = path_join(r.out, "claims.txt");
-        echo_file(claims);
-        free(claims);
-    }
     free(r.R), free(r.sel);
     partition_free(r.blocks);
     return 0;
