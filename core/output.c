@@ -35,9 +35,10 @@ typedef struct {
     int exclusive;
 } folder_lock;
 static folder_lock *locks = NULL;
-static const char JOURNAL[] = ".files";
 static int nlocks = 0;
 static int lock_mode = 1; /* 1 exclusive, 0 shared (output_shared_folder), -1 none (output_rank_follows) */
+
+static const char JOURNAL[] = ".files"; /* a folder's journal of committed files (journal_add) */
 
 /* Signals that remove the temporaries before the process dies of them. */
 static const int CLEANUP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
@@ -94,9 +95,10 @@ static void registry_lock(sigset_t *old)
 
 static void registry_unlock(const sigset_t *old) { sigprocmask(SIG_SETMASK, old, NULL); }
 
-/* SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE (a reader of stderr gone): remove the temporaries (and lock files), then die of the
- * signal. A signal the parent set to be ignored (nohup's SIGHUP, a background
- * job's SIGINT) stays ignored. SIGXFSZ is ignored, so exceeding a file-size
+/* SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE (a reader of our output gone): remove the
+ * temporaries (and lock files), then die of the signal. A signal the parent set to be
+ * ignored (nohup's SIGHUP, a background job's SIGINT) stays ignored. SIGXFSZ is
+ * ignored, so exceeding a file-size
  * limit (ulimit -f) makes the write fail with EFBIG: a one-line user error
  * "... File too large" instead of a core dump that leaves the temporary. */
 static void install_cleanup_once(void)
@@ -246,11 +248,7 @@ static void journal_add(const char *path)
     int e = fd < 0 ? errno : write(fd, line, (size_t)n) != n ? (errno ? errno : EIO) : fsync(fd) != 0 ? errno : 0;
     if (fd >= 0) close(fd);
     free(line);
-    if (e) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "%s", strerror(e));
-        die_user("cannot write the folder's journal %s: %s", jpath, msg);
-    }
+    if (e) die_user("cannot write the folder's journal %s: %s", jpath, strerror(e));
     free(jpath);
 }
 
@@ -296,7 +294,9 @@ static void remove_listed(int dfd, const char *dir, const char *list, int need_c
     }
     free(line);
     fclose(fp);
-    if (ours) unlink_inside(dfd, list);
+    char *path = path_join(dir, list);
+    if (ours && !was_committed(path)) unlink_inside(dfd, list);
+    free(path);
 }
 
 /* "<name>.tmp.<pid>": the pid, or 0 when the name is not a temporary's. */
