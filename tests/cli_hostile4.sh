@@ -225,6 +225,10 @@ check "3 MB of output without --log, TMPDIR missing" env TMPDIR="$TMPD/no/such" 
 printf "%s\n" "echo 'prog: the reason' >&2; exit 3" >"$TMPD/fails.txt"
 env TMPDIR="$TMPD/no/such" "$BIN/run_tasks" --quiet "$TMPD/fails.txt" 2>"$TMPD/err"; rc=$?
 [ $rc = 3 ] && grep -q "failed with exit 3: prog: the reason" "$TMPD/err" && cli_ok || cli_fail "the failure's last line without --log: exit $rc: $(cat "$TMPD/err")"
+# the last line after 200 KB of output (read in pieces: the line is whole in the message)
+printf "%s\n" "head -c 200000 /dev/zero | tr '\\0' x; echo; printf 'prog: '; sleep 0.2; echo 'the end' >&2; exit 3" >"$TMPD/longout.txt"
+"$BIN/run_tasks" --quiet "$TMPD/longout.txt" 2>"$TMPD/err"; rc=$?
+[ $rc = 3 ] && grep -q "failed with exit 3: prog: the end" "$TMPD/err" && cli_ok || cli_fail "the last line after 200 KB: exit $rc: $(head -c 300 "$TMPD/err")"
 # a task's background child ends with the task
 echo "sleep 300 & echo \$! >$TMPD/bgpid; exit 0" >"$TMPD/bg.txt"
 check "a task that leaves a background child" timeout 60 "$BIN/run_tasks" --quiet "$TMPD/bg.txt"

@@ -209,16 +209,28 @@ static int write_all(int fd, const char *buf, size_t n)
     return 0;
 }
 
-/* The last non-empty line of out[0..n) into r->last (a line longer than the
- * buffer: its end). */
-static void keep_last_line(task_report *r, const char *out, size_t n)
+/* The output's last bytes (tail, *len of them, at most sizeof tail) after out[0..n). */
+static void keep_tail(char *tail, size_t cap, size_t *len, const char *out, size_t n)
 {
-    while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r')) n--;
+    if (n >= cap) {
+        memcpy(tail, out + n - cap, cap);
+        *len = cap;
+        return;
+    }
+    size_t keep = *len + n > cap ? cap - n : *len; /* the old bytes that stay */
+    memmove(tail, tail + *len - keep, keep);
+    memcpy(tail + keep, out, n);
+    *len = keep + n;
+}
+
+/* The last non-empty line of tail[0..n) into r->last (a line longer than it: its end). */
+static void last_line(task_report *r, const char *tail, size_t n)
+{
+    while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r')) n--;
     size_t b = n;
-    while (b > 0 && out[b - 1] != '\n') b--;
-    if (n == b) return; /* no line in this piece */
+    while (b > 0 && tail[b - 1] != '\n') b--;
     if (n - b >= sizeof r->last) b = n - (sizeof r->last - 1);
-    memcpy(r->last, out + b, n - b);
+    memcpy(r->last, tail + b, n - b);
     r->last[n - b] = '\0';
 }
 
@@ -260,8 +272,9 @@ static __attribute__((noreturn)) void supervise(const char *cmd, int outfd, int 
     sigprocmask(SIG_SETMASK, &none, NULL);
     /* copy until the pipe ends, or the shell has ended and the pipe is drained
      * (a command's background child may hold the pipe open) */
-    static char buf[65536];
+    static char buf[65536], tail[1024];
     static task_report rep;
+    size_t tlen = 0;
     int st = 0, shell_done = 0;
     for (;;) {
         struct pollfd pf = {p[0], POLLIN, 0};
@@ -270,7 +283,7 @@ static __attribute__((noreturn)) void supervise(const char *cmd, int outfd, int 
             ssize_t n = read(p[0], buf, sizeof buf);
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0) break;
-            keep_last_line(&rep, buf, (size_t)n);
+            keep_tail(tail, sizeof tail, &tlen, buf, (size_t)n);
             if (outfd >= 0 && !rep.werr && (rep.werr = write_all(outfd, buf, (size_t)n)) != 0) {
                 signal(SIGTERM, SIG_IGN);
                 kill(-getpgrp(), SIGTERM);
@@ -285,6 +298,7 @@ static __attribute__((noreturn)) void supervise(const char *cmd, int outfd, int 
         while (waitpid(sh, &st, 0) < 0 && errno == EINTR) {}
     signal(SIGTERM, SIG_IGN); /* the command's background children end with it */
     kill(-getpgrp(), SIGTERM);
+    last_line(&rep, tail, tlen);
     if (write(status_fd, &rep, sizeof rep) != (ssize_t)sizeof rep) {}
     if (WIFSIGNALED(st)) {
         signal(WTERMSIG(st), SIG_DFL);
