@@ -88,11 +88,11 @@ static void test_dtypes(void)
      * (cJSON would cut the name there), a field twice in an entry, a metadata key twice */
     struct {
         const char *json;
-        size_t hlen, dlen;
+        size_t nul, dlen; /* nul: the string's own terminator is part of the header */
         const char *msg;
     } strict[] = {
         {"{\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}}x", 0, 8, "bytes after its JSON"},
-        {"{\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}}\0", 59, 8, "NUL character"},
+        {"{\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}}", 1, 8, "NUL character"},
         {"{\"lm_head.weight\\u0000junk\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}}", 0, 8, "NUL character"},
         {"{\"a\":{\"dtype\":\"F64\",\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,8]}}", 0, 8,
          "gives its field 'dtype' twice"},
@@ -101,7 +101,7 @@ static void test_dtypes(void)
         {"{\"a\\\\u0000\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}}", 0, 8, NULL}, /* a\u0000: an escaped backslash */
     };
     for (volatile size_t i = 0; i < sizeof strict / sizeof *strict; i++) {
-        volatile size_t h = strict[i].hlen ? strict[i].hlen : strlen(strict[i].json);
+        volatile size_t h = strlen(strict[i].json) + strict[i].nul;
         put_le64(buf, h);
         memcpy(buf + 8, strict[i].json, h);
         memcpy(buf + 8 + h, zeros, strict[i].dlen);

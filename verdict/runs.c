@@ -96,7 +96,7 @@ static void read_stats(seed_run *r, const char *path)
     }
     free(buf);
     /* sorted by name: a name twice shows as neighbours, and lookups are binary searches */
-    qsort(r->stats, (size_t)r->nstats, sizeof *r->stats, row_cmp);
+    if (r->nstats) qsort(r->stats, (size_t)r->nstats, sizeof *r->stats, row_cmp);
     for (int i = 1; i < r->nstats && r->ok; i++)
         if (!strcmp(r->stats[i].name, r->stats[i - 1].name)) set_why(r, "stats.csv names '%.100s' twice", r->stats[i].name);
 }
