@@ -70,6 +70,15 @@ tt_data *token_source(const tt_data_opts *o, int V, int T, int order, int succes
 const char *token_source_name(const tt_data_opts *o);
 /* <dir>/vocab.csv for text and token files (id, byte, char, count); nothing for Markov. */
 void token_source_write_vocab(const tt_data *d, const char *dir);
+/* The batch a probe runs on (tt_probe, llama_probe): tokens_path, a (B, T+1)
+ * .npy of token ids, or `batch` sequences drawn with data_seed from the held-out
+ * (held_out 1) or training part of the token source (an order-2 Markov chain
+ * over V symbols, or text whose vocabulary must be V: `model` names the model in
+ * that error). *B: the sequences; *d: the source (NULL for a file), for vocab.csv. */
+int *probe_tokens(const char *tokens_path, tt_data_opts data, int V, int T, int batch, int held_out,
+                  unsigned long data_seed, const char *model, int *B, tt_data **d);
+/* A probe's loss.csv (loss, P, batch) and tokens.npy (B, T+1) in out. */
+void probe_write(const char *out, double loss, size_t P, const int *tok, int B, int T);
 /* The searched range of each method's learning rate (or factor): the first grid,
  * log-spaced in [lo, hi], which extends at its edges in the same spacing until the
  * best is interior or a bound [lo_bound, hi_bound] stops it (lr_grid below). */

@@ -692,6 +692,203 @@ static void test_tied_is_summed_untied(void)
     model_free(t);
 }
 
+/* ---- Hugging Face layout ---------------------------------------------------------------------- */
+
+/* m's parameters as a parsed safetensors file with Hugging Face's names (no lm_head when tied). */
+static st_file *as_st(const model *m)
+{
+    st_file *f = xcalloc(1, sizeof(st_file));
+    f->t = xcalloc((size_t)m->ntensors + 2, sizeof(st_tensor));
+    for (int i = 0; i < m->ntensors; i++) {
+        const tensor_info *ti = &m->tensors[i];
+        st_tensor *x = &f->t[f->ntensors++];
+        x->name = xstrdup(ti->name);
+        x->ndim = ti->cols > 1 ? 2 : 1;
+        x->shape[0] = ti->rows, x->shape[1] = ti->cols;
+        x->n = tensor_size(ti);
+        x->data = xmalloc(x->n * sizeof(double));
+        memcpy(x->data, m->params + ti->offset, x->n * sizeof(double));
+    }
+    return f;
+}
+
+static st_tensor *st_get(st_file *f, const char *name)
+{
+    for (int i = 0; i < f->ntensors; i++)
+        if (!strcmp(f->t[i].name, name)) return &f->t[i];
+    return NULL;
+}
+
+/* Appends a tensor of shape (a) or (a, b) filled with val. */
+static void st_add(st_file *f, const char *name, int ndim, size_t a, size_t b, double val)
+{
+    st_tensor *x = &f->t[f->ntensors++];
+    x->name = xstrdup(name);
+    x->ndim = ndim;
+    x->shape[0] = a, x->shape[1] = b;
+    x->n = ndim == 2 ? a * b : a;
+    x->data = xmalloc(x->n * sizeof(double));
+    for (size_t i = 0; i < x->n; i++) x->data[i] = val;
+}
+
+/* A config.json for c with `extra` ("" or `, "key": value`) appended. */
+static void cfg_json(char *buf, size_t n, const llama_config *c, const char *extra)
+{
+    snprintf(buf, n,
+             "{\"architectures\": [\"LlamaForCausalLM\"], \"model_type\": \"llama\", \"vocab_size\": %d, "
+             "\"hidden_size\": %d, \"intermediate_size\": %d, \"num_hidden_layers\": %d, \"num_attention_heads\": %d, "
+             "\"num_key_value_heads\": %d, \"rms_norm_eps\": %.17g, \"rope_theta\": %.17g, "
+             "\"max_position_embeddings\": %d, \"tie_word_embeddings\": %s, \"hidden_act\": \"silu\", "
+             "\"attention_bias\": false, \"mlp_bias\": false, \"rope_scaling\": null, \"attention_dropout\": 0.0, "
+             "\"bos_token_id\": 1, \"eos_token_id\": 2, \"torch_dtype\": \"bfloat16\", \"use_cache\": true, "
+             "\"pretraining_tp\": 1, \"initializer_range\": 0.02, \"transformers_version\": \"4.40.0\"%s}",
+             c->V, c->C, c->M, c->layers, c->heads, c->kv_heads, c->eps, c->theta, c->T, c->tied ? "true" : "false",
+             extra);
+}
+
+static int same_model(const model *a, const model *b)
+{
+    const llama_config *x = llama_config_of(a), *y = llama_config_of(b);
+    return a->P == b->P && !memcmp(a->params, b->params, a->P * sizeof(double)) && x->V == y->V && x->C == y->C &&
+           x->layers == y->layers && x->heads == y->heads && x->kv_heads == y->kv_heads &&
+           x->head_dim == y->head_dim && x->M == y->M && x->T == y->T && x->eps == y->eps && x->theta == y->theta &&
+           x->tied == y->tied;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    *len = (size_t)ftell(fp);
+    rewind(fp);
+    char *b = xmalloc(*len + 1);
+    *len = fread(b, 1, *len, fp);
+    fclose(fp);
+    return b;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *x = slurp(a, &na), *y = slurp(b, &nb);
+    int same = x && y && na == nb && !memcmp(x, y, na);
+    free(x), free(y);
+    return same;
+}
+
+/* Written and read back: the same model; written again: the same bytes; F32: the values rounded. */
+static void test_hf_round_trip(void)
+{
+    char dir[] = "/tmp/test_llama_XXXXXX";
+    if (!mkdtemp(dir)) DIE("mkdtemp");
+    for (int tied = 0; tied <= 1; tied++) {
+        model *m = small_llama(2, 4, 2, tied, 5, 1, 61 + tied);
+        char a[64], b[64], st[96], sb[96], ca[96], cb[96];
+        snprintf(a, sizeof a, "%s/a%d", dir, tied), snprintf(b, sizeof b, "%s/b%d", dir, tied);
+        llama_save_hf(m, a, 0);
+        model *r = llama_load_hf(a, NULL, 0);
+        CHECK(same_model(m, r), "tied %d: read back is not the model written", tied);
+        llama_save_hf(r, b, 0);
+        snprintf(st, sizeof st, "%s/model.safetensors", a), snprintf(sb, sizeof sb, "%s/model.safetensors", b);
+        snprintf(ca, sizeof ca, "%s/config.json", a), snprintf(cb, sizeof cb, "%s/config.json", b);
+        CHECK(same_file(st, sb) && same_file(ca, cb), "tied %d: written again, not the same bytes", tied);
+        st_file *f = st_read(st);
+        CHECK((st_find(f, "lm_head.weight") == NULL) == tied && f->ntensors == m->ntensors,
+              "tied %d: lm_head.weight written exactly when untied (%d tensors)", tied, f->ntensors);
+        st_free(f);
+        model *r2 = llama_load_hf(st, ca, 3); /* file + config, another T */
+        CHECK(llama_config_of(r2)->T == 3 && !memcmp(r2->params, m->params, m->P * sizeof(double)),
+              "file with --model-config and T 3");
+        llama_save_hf(m, b, 1);
+        model *r3 = llama_load_hf(b, NULL, 0);
+        int rounded = 1;
+        for (size_t i = 0; i < m->P; i++) rounded &= r3->params[i] == (double)(float)m->params[i];
+        CHECK(rounded, "tied %d: F32 checkpoint holds the values rounded to float", tied);
+        model_free(m), model_free(r), model_free(r2), model_free(r3);
+    }
+    remove_tree(dir);
+}
+
+/* One config.json key or one tensor the toolkit does not model: a user error naming it. */
+static void test_hf_hostile(void)
+{
+    model *m = small_llama(1, 4, 2, 0, 6, 1, 71);
+    llama_config c = *llama_config_of(m);
+    char json[4096];
+    st_file *f = as_st(m);
+    cfg_json(json, sizeof json, &c, "");
+    model *r = llama_from_hf(f, json, 0, "x");
+    CHECK(same_model(m, r), "the in-memory checkpoint reads back as the model");
+    model_free(r);
+    static const char *const bad[][2] = {
+        {", \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2.0}", "rope_scaling"},
+        {", \"attention_bias\": true", "attention_bias = true"},
+        {", \"mlp_bias\": true", "mlp_bias = true"},
+        {", \"sliding_window\": 4096", "sliding_window = 4096"},
+        {", \"hidden_act\": \"gelu\"", "hidden_act = \"gelu\""},
+        {", \"model_type\": \"mistral\"", "model_type = \"mistral\""},
+        {", \"architectures\": [\"LlamaForSequenceClassification\"]", "LlamaForSequenceClassification"},
+        {", \"attention_dropout\": 0.1", "attention_dropout = 0.1"},
+        {", \"partial_rotary_factor\": 0.5", "config key 'partial_rotary_factor' is not one the toolkit knows"},
+        {", \"rope_parameters\": {\"rope_type\": \"yarn\", \"factor\": 4}", "rope_parameters.rope_type"},
+        {", \"hidden_size\": 12", "config hidden_size = 12 but the tensors give 8"},
+        {", \"num_hidden_layers\": 2", "config num_hidden_layers = 2 but the tensors give 1"},
+        {", \"num_key_value_heads\": 3", "num_key_value_heads = 3 does not divide"},
+        {", \"head_dim\": 3", "beyond the toolkit's model"},
+        {", \"rms_norm_eps\": -1", "rms_norm_eps must be a finite number > 0"},
+        {", \"max_position_embeddings\": 4", "context length 6 beyond max_position_embeddings = 4"},
+        {", \"tie_word_embeddings\": true", "tie_word_embeddings is true but lm_head.weight differs"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cfg_json(json, sizeof json, &c, bad[i][0]); /* a later duplicate key overrides (cJSON reads both) */
+        if (strstr(bad[i][0], "max_position")) {
+            EXPECT_USER_ERROR(llama_from_hf(f, json, 6, "x"), bad[i][1]);
+        } else
+            EXPECT_USER_ERROR(llama_from_hf(f, json, 0, "x"), bad[i][1]);
+    }
+    EXPECT_USER_ERROR(llama_from_hf(f, "{\"hidden_size\": 8}", 0, "x"), "num_attention_heads is not in the config");
+    EXPECT_USER_ERROR(llama_from_hf(f, "[1, 2]", 0, "x"), "not a JSON object");
+    cfg_json(json, sizeof json, &c, "");
+    /* tensors: a bias, an unknown name, a wrong shape, a missing one, lm_head missing in an untied model */
+    st_add(f, "model.layers.0.self_attn.q_proj.bias", 1, 8, 0, 0);
+    EXPECT_USER_ERROR(llama_from_hf(f, json, 0, "x"), "a bias (attention_bias or mlp_bias)");
+    free(f->t[--f->ntensors].name), free(f->t[f->ntensors].data);
+    st_add(f, "model.layers.0.self_attn.rotary_emb.inv_freq", 1, 1, 0, 0.5);
+    EXPECT_USER_ERROR(llama_from_hf(f, json, 0, "x"), "not rope_theta^(-2i/head_dim)");
+    st_get(f, "model.layers.0.self_attn.rotary_emb.inv_freq")->data[0] = 1; /* hd 2: one entry θ^0 = 1 */
+    r = llama_from_hf(f, json, 0, "x");
+    CHECK(same_model(m, r), "a correct rotary buffer is accepted and not a parameter");
+    model_free(r);
+    free(f->t[--f->ntensors].name), free(f->t[f->ntensors].data);
+    st_tensor *volatile x = st_get(f, "model.norm.weight");
+    x->name[6] = 'X';
+    EXPECT_USER_ERROR(llama_from_hf(f, json, 0, "x"), "unknown tensor name model.Xorm.weight");
+    x->name[6] = 'n';
+    x = st_get(f, "model.layers.0.mlp.down_proj.weight");
+    x->shape[0] = 12, x->shape[1] = 8;
+    EXPECT_USER_ERROR(llama_from_hf(f, json, 0, "x"), "model.layers.0.mlp.down_proj.weight: shape must be [8, 12]");
+    x->shape[0] = 8, x->shape[1] = 12;
+    x = st_get(f, "model.layers.0.mlp.up_proj.weight");
+    memcpy(x->name + strlen(x->name) - 6, "weighT", 6);
+    EXPECT_USER_ERROR(llama_from_hf(f, json, 0, "x"), "unknown tensor name model.layers.0.mlp.up_proj.weighT");
+    memcpy(x->name + strlen(x->name) - 6, "weight", 6);
+    x = st_get(f, "lm_head.weight");
+    x->name[0] = 'L';
+    EXPECT_USER_ERROR(llama_from_hf(f, json, 0, "x"), "unknown tensor name Lm_head.weight");
+    f->ntensors--; /* lm_head (last) dropped: an untied model without its head */
+    EXPECT_USER_ERROR(llama_from_hf(f, json, 0, "x"), "lm_head.weight is missing and tie_word_embeddings is not true");
+    c.tied = 1; /* the same file read as tied: the embedding is the head */
+    cfg_json(json, sizeof json, &c, "");
+    r = llama_from_hf(f, json, 0, "x");
+    CHECK(llama_config_of(r)->tied == 1 && r->P + 5 * 8 == m->P, "no lm_head + tie_word_embeddings: a tied model");
+    model_free(r);
+    f->ntensors++;
+    x->name[0] = 'l';
+    st_free(f);
+    model_free(m);
+}
+
 static void test_user_errors(void)
 {
     llama_config c = llama_defaults();
@@ -735,6 +932,8 @@ int main(void)
     test_symmetry_threads();
     test_gqa_is_repeated_mha();
     test_tied_is_summed_untied();
+    test_hf_round_trip();
+    test_hf_hostile();
     test_user_errors();
     return check_summary();
 }

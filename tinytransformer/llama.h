@@ -90,4 +90,35 @@ void llama_set_threads(model *m, int n);
 /* hvp blocking: at most kp directions per R-pass, bc sequences per chunk (0: automatic). */
 void llama_set_hvp_blocking(model *m, int kp, int bc);
 
+
+/* ---- Hugging Face checkpoints (llama_hf.c) -----------------------------------------------------
+ * LlamaForCausalLM's layout: model.safetensors (F64, F32, F16 or BF16) with the
+ * tensor names above (lm_head.weight absent or equal to the embedding when
+ * tied; older checkpoints' rotary buffers ...rotary_emb.inv_freq accepted and
+ * checked against rope_theta), and config.json: vocab_size, hidden_size,
+ * intermediate_size, num_hidden_layers, num_attention_heads (required: the
+ * shapes cannot tell it), num_key_value_heads, head_dim, rms_norm_eps (default
+ * 1e-6), rope_theta (default 10000; or rope_parameters {"rope_type":
+ * "default", "rope_theta": θ}), max_position_embeddings (default 2048),
+ * tie_word_embeddings (default false). What the toolkit does not model is a
+ * user error naming it (one line): rope_scaling other than null, attention_bias
+ * or mlp_bias true, a sliding_window, hidden_act other than silu, dropout, a
+ * model_type or architecture other than Llama's, a bias tensor, an unknown
+ * tensor name, a missing tensor or a wrong shape, a config that disagrees with
+ * the shapes, and any config key it does not know; keys that do not change the
+ * function (token ids, dtype, use_cache, pretraining_tp, initializer_range,
+ * versions) are ignored. T: the context length of the model built (0:
+ * max_position_embeddings, at most 4096), at most max_position_embeddings. */
+/* path: a folder holding model.safetensors and config.json (config_path NULL),
+ * or a .safetensors file with its config_path. */
+model *llama_load_hf(const char *path, const char *config_path, int T);
+/* The same from a parsed file and the config's text; `what` names them in errors. */
+model *llama_from_hf(const st_file *f, const char *config_json, int T, const char *what);
+/* dir/model.safetensors (F64, or F32 with f32 = 1; no lm_head.weight when tied,
+ * as Hugging Face saves a tied model) and dir/config.json (max_position_embeddings
+ * = T); the folder is created if needed. Writing what was read gives the same tensors. */
+void llama_save_hf(const model *m, const char *dir, int f32);
+/* x (P values laid out as m's parameters, e.g. a gradient) in that layout into path. */
+void llama_save_hf_tensors(const model *m, const double *x, const char *path, int f32);
+
 #endif

@@ -1,0 +1,55 @@
+# Whole-program checks of the Llama-style model in Hugging Face's layout
+# (llama_probe): a fresh model written with --save-hf and read back (folder,
+# and file + --model-config) gives the same loss, gradient and H v bytes and,
+# written again, the same files; the same bytes on 1 and 2 threads; hostile
+# configs and files are one line, exit 2, no output.
+source tests/lib_cli.sh
+P=$BIN/llama_probe
+
+check "llama_probe --help" "$P" --help
+check "a fresh GQA model, saved" "$P" --C 16 --heads 4 --kv-heads 2 --layers 2 --M 24 --T 6 --init-std 0.3 \
+  --data text --batch 3 --save-hf "$TMPD/hf" --out "$TMPD/a" --quiet
+check "read back from the folder" "$P" --model "$TMPD/hf" --data text --batch 3 --out "$TMPD/b" --quiet
+check "read back from the file with --model-config" "$P" --model "$TMPD/hf/model.safetensors" \
+  --model-config "$TMPD/hf/config.json" --data text --batch 3 --out "$TMPD/c" --quiet
+for f in loss.csv grad.safetensors hv.safetensors v.safetensors tokens.npy; do
+  cmp -s "$TMPD/a/$f" "$TMPD/b/$f" && cmp -s "$TMPD/a/$f" "$TMPD/c/$f" && cli_ok ||
+    cli_fail "$f differs after the round trip"
+done
+check "written again" "$P" --model "$TMPD/hf" --save-hf "$TMPD/hf2" --out "$TMPD/d" --quiet
+cmp -s "$TMPD/hf/model.safetensors" "$TMPD/hf2/model.safetensors" &&
+  cmp -s "$TMPD/hf/config.json" "$TMPD/hf2/config.json" && cli_ok ||
+  cli_fail "a checkpoint read and written again is not the same bytes"
+check "its own direction file" "$P" --model "$TMPD/hf" --direction "$TMPD/a/v.safetensors" --data text --batch 3 \
+  --out "$TMPD/e" --quiet
+cmp -s "$TMPD/a/hv.safetensors" "$TMPD/e/hv.safetensors" && cli_ok || cli_fail "--direction v.safetensors: another H v"
+OPENBLAS_NUM_THREADS=1 "$P" --model "$TMPD/hf" --data text --batch 3 --out "$TMPD/t1" --quiet
+OPENBLAS_NUM_THREADS=2 "$P" --model "$TMPD/hf" --data text --batch 3 --out "$TMPD/t2" --quiet
+cmp -s "$TMPD/t1/hv.safetensors" "$TMPD/t2/hv.safetensors" && cli_ok || cli_fail "H v differs on 1 and 2 threads"
+
+# ---- hostile checkpoints: one line, exit 2, no output
+bad() { # bad DESCRIPTION SED-EXPRESSION EXPECTED-TEXT
+  rm -rf "$TMPD/bad" "$TMPD/x"; cp -r "$TMPD/hf" "$TMPD/bad"
+  sed -i "$2" "$TMPD/bad/config.json"
+  expect_user_error "$1" "$P" --model "$TMPD/bad" --out "$TMPD/x"
+  grep -q -- "$3" "$TMPD/err" && cli_ok || cli_fail "$1: the message does not say '$3': $(cat "$TMPD/err")"
+  expect_no_files "$1: no output" "$TMPD/x"
+}
+bad "rope scaling" 's/"rope_scaling":\t*null/"rope_scaling": {"rope_type": "llama3", "factor": 8.0}/' "rope_scaling"
+bad "attention bias" 's/"attention_bias":\t*false/"attention_bias": true/' "attention_bias = true"
+bad "MLP bias" 's/"mlp_bias":\t*false/"mlp_bias": true/' "mlp_bias = true"
+bad "sliding window" 's/"mlp_bias"/"sliding_window": 4096, "mlp_bias"/' "sliding_window"
+bad "an unknown key" 's/"mlp_bias"/"qk_layernorm": true, "mlp_bias"/' "config key 'qk_layernorm'"
+bad "config disagrees with the shapes" 's/"hidden_size":\t*16/"hidden_size": 32/' \
+  "hidden_size = 32 but the tensors give 16"
+bad "not JSON" 's/{/[/' "not a JSON object"
+expect_user_error "a file without its config" "$P" --model "$TMPD/hf/model.safetensors" --out "$TMPD/x"
+grep -q "needs its config.json" "$TMPD/err" && cli_ok || cli_fail "no config: $(cat "$TMPD/err")"
+expect_user_error "a nanoGPT file as a Llama" "$P" --model "$TMPD/a/tokens.npy" --model-config "$TMPD/hf/config.json" \
+  --out "$TMPD/x"
+expect_user_error "T beyond max_position_embeddings" "$P" --model "$TMPD/hf" --T 7 --out "$TMPD/x"
+check "a fresh tied MHA model" "$P" --C 8 --heads 2 --tied 1 --save-hf "$TMPD/tied" --out "$TMPD/f" --quiet
+expect_user_error "a direction of another layout" "$P" --model "$TMPD/tied" --direction "$TMPD/a/v.safetensors" \
+  --out "$TMPD/x"
+expect_no_files "no output after a bad direction" "$TMPD/x"
+cli_summary

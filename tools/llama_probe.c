@@ -1,0 +1,148 @@
+/* llama_probe — the loss, gradient and Hessian-vector product of a Llama-style
+ * model (tinytransformer/llama.h) in Hugging Face's layout on one batch of
+ * tokens; and a fresh model written in that layout. What make test-torch
+ * holds against PyTorch, until the Transformer programs take --model llama.
+ *
+ *   llama_probe --model DIR --data text --batch 8 --out probe          (DIR: model.safetensors + config.json)
+ *   llama_probe --model F.safetensors --model-config config.json ...
+ *   llama_probe --C 32 --heads 4 --kv-heads 2 --save-hf DIR --out probe   (a fresh model, saved)
+ *
+ * The batch: --tokens FILE.npy (B x (T+1) token ids as float64), or --batch
+ * sequences of the --data source (held-out part with --held-out 1, else the
+ * training part; seed --data-seed; text's vocabulary is the model's V). The
+ * direction v: --direction FILE, tensors of the model's names and shapes (a
+ * tied model's embedding once), or Gaussian N(0, 1) from --seed. Outputs in
+ * --out: loss.csv, tokens.npy, grad.safetensors and hv.safetensors (∇L and
+ * H v with the model's tensor names, F64; a tied embedding's rows the sum of
+ * both uses), v.safetensors, vocab.csv (text), run.txt.
+ */
+#include "harness/harness.h"
+#include "tinytransformer/llama.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *model, *config, *save_hf;
+    int T, save_f32;
+    llama_config fresh;
+    double init_std;
+} model_opts;
+
+/* The model of --model (its config from --model-config or the folder), else a fresh one from the size flags. */
+static model *open_model(const model_opts *o)
+{
+    if (o->model) return llama_load_hf(o->model, o->config, o->T);
+    llama_config c = o->fresh;
+    c.T = o->T ? o->T : 8;
+    c.kv_heads = c.kv_heads ? c.kv_heads : c.heads;
+    if (!(o->init_std > 0 && o->init_std < 10)) die_user("--init-std must be in (0, 10) (got %g)", o->init_std);
+    model *m = llama_new(&c);
+    for (int t = 0; t < m->ntensors; t++) { /* llama_new draws N(0, 0.02²): rescaled */
+        const tensor_info *ti = &m->tensors[t];
+        if (ti->role != ROLE_NORM)
+            for (size_t i = 0; i < tensor_size(ti); i++) m->params[ti->offset + i] *= o->init_std / 0.02;
+    }
+    return m;
+}
+
+/* v: --direction FILE in m's layout, or N(0, 1) from seed. */
+static double *direction(const model *m, const model_opts *o, const char *path, unsigned long seed)
+{
+    double *v = xmalloc(m->P * sizeof(double));
+    if (path) {
+        const llama_config *c = llama_config_of(m);
+        char *cfg = o->config ? xstrdup(o->config) : o->model ? path_join(o->model, "config.json") : NULL;
+        if (!cfg) die_user("--direction needs --model (its config.json gives the layout)");
+        model *vm = llama_load_hf(path, cfg, c->T);
+        free(cfg);
+        if (vm->P != m->P || llama_config_of(vm)->tied != c->tied)
+            die_user("--direction %s: not the layout of %s", path, o->model);
+        memcpy(v, vm->params, m->P * sizeof(double));
+        model_free(vm);
+    } else {
+        gsl_rng *r = rng_new(seed);
+        for (size_t i = 0; i < m->P; i++) v[i] = rng_gaussian(r, 1);
+        rng_free(r);
+    }
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    model_opts mo = {.fresh = llama_defaults(), .init_std = 0.02};
+    mo.fresh.kv_heads = 0;
+    llama_config *f = &mo.fresh;
+    const char *tokens_path = NULL, *dir_path = NULL, *out = "results/llama_probe";
+    tt_data_opts data = {NULL, NULL, 0};
+    int batch = 8, held_out = 1;
+    long seed = 1, data_seed = 1, init_seed = 1;
+    const cli_opt opts[] = {
+        {"model", OPT_STRING, &mo.model, "a Llama checkpoint: a folder with model.safetensors and config.json, or a "
+                                         ".safetensors file with --model-config (else a fresh model)"},
+        {"model-config", OPT_STRING, &mo.config, "the checkpoint's config.json (Hugging Face's LlamaConfig keys)"},
+        {"T", OPT_INT, &mo.T, "context length (0: the checkpoint's max_position_embeddings, 8 for a fresh model)"},
+        {"V", OPT_INT, &f->V, "fresh model: vocabulary size"},
+        {"C", OPT_INT, &f->C, "fresh model: hidden size"},
+        {"layers", OPT_INT, &f->layers, "fresh model: decoder layers"},
+        {"heads", OPT_INT, &f->heads, "fresh model: query heads"},
+        {"kv-heads", OPT_INT, &f->kv_heads, "fresh model: key/value heads, dividing --heads (0: --heads)"},
+        {"head-dim", OPT_INT, &f->head_dim, "fresh model: head size (0: C / heads)"},
+        {"M", OPT_INT, &f->M, "fresh model: intermediate size"},
+        {"eps", OPT_DOUBLE, &f->eps, "fresh model: RMSNorm eps"},
+        {"theta", OPT_DOUBLE, &f->theta, "fresh model: rotary base"},
+        {"tied", OPT_INT, &f->tied, "fresh model: 1 ties the output head to the embedding"},
+        {"init-seed", OPT_LONG, &init_seed, "fresh model: initialisation seed"},
+        {"init-std", OPT_DOUBLE, &mo.init_std, "fresh model: weights N(0, std^2) (gains 1)"},
+        {"save-hf", OPT_STRING, &mo.save_hf, "write the model here in Hugging Face's layout (model.safetensors, "
+                                             "config.json)"},
+        {"save-f32", OPT_FLAG, &mo.save_f32, "with --save-hf: F32 data (default F64, exact)"},
+        {"tokens", OPT_STRING, &tokens_path, "the batch: a (B, T+1) .npy of token ids (else drawn from --data)"},
+        TT_DATA_OPTS(data),
+        {"batch", OPT_INT, &batch, "sequences drawn from --data"},
+        {"held-out", OPT_INT, &held_out, "1: from the held-out part, 0: the training part"},
+        {"data-seed", OPT_LONG, &data_seed, "the draw's seed (and the Markov chain's)"},
+        {"direction", OPT_STRING, &dir_path, "v: tensors in the model's layout (.safetensors); else N(0, 1)"},
+        {"seed", OPT_LONG, &seed, "seed of the Gaussian v"},
+        {"out", OPT_STRING, &out, "output folder"},
+    };
+    run_start(argc, argv);
+    cli_parse(argc, argv,
+              "Loss, gradient and exact Hessian-vector product (R-operator) of a Llama-style model in Hugging\n"
+              "Face's layout on one batch: loss.csv, grad.safetensors, hv.safetensors (the model's names, F64),\n"
+              "tokens.npy, v.safetensors; --save-hf writes the model in that layout.",
+              opts, sizeof opts / sizeof *opts);
+    if (batch < 1 || batch > 65536) die_user("--batch must be in 1..65536 (got %d)", batch);
+    if (held_out != 0 && held_out != 1) die_user("--held-out must be 0 or 1 (got %d)", held_out);
+    if (seed < 0 || data_seed < 0 || init_seed < 0) die_user("seeds must be >= 0");
+    if (mo.T < 0) die_user("--T must be >= 0 (got %d)", mo.T);
+    f->seed = (unsigned long)init_seed;
+    model *m = open_model(&mo);
+    const llama_config *c = llama_config_of(m);
+    int B;
+    tt_data *d;
+    int *tok = probe_tokens(tokens_path, data, c->V, c->T, batch, held_out, (unsigned long)data_seed,
+                            mo.model ? mo.model : "the fresh model", &B, &d);
+    llama_set_batch(m, tok, B);
+    double *v = direction(m, &mo, dir_path, (unsigned long)seed);
+
+    ensure_dir(out);
+    if (d) token_source_write_vocab(d, out);
+    double *g = xmalloc(m->P * sizeof(double)), *hv = xmalloc(m->P * sizeof(double));
+    double loss = m->grad(m, g);
+    m->hvp(m, v, hv, 1);
+    probe_write(out, loss, m->P, tok, B, c->T);
+    const char *names[3] = {"grad.safetensors", "hv.safetensors", "v.safetensors"};
+    const double *vecs[3] = {g, hv, v};
+    for (int i = 0; i < 3; i++) {
+        char *path = path_join(out, names[i]);
+        llama_save_hf_tensors(m, vecs[i], path, 0);
+        free(path);
+    }
+    if (mo.save_hf) llama_save_hf(m, mo.save_hf, mo.save_f32);
+    if (!core_quiet) fprintf(stderr, "llama_probe: P = %zu, loss %.17g on %d sequences\n", m->P, loss, B);
+    run_write_info(out, (unsigned long)seed);
+    free(g), free(hv), free(v), free(tok);
+    tt_data_free(d);
+    model_free(m);
+    return 0;
+}
