@@ -18,6 +18,7 @@
 #include "check.h"
 #include "hessian/hessian.h"
 #include "tinytransformer/llama_kernels.h"
+#include <ctype.h>
 #include <stdlib.h>
 
 static void fill(double *x, size_t n, gsl_rng *r)
@@ -889,6 +890,71 @@ static void test_hf_hostile(void)
     model_free(m);
 }
 
+/* ---- Algorithm 3 on Llama names against the official Adam-mini -------------------------------------
+ * The official optimizer's partition, transcribed from zyushun/Adam-mini,
+ * adam_mini/adam_mini.py, class Adam_mini (version 1.1.1): the name sets of
+ * __init__ and the branches of step(). For each parameter of
+ * model.named_parameters() (a tied head is not among them), its name
+ * lowercased, the first branch whose substring test matches:
+ *   "bias"                                          -> plain Adam (one block per entry)
+ *   k_proj q_proj wq wk query key                   -> grad.view(-1, head_numel), head_numel = dim·dim/n_heads
+ *   embed embd wte | lm_head output final_layer | v_proj wv value | feed_forward linear mlp | o_proj wo attn.proj
+ *                                                   -> one block per row (the grad's dim 0)
+ *   anything else (the norms)                       -> one block */
+static int name_has(const char *lower, const char *const *keys, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strstr(lower, keys[i])) return 1;
+    return 0;
+}
+
+static partition *official_partition(const model *m, size_t dim, size_t n_heads)
+{
+    static const char *const wqk[] = {"k_proj", "q_proj", "wq", "wk", "query", "key"};
+    static const char *const by_row[] = {"embed", "embd", "wte", "lm_head", "output", "final_layer", "v_proj", "wv",
+                                         "value", "feed_forward", "linear", "mlp", "o_proj", "wo", "attn.proj"};
+    partition *p = partition_new();
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        char lower[48];
+        for (size_t i = 0; i < sizeof lower; i++) lower[i] = (char)tolower((unsigned char)ti->name[i]);
+        size_t n = tensor_size(ti), head_numel = dim * dim / n_heads, per;
+        if (strstr(lower, "bias")) per = 1;
+        else if (name_has(lower, wqk, 6)) per = head_numel;
+        else if (name_has(lower, by_row, 15)) per = (size_t)ti->cols;
+        else per = n;
+        for (size_t b = 0; b < n; b += per) partition_add(p, ti->offset + b, per, 1, t, ti->name);
+    }
+    return p;
+}
+
+static void test_official_partition(void)
+{
+    /* heads, kv heads, tied, layers */
+    static const int shapes[][4] = {{4, 4, 0, 2}, {4, 2, 1, 2}, {8, 2, 0, 1}, {4, 1, 1, 3}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        llama_config c = {.V = 7, .C = 16, .layers = shapes[s][3], .heads = shapes[s][0], .kv_heads = shapes[s][1],
+                          .M = 24, .T = 4, .eps = 1e-6, .theta = 1e4, .tied = shapes[s][2], .seed = 1};
+        model *m = llama_new(&c);
+        partition *a = partition_alg3(m, 0), *o = official_partition(m, c.C, c.heads);
+        int same = a->nblocks == o->nblocks;
+        for (int b = 0; same && b < a->nblocks; b++)
+            same = a->b[b].start == o->b[b].start && a->b[b].n == o->b[b].n && a->b[b].stride == o->b[b].stride;
+        CHECK(same, "%d heads, %d kv heads, tied %d: Algorithm 3 (%d blocks) is not the official Adam-mini's "
+              "partition (%d blocks)", c.heads, c.kv_heads, c.tied, a->nblocks, o->nblocks);
+        /* what the two agree on, counted: q by its heads, k by its kv heads, v/o/gate/up/down/embed/head by rows,
+         * each norm one block */
+        int hd = c.C / c.heads, layer = 2 + c.heads + c.kv_heads + c.kv_heads * hd + 16 + 2 * 24 + 16;
+        int nb = c.V + (c.tied ? 0 : c.V) + 1 + c.layers * layer;
+        CHECK(a->nblocks == nb, "Algorithm 3 on Llama: %d blocks, expected %d", a->nblocks, nb);
+        partition_check_cover(a, m->P, "Algorithm 3 on Llama");
+        partition *w = partition_alg3(m, 1); /* value whole: the comparison can fail */
+        CHECK(w->nblocks != o->nblocks, "value as one block must differ from the official partition");
+        partition_free(a), partition_free(o), partition_free(w);
+        model_free(m);
+    }
+}
+
 static void test_user_errors(void)
 {
     llama_config c = llama_defaults();
@@ -934,6 +1000,7 @@ int main(void)
     test_tied_is_summed_untied();
     test_hf_round_trip();
     test_hf_hostile();
+    test_official_partition();
     test_user_errors();
     return check_summary();
 }
