@@ -27,6 +27,14 @@ OPENBLAS_NUM_THREADS=1 "$P" --model "$TMPD/hf" --data text --batch 3 --out "$TMP
 OPENBLAS_NUM_THREADS=2 "$P" --model "$TMPD/hf" --data text --batch 3 --out "$TMPD/t2" --quiet
 cmp -s "$TMPD/t1/hv.safetensors" "$TMPD/t2/hv.safetensors" && cli_ok || cli_fail "H v differs on 1 and 2 threads"
 
+# ---- --hessian: Principle 1 on every tensor's block of H; one pick and one Algorithm 3 split per tensor
+check "--hessian --save-h" "$P" --model "$TMPD/hf" --data text --batch 3 --hessian --save-h --out "$TMPD/h" --quiet
+awk -F, 'NR > 1 {if (!n[$1]++) k++; p[$1] += $9; a[$1] += $8}
+  END {for (t in n) if (p[t] != 1 || a[t] != 1) exit 1; exit k != 21}' "$TMPD/h/splits.csv" && cli_ok ||
+  cli_fail "splits.csv: not one pick and one Algorithm 3 split for each of 21 tensors"
+[ "$(stat -c %s "$TMPD/h/H.npy")" -eq $((128 + 4176 * 4176 * 8)) ] && cli_ok || cli_fail "H.npy is not 4176 x 4176"
+expect_user_error "--level 0" "$P" --model "$TMPD/hf" --hessian --level 0 --out "$TMPD/x"
+
 # ---- hostile checkpoints: one line, exit 2, no output
 bad() { # bad DESCRIPTION SED-EXPRESSION EXPECTED-TEXT
   rm -rf "$TMPD/bad" "$TMPD/x"; cp -r "$TMPD/hf" "$TMPD/bad"

@@ -14,9 +14,16 @@
  * tied model's embedding once), or Gaussian N(0, 1) from --seed. Outputs in
  * --out: loss.csv, tokens.npy, grad.safetensors and hv.safetensors (∇L and
  * H v with the model's tensor names, F64; a tied embedding's rows the sum of
- * both uses), v.safetensors, vocab.csv (text), run.txt.
+ * both uses), v.safetensors, vocab.csv (text), run.txt. With --hessian, the
+ * exact H on the batch (P up to ~2·10^4) and, per tensor, Principle 1 on its
+ * diagonal block H_tt (hessian/hessian.h, as partition_check scores it):
+ * splits.csv, one row per candidate split (whole, heads, rows, cols, entries)
+ * with its number of blocks, its score over H_tt (off-diagonal excess; entries:
+ * diagonal excess; whole 1), whether it is Algorithm 3's split and whether
+ * Principle 1 picks it at --level; with --save-h, H.npy.
  */
 #include "harness/harness.h"
+#include "hessian/hessian.h"
 #include "tinytransformer/llama.h"
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +74,35 @@ static double *direction(const model *m, const model_opts *o, const char *path, 
     return v;
 }
 
+/* splits.csv: Principle 1 on each tensor's diagonal block of H (and H.npy when save_h). */
+static void hessian_splits(model *m, const char *out, double level, int save_h)
+{
+    hessian_opts o = hessian_defaults();
+    size_t P = m->P;
+    double *H = hessian_full(m, &o), total = frobenius_sq(P * P, H);
+    partition *a3 = partition_alg3(m, 0);
+    outfile *f = csv_open_in(out, "splits.csv", "tensor,role,n,share,split,blocks,score,alg3,pick");
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        double *Htt = tensor_hessian(H, P, m, t), score;
+        split_candidates c;
+        split_candidates_of(Htt, m, t, &c);
+        int pick = principle1_pick(Htt, m, t, &c, level, &score), a = partition_split_of(a3, m, t);
+        double share = frobenius_sq(tensor_size(ti) * tensor_size(ti), Htt) / total;
+        for (int i = 0; i < c.n; i++)
+            csv_row(f, "%s,%s,%zu,%.6g,%s,%d,%.6g,%d,%d", ti->name, role_name(ti->role), tensor_size(ti), share,
+                    split_name(c.split[i]), c.nblocks[i], c.hold[i], (int)c.split[i] == a, i == pick);
+        free(Htt);
+    }
+    csv_close(f);
+    if (save_h) {
+        size_t shape[2] = {P, P};
+        npy_write_in(out, "H.npy", H, 2, shape);
+    }
+    partition_free(a3);
+    free(H);
+}
+
 int main(int argc, char **argv)
 {
     model_opts mo = {.fresh = llama_defaults(), .init_std = 0.02};
@@ -74,7 +110,8 @@ int main(int argc, char **argv)
     llama_config *f = &mo.fresh;
     const char *tokens_path = NULL, *dir_path = NULL, *out = "results/llama_probe";
     tt_data_opts data = {NULL, NULL, 0};
-    int batch = 8, held_out = 1;
+    int batch = 8, held_out = 1, hessian = 0, save_h = 0;
+    double level = 0.5;
     long seed = 1, data_seed = 1, init_seed = 1;
     const cli_opt opts[] = {
         {"model", OPT_STRING, &mo.model, "a Llama checkpoint: a folder with model.safetensors and config.json, or a "
@@ -103,6 +140,9 @@ int main(int argc, char **argv)
         {"data-seed", OPT_LONG, &data_seed, "the draw's seed (and the Markov chain's)"},
         {"direction", OPT_STRING, &dir_path, "v: tensors in the model's layout (.safetensors); else N(0, 1)"},
         {"seed", OPT_LONG, &seed, "seed of the Gaussian v"},
+        {"hessian", OPT_FLAG, &hessian, "also the exact H: Principle 1 on each tensor's block (splits.csv)"},
+        {"level", OPT_DOUBLE, &level, "with --hessian: the score a split must reach (partition_check's --level)"},
+        {"save-h", OPT_FLAG, &save_h, "with --hessian: write H.npy (P x P float64)"},
         {"out", OPT_STRING, &out, "output folder"},
     };
     run_start(argc, argv);
@@ -115,6 +155,7 @@ int main(int argc, char **argv)
     if (held_out != 0 && held_out != 1) die_user("--held-out must be 0 or 1 (got %d)", held_out);
     if (seed < 0 || data_seed < 0 || init_seed < 0) die_user("seeds must be >= 0");
     if (mo.T < 0) die_user("--T must be >= 0 (got %d)", mo.T);
+    if (!(level > 0 && level <= 1)) die_user("--level must be in (0, 1] (got %g)", level);
     f->seed = (unsigned long)init_seed;
     model *m = open_model(&mo);
     const llama_config *c = llama_config_of(m);
@@ -139,6 +180,7 @@ int main(int argc, char **argv)
         free(path);
     }
     if (mo.save_hf) llama_save_hf(m, mo.save_hf, mo.save_f32);
+    if (hessian) hessian_splits(m, out, level, save_h);
     if (!core_quiet) fprintf(stderr, "llama_probe: P = %zu, loss %.17g on %d sequences\n", m->P, loss, B);
     run_write_info(out, (unsigned long)seed);
     free(g), free(hv), free(v), free(tok);
