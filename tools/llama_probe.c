@@ -20,7 +20,8 @@
  * splits.csv, one row per candidate split (whole, heads, rows, cols, entries)
  * with its number of blocks, its score over H_tt (off-diagonal excess; entries:
  * diagonal excess; whole 1), whether it is Algorithm 3's split and whether
- * Principle 1 picks it at --level; with --save-h, H.npy.
+ * Principle 1 picks it at --level (pick_score: the score the pick held with
+ * inside its parent split); with --save-h, H.npy.
  */
 #include "harness/harness.h"
 #include "hessian/hessian.h"
@@ -81,7 +82,7 @@ static void hessian_splits(model *m, const char *out, double level, int save_h)
     size_t P = m->P;
     double *H = hessian_full(m, &o), total = frobenius_sq(P * P, H);
     partition *a3 = partition_alg3(m, 0);
-    outfile *f = csv_open_in(out, "splits.csv", "tensor,role,n,share,split,blocks,score,alg3,pick");
+    outfile *f = csv_open_in(out, "splits.csv", "tensor,role,n,share,split,blocks,score,alg3,pick,pick_score");
     for (int t = 0; t < m->ntensors; t++) {
         const tensor_info *ti = &m->tensors[t];
         double *Htt = tensor_hessian(H, P, m, t), score;
@@ -90,8 +91,8 @@ static void hessian_splits(model *m, const char *out, double level, int save_h)
         int pick = principle1_pick(Htt, m, t, &c, level, &score), a = partition_split_of(a3, m, t);
         double share = frobenius_sq(tensor_size(ti) * tensor_size(ti), Htt) / total;
         for (int i = 0; i < c.n; i++)
-            csv_row(f, "%s,%s,%zu,%.6g,%s,%d,%.6g,%d,%d", ti->name, role_name(ti->role), tensor_size(ti), share,
-                    split_name(c.split[i]), c.nblocks[i], c.hold[i], (int)c.split[i] == a, i == pick);
+            csv_row(f, "%s,%s,%zu,%.6g,%s,%d,%.6g,%d,%d,%.6g", ti->name, role_name(ti->role), tensor_size(ti), share,
+                    split_name(c.split[i]), c.nblocks[i], c.hold[i], (int)c.split[i] == a, i == pick, score);
         free(Htt);
     }
     csv_close(f);

@@ -155,9 +155,10 @@ def load_corpus(a):
     return torch.from_numpy(tokens[:ntrain]), torch.from_numpy(tokens[ntrain:]), len(kept) + other
 
 
-def train(model, train_part, held, a):
+def train(model, train_part, held, a, at_step=None):
     """AdamW (weight decay 0.1 on matrices, betas 0.9/0.99), warm-up then cosine to 10%, a.steps steps of
-    a.batch windows of a.block_size + 1 tokens; log.csv in a.out every tenth of the run."""
+    a.batch windows of a.block_size + 1 tokens; log.csv in a.out every tenth of the run; at_step(step, model)
+    before each step's update (the model after `step` updates), if given."""
     decay = [p for p in model.parameters() if p.dim() >= 2]
     rest = [p for p in model.parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}],
@@ -186,6 +187,8 @@ def train(model, train_part, held, a):
         if step % (a.steps // 10) == 0:
             log.write("%d,%.6f,%.6f,%.3g\n" % (step, loss.item(), ev, lr))
             print("step %5d  train %.4f  held-out %.4f  (%.0f s)" % (step, loss.item(), ev, time.time() - t0))
+        if at_step:
+            at_step(step, model)
         if step == a.steps:
             break
         opt.zero_grad(set_to_none=True)

@@ -13,7 +13,8 @@ final RMSNorm; lm_head, tied to the embedding or not; no biases. The data and
 the training are the GPT example's (train_char_gpt.py: the toolkit's --data
 text vocabulary, the last 10% held out, AdamW with warm-up and cosine decay).
 Written to --out: model.safetensors (F32; no lm_head.weight when tied, as
-Hugging Face saves it) and config.json (LlamaConfig's keys), vocab.csv, log.csv.
+Hugging Face saves it) and config.json (LlamaConfig's keys), vocab.csv, log.csv;
+with --save-at S, the model after S steps in the same layout in --out/step<S>.
 
     /usr/bin/python3 docs/examples/train_char_llama.py --out results/char_llama
 
@@ -155,13 +156,14 @@ def save_hf(folder, model, dtype=np.float32):
 
 def main():
     a = arguments(__doc__.split("\n")[0], "results/char_llama", layers=1, heads=4, kv_heads=2, hidden=24,
-                  intermediate=64, tied=1)
+                  intermediate=64, tied=1, save_at=-1)
     train_part, held, V = load_corpus(a)
     c = dict(vocab_size=V, hidden_size=a.hidden, intermediate_size=a.intermediate, num_hidden_layers=a.layers,
              num_attention_heads=a.heads, num_key_value_heads=a.kv_heads, rms_norm_eps=1e-5, rope_theta=10000.0,
              max_position_embeddings=a.block_size, tie_word_embeddings=bool(a.tied))
     model = Llama(c)
-    seconds = train(model, train_part, held, a)
+    seconds = train(model, train_part, held, a,
+                    lambda step, m: step == a.save_at and save_hf(os.path.join(a.out, "step%d" % step), m))
     save_hf(a.out, model)
     n = sum(p.numel() for p in model.parameters())
     print("wrote %s/model.safetensors and config.json: %d parameters, %.0f s" % (a.out, n, seconds))
