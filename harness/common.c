@@ -105,21 +105,28 @@ static int *read_tokens(const char *path, int T, int *B)
     return tok;
 }
 
-int *probe_tokens(const char *tokens_path, tt_data_opts data, int V, int T, int batch, int held_out,
-                  unsigned long data_seed, const char *model, int *B, tt_data **d)
+void probe_batch_check(const probe_batch *o)
+{
+    if (o->batch < 1 || o->batch > 65536) die_user("--batch must be in 1..65536 (got %d)", o->batch);
+    if (o->held_out != 0 && o->held_out != 1) die_user("--held-out must be 0 or 1 (got %d)", o->held_out);
+    if (o->data_seed < 0) die_user("--data-seed must be >= 0 (got %ld)", o->data_seed);
+}
+
+int *probe_tokens(const probe_batch *o, int V, int T, const char *model, int *B, tt_data **d)
 {
     *d = NULL;
-    if (tokens_path) return read_tokens(tokens_path, T, B);
+    if (o->tokens) return read_tokens(o->tokens, T, B);
+    tt_data_opts data = o->data;
     if (token_source_is_text(&data) && data.vocab == 0) data.vocab = V;
-    *d = token_source(&data, V, T, 2, 2, data_seed);
+    *d = token_source(&data, V, T, 2, 2, (unsigned long)o->data_seed);
     if (tt_data_vocab(*d) != V)
         die_user("%s has a vocabulary of %d but the data gives %d symbols (--vocab-size)", model, V, tt_data_vocab(*d));
-    int *tok = xmalloc((size_t)batch * (T + 1) * sizeof(int));
-    gsl_rng *r = rng_new(data_seed);
-    if (held_out) tt_data_held_out_batch(*d, r, batch, T, tok);
-    else tt_data_batch(*d, r, batch, T, tok);
+    int *tok = xmalloc((size_t)o->batch * (T + 1) * sizeof(int));
+    gsl_rng *r = rng_new((unsigned long)o->data_seed);
+    if (o->held_out) tt_data_held_out_batch(*d, r, o->batch, T, tok);
+    else tt_data_batch(*d, r, o->batch, T, tok);
     rng_free(r);
-    *B = batch;
+    *B = o->batch;
     return tok;
 }
 

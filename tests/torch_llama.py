@@ -37,20 +37,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from train_char_llama import Llama, save_hf, rotate_half  # noqa: E402  (the code a user runs, not a copy)
 from train_char_gpt import save_safetensors  # noqa: E402
-from torch_nanogpt import st_read, run, read_loss, rel  # noqa: E402  (the nanoGPT test's file helpers)
+import torch_nanogpt as tn  # noqa: E402  (the nanoGPT test's checks, counters and file helpers)
+from torch_nanogpt import check, st_read, run, read_loss, rel, TOL  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
-TOL = 1e-10
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL torch_llama.py: " + what)
 
 
 def config(C, heads, kv_heads, tied, head_dim=None, eps=1e-6):
@@ -243,8 +233,8 @@ def main():
         for tied in (0, 1):
             for f32 in (0, 1):
                 reverse_check(build, tmp, tied, f32)
-    print("# counts %d %d" % (passed, failed))
-    return 1 if failed else 0
+    print("# counts %d %d" % (tn.passed, tn.failed))
+    return 1 if tn.failed else 0
 
 
 if __name__ == "__main__":

@@ -109,11 +109,11 @@ int main(int argc, char **argv)
     model_opts mo = {.fresh = llama_defaults(), .init_std = 0.02};
     mo.fresh.kv_heads = 0;
     llama_config *f = &mo.fresh;
-    const char *tokens_path = NULL, *dir_path = NULL, *out = "results/llama_probe";
-    tt_data_opts data = {NULL, NULL, 0};
-    int batch = 8, held_out = 1, hessian = 0, save_h = 0;
+    const char *dir_path = NULL, *out = "results/llama_probe";
+    probe_batch pb = PROBE_BATCH_DEFAULTS;
+    int hessian = 0, save_h = 0;
     double level = 0.5;
-    long seed = 1, data_seed = 1, init_seed = 1;
+    long seed = 1, init_seed = 1;
     const cli_opt opts[] = {
         {"model", OPT_STRING, &mo.model, "a Llama checkpoint: a folder with model.safetensors and config.json, or a "
                                          ".safetensors file with --model-config (else a fresh model)"},
@@ -134,11 +134,7 @@ int main(int argc, char **argv)
         {"save-hf", OPT_STRING, &mo.save_hf, "write the model here in Hugging Face's layout (model.safetensors, "
                                              "config.json)"},
         {"save-f32", OPT_FLAG, &mo.save_f32, "with --save-hf: F32 data (default F64, exact)"},
-        {"tokens", OPT_STRING, &tokens_path, "the batch: a (B, T+1) .npy of token ids (else drawn from --data)"},
-        TT_DATA_OPTS(data),
-        {"batch", OPT_INT, &batch, "sequences drawn from --data"},
-        {"held-out", OPT_INT, &held_out, "1: from the held-out part, 0: the training part"},
-        {"data-seed", OPT_LONG, &data_seed, "the draw's seed (and the Markov chain's)"},
+        PROBE_BATCH_OPTS(pb),
         {"direction", OPT_STRING, &dir_path, "v: tensors in the model's layout (.safetensors); else N(0, 1)"},
         {"seed", OPT_LONG, &seed, "seed of the Gaussian v"},
         {"hessian", OPT_FLAG, &hessian, "also the exact H: Principle 1 on each tensor's block (splits.csv)"},
@@ -152,9 +148,8 @@ int main(int argc, char **argv)
               "Face's layout on one batch: loss.csv, grad.safetensors, hv.safetensors (the model's names, F64),\n"
               "tokens.npy, v.safetensors; --save-hf writes the model in that layout.",
               opts, sizeof opts / sizeof *opts);
-    if (batch < 1 || batch > 65536) die_user("--batch must be in 1..65536 (got %d)", batch);
-    if (held_out != 0 && held_out != 1) die_user("--held-out must be 0 or 1 (got %d)", held_out);
-    if (seed < 0 || data_seed < 0 || init_seed < 0) die_user("seeds must be >= 0");
+    probe_batch_check(&pb);
+    if (seed < 0 || init_seed < 0) die_user("--seed and --init-seed must be >= 0");
     if (mo.T < 0) die_user("--T must be >= 0 (got %d)", mo.T);
     if (!(level > 0 && level <= 1)) die_user("--level must be in (0, 1] (got %g)", level);
     f->seed = (unsigned long)init_seed;
@@ -162,8 +157,7 @@ int main(int argc, char **argv)
     const llama_config *c = llama_config_of(m);
     int B;
     tt_data *d;
-    int *tok = probe_tokens(tokens_path, data, c->V, c->T, batch, held_out, (unsigned long)data_seed,
-                            mo.model ? mo.model : "the fresh model", &B, &d);
+    int *tok = probe_tokens(&pb, c->V, c->T, mo.model ? mo.model : "the fresh model", &B, &d);
     llama_set_batch(m, tok, B);
     double *v = direction(m, &mo, dir_path, (unsigned long)seed);
 

@@ -31,19 +31,14 @@ static void save_vector(const model *m, const double *x, const char *dir, const 
 
 int main(int argc, char **argv)
 {
-    const char *model_path = NULL, *model_config = NULL, *tokens_path = NULL, *dir_path = NULL;
+    const char *model_path = NULL, *model_config = NULL, *dir_path = NULL;
     const char *out = "results/tt_probe";
-    tt_data_opts data = {NULL, NULL, 0};
-    int batch = 8, held_out = 1;
-    long seed = 1, data_seed = 1;
+    probe_batch pb = PROBE_BATCH_DEFAULTS;
+    long seed = 1;
     const cli_opt opts[] = {
         {"model", OPT_STRING, &model_path, "the model: nanoGPT's layout in .safetensors (required)"},
         {"model-config", OPT_STRING, &model_config, "its config JSON when the file's metadata lacks n_head"},
-        {"tokens", OPT_STRING, &tokens_path, "the batch: a (B, T+1) .npy of token ids (else drawn from --data)"},
-        TT_DATA_OPTS(data),
-        {"batch", OPT_INT, &batch, "sequences drawn from --data"},
-        {"held-out", OPT_INT, &held_out, "1: from the held-out part, 0: the training part"},
-        {"data-seed", OPT_LONG, &data_seed, "the draw's seed (and the Markov chain's)"},
+        PROBE_BATCH_OPTS(pb),
         {"direction", OPT_STRING, &dir_path, "v: a state dict in the model's layout (.safetensors); else N(0, 1)"},
         {"seed", OPT_LONG, &seed, "seed of the Gaussian v"},
         {"out", OPT_STRING, &out, "output folder"},
@@ -55,15 +50,13 @@ int main(int argc, char **argv)
               "layout, F64), tokens.npy, v.safetensors.",
               opts, sizeof opts / sizeof *opts);
     if (!model_path) die_user("--model is required");
-    if (batch < 1 || batch > 65536) die_user("--batch must be in 1..65536 (got %d)", batch);
-    if (held_out != 0 && held_out != 1) die_user("--held-out must be 0 or 1 (got %d)", held_out);
-    if (seed < 0 || data_seed < 0) die_user("seeds must be >= 0");
+    probe_batch_check(&pb);
+    if (seed < 0) die_user("--seed must be >= 0 (got %ld)", seed);
     model *m = tt_load_nanogpt(model_path, model_config);
     const tt_config *c = tt_config_of(m);
     int B;
     tt_data *d;
-    int *tok = probe_tokens(tokens_path, data, c->V, c->T, batch, held_out, (unsigned long)data_seed, model_path, &B,
-                            &d);
+    int *tok = probe_tokens(&pb, c->V, c->T, model_path, &B, &d);
     tt_set_batch(m, tok, B);
     double *v = xmalloc(m->P * sizeof(double));
     if (dir_path) {
