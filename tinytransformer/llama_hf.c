@@ -263,9 +263,9 @@ static int config_of(llama_config *cfg, const hf_tensors *t, const hf_config *c,
     if (H % Hkv) return fail(e, "num_key_value_heads = %ld does not divide num_attention_heads = %ld", Hkv, H);
     if (c->head_dim < 0 && C % H) return fail(e, "num_attention_heads = %ld does not divide hidden_size = %ld", H, C);
     long hd = c->head_dim >= 0 ? c->head_dim : C / H, maxpos = c->max_pos >= 0 ? c->max_pos : 2048;
-    if (V < 2 || V > 65536 || C > 8192 || M > 65536 || H > 1024 || hd > 1024 || hd % 2)
+    if (V < 2 || V > 65536 || C < 1 || C > 8192 || M < 1 || M > 65536 || H > 1024 || hd < 2 || hd > 1024 || hd % 2)
         return fail(e, "vocab %ld, hidden %ld, intermediate %ld, %ld heads of %ld: beyond the toolkit's model "
-                       "(2..65536, 8192, 65536, 1024 heads of an even size up to 1024)", V, C, M, H, hd);
+                       "(2..65536, 1..8192, 1..65536, up to 1024 heads of an even size 2..1024)", V, C, M, H, hd);
     if (T <= 0) T = maxpos > 4096 ? 4096 : (int)maxpos;
     if (T > maxpos) return fail(e, "context length %d beyond max_position_embeddings = %ld", T, maxpos);
     int tied = c->tied == 1;
