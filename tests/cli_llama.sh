@@ -1,8 +1,9 @@
 # Whole-program checks of the Llama-style model in Hugging Face's layout
 # (llama_probe): a fresh model written with --save-hf and read back (folder,
 # and file + --model-config) gives the same loss, gradient and H v bytes and,
-# written again, the same files; the same bytes on 1 and 2 threads; hostile
-# configs and files are one line, exit 2, no output.
+# written again, the same files; the same bytes on 1 and 2 threads; --hessian's
+# splits; hostile configs and files, and bad batch flags of both probes, are
+# one line, exit 2, no output.
 source tests/lib_cli.sh
 P=$BIN/llama_probe
 
@@ -60,4 +61,15 @@ check "a fresh tied MHA model" "$P" --C 8 --heads 2 --tied 1 --save-hf "$TMPD/ti
 expect_user_error "a direction of another layout" "$P" --model "$TMPD/tied" --direction "$TMPD/a/v.safetensors" \
   --out "$TMPD/x"
 expect_no_files "no output after a bad direction" "$TMPD/x"
+# ---- the probes' shared batch flags (harness probe_batch)
+for prog in llama_probe tt_probe; do
+  expect_user_error "$prog --batch 0" "$BIN/$prog" --model "$TMPD/hf" --batch 0 --out "$TMPD/x"
+  grep -q -- "--batch must be in 1..65536" "$TMPD/err" && cli_ok || cli_fail "$prog --batch 0: $(cat "$TMPD/err")"
+  expect_user_error "$prog --held-out 2" "$BIN/$prog" --model "$TMPD/hf" --held-out 2 --out "$TMPD/x"
+  expect_user_error "$prog --data-seed -1" "$BIN/$prog" --model "$TMPD/hf" --data-seed -1 --out "$TMPD/x"
+done
+expect_user_error "--tokens of another length" "$P" --model "$TMPD/hf" --tokens "$TMPD/a/tokens.npy" --T 5 \
+  --out "$TMPD/x"
+grep -q "expected a (B, 6) array of token ids" "$TMPD/err" && cli_ok || cli_fail "--tokens T: $(cat "$TMPD/err")"
+expect_no_files "no output after bad batch flags" "$TMPD/x"
 cli_summary
