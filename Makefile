@@ -100,7 +100,7 @@ TK_CFLAGS = -fno-math-errno $(VECT_FLAG) -std=c11 -D_GNU_SOURCE -Wall -Wextra -M
 TK_LDFLAGS = $(SANFLAGS)
 LDLIBS = $(MPI_LIBS) $(PKG_LIBS) -lm
 
-LIBDIRS := core hessian optim quad mlp tinytransformer verdict harness
+LIBDIRS := core hessian optim quad mlp tinytransformer verdict verdict/claims harness
 LIBSRC := $(wildcard $(addsuffix /*.c,$(LIBDIRS)))
 LIBOBJ := $(LIBSRC:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libtoolkit.a

@@ -83,12 +83,12 @@ static void search_all(study *st)
 static void write_stats(study *st, double margin, double control)
 {
     outfile *f = stats_open(st->a.out);
-    stats_put(f, "ablation.mean_margin", margin);
-    stats_put(f, "ablation.control.min_margin", control);
+    stats_put(f, "ablation_vstat.mean_margin", margin);
+    stats_put(f, "ablation_vstat.control.min_margin", control);
     for (int s = 0; s < VSTAT_COUNT; s++)
-        stats_putf(f, ttexp_excess_share(&st->e, st->best[s], st->best[VSTAT_MEAN], NULL), "ablation.excess.%s",
+        stats_putf(f, ttexp_excess_share(&st->e, st->best[s], st->best[VSTAT_MEAN], NULL), "ablation_vstat.excess.%s",
                    vstat_name(s));
-    stats_put(f, "ablation.grids_at_bound", st->at_bound);
+    stats_put(f, "ablation_vstat.grids_at_bound", st->at_bound);
     csv_close(f);
 }
 
@@ -106,7 +106,7 @@ static void write_claims(study *st, double margin, double control)
         fprintf(c, "  %-5s held-out %.4f, excess over mean %+.4f +- %.4f of mean's progress\n", vstat_name(s),
                 st->best[s]->final_eval, x, se);
     }
-    ttexp_print_claim(c, "ablation.mean_best", margin, control);
+    ttexp_print_claim(c, "ablation_vstat.mean_best", margin, control);
     outfile_commit(f);
     echo_file(path);
     free(path);

@@ -343,17 +343,17 @@ static exp2_stats judge(study *st)
 static void write_stats(const study *st, const exp2_stats *r)
 {
     outfile *f = stats_open(st->x.a.out);
-    stats_put(f, "exp2.blockgd_excess", r->blockgd);
-    stats_put(f, "exp2.control.gd_excess", r->gd);
-    stats_put(f, "exp2.blockhb_excess", r->blockhb);
-    stats_put(f, "exp2.control.heavy_ball_excess", r->hb);
-    stats_put(f, "exp2.blockgd_excess_over_adam_b1_0", r->blockgd_b1_0);
-    stats_put(f, "exp2.control.gd_excess_over_adam_b1_0", r->gd_b1_0);
-    stats_put(f, "exp2.full_batch_blockgd_excess", r->full);
-    stats_put(f, "exp2.control.full_batch_gd_excess", r->full_gd);
-    stats_put(f, "exp2.blockgd_hessian_rule_excess", r->hessian_rule);
-    stats_put(f, "exp2.grids_at_bound", st->at_bound);
-    stats_put(f, "exp2.coordinate_groups_at_bound", st->cs[C_BGD].at_bound + st->cs[C_BHB].at_bound +
+    stats_put(f, "exp2_blockwise_gd.blockgd_excess", r->blockgd);
+    stats_put(f, "exp2_blockwise_gd.control.gd_excess", r->gd);
+    stats_put(f, "exp2_blockwise_gd.blockhb_excess", r->blockhb);
+    stats_put(f, "exp2_blockwise_gd.control.heavy_ball_excess", r->hb);
+    stats_put(f, "exp2_blockwise_gd.blockgd_excess_over_adam_b1_0", r->blockgd_b1_0);
+    stats_put(f, "exp2_blockwise_gd.control.gd_excess_over_adam_b1_0", r->gd_b1_0);
+    stats_put(f, "exp2_blockwise_gd.full_batch_blockgd_excess", r->full);
+    stats_put(f, "exp2_blockwise_gd.control.full_batch_gd_excess", r->full_gd);
+    stats_put(f, "exp2_blockwise_gd.blockgd_hessian_rule_excess", r->hessian_rule);
+    stats_put(f, "exp2_blockwise_gd.grids_at_bound", st->at_bound);
+    stats_put(f, "exp2_blockwise_gd.coordinate_groups_at_bound", st->cs[C_BGD].at_bound + st->cs[C_BHB].at_bound +
                                                         st->cs[C_FULL].at_bound);
     csv_close(f);
 }
@@ -381,10 +381,10 @@ static void write_claims(study *st, const exp2_stats *r)
                 "%.4f\n", FA->train_loss[0], FA->final_train, best_of(st, F_GD)->final_train,
             st->fin[C_FULL].rec.final_train);
     fprintf(cl, "excess over the reference as a share of the reference's progress, (L_X - L_ref)/(L_0 - L_ref):\n");
-    ttexp_print_claim(cl, "exp2.blockgd_vs_adamw", r->blockgd, r->gd);
-    ttexp_print_claim(cl, "exp2.heavy_ball_vs_adamw", r->blockhb, r->hb);
-    ttexp_print_claim(cl, "exp2.blockgd_vs_adam_b1_0", r->blockgd_b1_0, r->gd_b1_0);
-    ttexp_print_claim(cl, "exp2.full_batch", r->full, r->full_gd);
+    ttexp_print_claim(cl, "exp2_blockwise_gd.blockgd_vs_adamw", r->blockgd, r->gd);
+    ttexp_print_claim(cl, "exp2_blockwise_gd.heavy_ball_vs_adamw", r->blockhb, r->hb);
+    ttexp_print_claim(cl, "exp2_blockwise_gd.blockgd_vs_adam_b1_0", r->blockgd_b1_0, r->gd_b1_0);
+    ttexp_print_claim(cl, "exp2_blockwise_gd.full_batch", r->full, r->full_gd);
     outfile_commit(f);
     echo_file(path);
     free(path);

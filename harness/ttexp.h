@@ -149,7 +149,7 @@ void ttexp_paired_diff(ttexp *e, const double *wa, const double *wb, double *mea
 /* The group's on-par margin: a method is on par with (not worse than) a reference when
  * its held-out loss exceeds the reference's by less than this share of the reference's
  * progress from the initialisation (ttexp_excess_share). The "on par" and "beats"
- * thresholds of the optimizer claims (verdict/claims.c) are this number; tests check it.
+ * thresholds of the optimizer claims (verdict/claims/) are this number; tests check it.
  * Why 2%: docs/verdicts.md. */
 #define TTEXP_ON_PAR 0.02
 /* The verdicts' scale-free comparison of two trained models: X's held-out loss above the

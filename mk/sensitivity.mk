@@ -1,5 +1,5 @@
 # make sensitivity: every claim under the alternative readings it declares
-# (verdict/claims.c: the open choices the paper leaves, each with 1-3
+# (verdict/claims/: the open choices the paper leaves, each with 1-3
 # alternatives, fixed before any run), over the seeds of make verdicts.
 # An alternative that reads another statistic of the main runs needs no run;
 # one that changes the experiment's flags is run once per seed into

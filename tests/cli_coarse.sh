@@ -63,6 +63,8 @@ while read -r id exp stat _ _ _ _ ctrl; do
       || cli_fail "$id: $name in $exp's stats.csv is '$v'"
   done
 done < <("$BIN/verdicts" --list | awk '$2 == "coarse" || $2 == "value_split"')
+expect_claim_stats coarse "$TMPD/c/stats.csv"
+expect_claim_stats value_split "$TMPD/v/stats.csv"
 [ "$("$BIN/verdicts" --list | awk '$2 == "coarse" || $2 == "value_split"' | wc -l)" -eq 5 ] && cli_ok \
   || cli_fail "five claims of coarse and value_split in the table"
 # the same seed, the same data; another seed, another random layout

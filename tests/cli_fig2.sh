@@ -61,6 +61,7 @@ for n in fig2.hidden.min_excess fig2.control.hidden.min_excess fig2.whole.min_ex
          fig2.init.old_hidden_mass fig2.end.hidden_excess; do
   grep -qE "^$n,-?[0-9]" "$R/stats.csv" && cli_ok || cli_fail "fig2 stats.csv: $n"
 done
+expect_claim_stats fig2 "$R/stats.csv"
 # the statistic is the smallest excess over the checkpoints
 min=$(awk -F, 'NR > 1 {print $19}' "$R/checkpoints.csv" | sort -g | head -1)
 got=$(grep "^fig2.hidden.min_excess," "$R/stats.csv" | cut -d, -f2)

@@ -92,6 +92,7 @@ for n in fig6.qk_heads.min_excess fig6.control.qk_heads.min_excess fig6.neurons.
          fig6.value.log10_ratio fig6.control.key_query.log10_ratio; do
   grep -qE "^$n,-?[0-9]" "$R/stats.csv" && cli_ok || cli_fail "fig6 stats.csv: $n"
 done
+expect_claim_stats fig6 "$R/stats.csv"
 [ "$(grep -cE '^old rule (PASS|FAIL): ' "$R/claims.txt")" -eq 3 ] && cli_ok || cli_fail "fig6: the old rule's 3 lines kept"
 check "fig6 without H" "$F" "${TINY[@]}" --reps 3 --save-h 0 --out "$TMPD/f6n"
 [ ! -e "$TMPD/f6n/H.npy" ] && [ -s "$TMPD/f6n/stats.csv" ] && cli_ok || cli_fail "--save-h 0: no H.npy, stats written"
@@ -127,6 +128,7 @@ for st in table_kappa.share_up.fig4.H.1pct table_kappa.control.share_up.fig4.H.1
           table_kappa.scaled.share_up.fig4.H.1pct table_kappa.scaled.median_log10_ratio.adam.G.step1; do
   grep -q "^$st," "$R/stats.csv" && cli_ok || cli_fail "stats.csv has $st"
 done
+expect_claim_stats table_kappa "$R/stats.csv"
 # the control is the diagonal parts' share (its first name kept), the rescaled coordinates are 'scaled'
 awk -F, '{v[$1] = $2} END {for (k in v) if (k ~ /^table_kappa\.control\.share_up\./) {n++; r = k; sub("control", "ref.diagonal", r); if (v[r] != v[k]) bad = 1}
          exit !(n == 24 && !bad)}' "$R/stats.csv" && cli_ok || cli_fail "table_kappa: the control is the diagonal parts' share"
@@ -187,12 +189,14 @@ R=$TMPD/pcb
 check "partition_check both" "$C" --model both "${TINY[@]}" --mlp-data synthetic --mlp-pool 2 --mlp-width 4 --mlp-eval-n 50 --reps 3 --save-h 0 --out "$R"
 [ -s "$R/tt/summary.csv" ] && [ -s "$R/mlp/summary.csv" ] && [ ! -e "$R/tt/H.npy" ] && cli_ok || cli_fail "both: tt/ and mlp/, no H with --save-h 0"
 grep -qE "^partition_check.mlp.alg2_agree,[0-9]" "$R/stats.csv" && grep -qE "^partition_check.tt.alg2_agree,[0-9]" "$R/stats.csv" && cli_ok || cli_fail "both: the MLP claim and its control in one stats.csv"
+expect_claim_stats partition_check "$R/stats.csv"
 [ "$(grep -cE '^(PASS|FAIL): ' "$R/claims.txt")" -eq 4 ] && cli_ok || cli_fail "both: 2 claim lines per model"
 cmp -s "$R/tt/candidates.csv" "$TMPD/pc/candidates.csv" && cli_ok || cli_fail "both: the Transformer part is the tt run"
 
 # block_structure: H at steps 0, 1 (fig6's checkpoint with these flags) and 5
 R=$TMPD/bs
 check "block_structure tiny run" "$B" "${TINY[@]}" --at-steps 0,1,5 --out "$R"
+expect_claim_stats block_structure "$R/stats.csv"
 for f in run.txt claims.txt stats.csv structure.csv claimed.csv steps.csv train/step000005_params.npy; do
   [ -s "$R/$f" ] && cli_ok || cli_fail "block_structure wrote $f"
 done

@@ -48,6 +48,8 @@ expect_no_files "no output after a bad MLP setting" "$TMPD/b"
 # tiny runs: every output, the claims' statistics, finite
 check "hetero tiny run" "$H" "${TT[@]}" "${MLP[@]}" --hess-batch 6 --reps 3 --out "$TMPD/h"
 check "vspread tiny run" "$S" "${TT[@]}" --checkpoints 0.1,0.5,1 --out "$TMPD/v"
+expect_claim_stats hetero "$TMPD/h/stats.csv"
+expect_claim_stats vspread "$TMPD/v/stats.csv"
 for f in blocks.csv eigs.csv summary.csv density_tt_init.csv density_mlp_end.csv stats.csv claims.txt run.txt; do
   [ -s "$TMPD/h/$f" ] && cli_ok || cli_fail "hetero writes $f"
 done

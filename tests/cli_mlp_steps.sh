@@ -38,6 +38,7 @@ for n in c100.step1.hidden_excess control.c100.step1.hidden_excess c100.appear_m
          c100.softmax_factor_excess control.c100.relu.softmax_factor_excess c10.softmax_factor_excess; do
   grep -qE "^mlp_steps.$n,-?[0-9]" "$R/stats.csv" && cli_ok || cli_fail "stats.csv: mlp_steps.$n finite"
 done
+expect_claim_stats mlp_steps "$R/stats.csv"
 [ "$(grep -cE '^(PASS|FAIL): ' "$R/claims.txt")" -eq 10 ] && cli_ok || cli_fail "claims.txt: 5 claims per class count"
 # the statistics agree with steps.csv: e at step 1, 100 classes, cross-entropy (column 11)
 e1=$(awk -F, '$1 == 100 && $2 == "xent" && $3 == 1 {print $11}' "$R/steps.csv")

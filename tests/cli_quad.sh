@@ -18,6 +18,7 @@ if [ "$(id -u)" != 0 ]; then  # root writes anywhere: the /proc case above cover
   expect_no_files "fig4: nothing in a read-only folder" "$TMPD/ro"
 fi
 check "fig4 small run" "$P" --thetas 2 --points 3 --rs 5 --ds 2,7 --d 6 --kappas 3,40 --out "$TMPD/run" --quiet
+expect_claim_stats fig4 "$TMPD/run/stats.csv"
 for f in fig4a.csv fig4b.csv fig4a_phase.csv fig4b_phase.csv stats.csv claims.txt run.txt; do
   [ -s "$TMPD/run/$f" ] && cli_ok || cli_fail "fig4 writes $f"
 done
@@ -79,6 +80,7 @@ done
 [ ! -e "$TMPD/bad3" ] && cli_ok || cli_fail "fig3: bad input creates no folder"
 expect_user_error "fig3 unwritable output folder" "$P" --steps 5 --block 3 --lr-points 2 --out /proc/nope
 check "fig3 small run" "$P" --steps 60 --block 6 --lr-points 4 --out "$TMPD/run3" --quiet
+expect_claim_stats fig3 "$TMPD/run3/stats.csv"
 for f in H.npy H1.npy eigenvalues.csv loss_full.csv loss_h1.csv loss_homogeneous.csv loss_diag_spread.csv \
          loss_diag_h1.csv lrs.csv grid.csv grid_full_adam.csv grid_h1_adam.csv grid_full_adam_mini.csv \
          grid_h1_adam_mini.csv grid_homogeneous_adam.csv grid_diag_spread_adam.csv grid_diag_h1_adam.csv stats.csv \

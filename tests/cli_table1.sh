@@ -4,6 +4,7 @@ P=$BIN/table1_memory
 check "--help" "$P" --help
 expect_user_error "bad flag" "$P" --layers 3
 check "run" "$P" --out "$TMPD/t" --quiet
+expect_claim_stats table1_memory "$TMPD/t/stats.csv"
 csv="$TMPD/t/table1.csv"
 [ "$(wc -l <"$csv")" -eq 6 ] && cli_ok || cli_fail "5 model rows"
 # Published parameter counts: Llama 2-7B 6,738,415,616; Llama 3-8B 8,030,261,248; Llama 2-13B 13,015,864,320.

@@ -47,6 +47,11 @@ header e2/full_batch_train.csv "step,adamw,gd,blockgd_searched"
 header lo/gap.csv "tensor,name,role,best_mult,status,excess,excess_se,frozen_excess,frozen_se,best_final_eval,frozen_final_eval,adam_final_eval"
 header lo/eval.csv "step,adam,leave_1_out,leave_2_out,leave_3_out"
 header lo/leave_x.csv "x,draw,tensors,mults,excess,excess_se,frozen_excess,frozen_se,final_eval,frozen_final_eval,adam_final_eval"
+expect_claim_stats train_compare "$TMPD/tc/stats.csv"
+expect_claim_stats ablation_vstat "$TMPD/av/stats.csv"
+expect_claim_stats trajectory "$TMPD/tr/stats.csv"
+expect_claim_stats exp2_blockwise_gd "$TMPD/e2/stats.csv"
+expect_claim_stats leave_out "$TMPD/lo/stats.csv"
 # every statistic and control of the claim table is in its program's stats.csv, with a value
 "$BIN/verdicts" --list >"$TMPD/rules.txt" 2>&1 || cli_fail "verdicts --list"
 declare -A DIR=([train_compare]=tc [ablation_vstat]=av [trajectory]=tr [exp2_blockwise_gd]=e2 [leave_out]=lo)

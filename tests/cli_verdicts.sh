@@ -166,4 +166,9 @@ grep -q "^| claim | Markov chain | robustness | English text | robustness |$" "$
   && cli_ok || cli_fail "results.md: the text column beside the Markov chain's"
 ./scripts/readme_results.sh "$TMPD/o2" "$TMPD/README.md" "$TMPD/r4.md" "$TMPD/nonexistent" >/dev/null 2>&1
 [ $? -eq 2 ] && [ ! -e "$TMPD/r4.md" ] && cli_ok || cli_fail "no text verdicts: exit 2, nothing written"
+# every experiment the claim table reads is checked against a tiny run of it by some test script
+# (expect_claim_stats, tests/lib_cli.sh)
+for e in $("$V" --names | awk '{print $1}' | sort -u); do
+  grep -qE "^ *expect_claim_stats $e " "$(dirname "$0")"/cli_*.sh && cli_ok || cli_fail "no test checks the statistics of $e"
+done
 cli_summary

@@ -48,3 +48,17 @@ expect_pooled_shares() {
     }' "$2")
   if [ -z "$msg" ]; then cli_ok; else cli_fail "$1: $(echo "$msg" | head -3 | tr '\n' ';')"; fi
 }
+
+# expect_claim_stats EXPERIMENT STATS: every name the claim table reads from EXPERIMENT's runs
+# (verdicts --names: each reading's and alternative's statistic and control, a share's .count and
+# .total) is a row of the stats.csv STATS of a tiny run, so a typo in a claim or in a program's
+# stats_put fails make test in seconds, not as INVALID after a study. cli_verdicts.sh checks that
+# every experiment of the table is checked by some script.
+expect_claim_stats() {
+  local missing
+  missing=$("$BIN/verdicts" --names | awk -v e="$1" '
+    NR == FNR { if (FNR > 1) have[substr($0, 1, index($0, ",") - 1)] = 1; next }
+    $1 == e { n++; if (!($2 in have)) printf " %s", $2 }
+    END { if (!n) printf " (the table reads nothing of %s)", e }' "$2" -)
+  [ -z "$missing" ] && cli_ok || cli_fail "$1: the claim table reads what $2 lacks:$missing"
+}

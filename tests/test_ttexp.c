@@ -358,13 +358,13 @@ static void test_claim_controls(void)
         {"train_compare.mini_on_par", 0.0, 1.0, 1},          /* control: untrained-like excess */
         {"train_compare.adaptive_beats_gd", 0.4, 0.0, 1},    /* control: GD against GD */
         {"train_compare.blockgd_beats_gd", 0.1, 0.0, 1},
-        {"exp2.blockgd_vs_adamw", 0.0, 0.4, 1},
-        {"exp2.heavy_ball_vs_adamw", 0.0, 0.1, 1},
-        {"exp2.blockgd_vs_adam_b1_0", 0.0, 0.4, 1},
-        {"exp2.full_batch", 0.0, 0.1, 1},
+        {"exp2_blockwise_gd.blockgd_vs_adamw", 0.0, 0.4, 1},
+        {"exp2_blockwise_gd.heavy_ball_vs_adamw", 0.0, 0.1, 1},
+        {"exp2_blockwise_gd.blockgd_vs_adam_b1_0", 0.0, 0.4, 1},
+        {"exp2_blockwise_gd.full_batch", 0.0, 0.1, 1},
         {"leave_out.per_tensor", 1.0, 0.4, 0},               /* control: share of tensors frozen on par */
         {"leave_out.random_x", 0.0, 1.0, 1},
-        {"ablation.mean_best", 0.05, -0.2, 0},               /* control: min's margin */
+        {"ablation_vstat.mean_best", 0.05, -0.2, 0},         /* control: min's margin */
         {"trajectory.mini_close", 0.3, not_moved, 0},
         {"trajectory.mini_closest", -0.3, log(not_moved / 0.5), 0},
     };

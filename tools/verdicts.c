@@ -4,7 +4,7 @@
  * (<runs>/<experiment>/seed<s>/: stats.csv and run.txt) and, with
  * --sensitivity, the runs of every alternative reading that `make sensitivity`
  * made (<sensitivity>/<experiment>/<alternative>/seed<s>/), and applies each
- * claim of the claim table (verdict/claims.c, fixed before the runs): its test
+ * claim of the claim table (verdict/claims/, fixed before the runs): its test
  * over seeds, its negative control, the paired difference, Holm's correction
  * in its family, and its verdict under each declared alternative (ROBUST /
  * FRAGILE). A seed's run made with other flags, from another commit or scale,
@@ -61,6 +61,86 @@ static void print_list(const claim_rule *rules, int n)
                rules[i].control ? rules[i].control : "none");
 }
 
+/* --dump: every field of every claim as resolved from its family, "id<TAB>field<TAB>value" per line
+ * (a field left empty is not printed), so two versions of the table can be compared with diff. */
+static void dump_text(const char *id, const char *field, const char *value)
+{
+    if (value) printf("%s\t%s\t%s\n", id, field, value);
+}
+
+static void dump_rule(const char *id, const char *field, rule_kind kind, claim_side side, double threshold,
+                      const char *note)
+{
+    static const char *kinds[] = {"interval", "sign", "share", "exact"};
+    printf("%s\t%s\t%s %s %.17g%s\n", id, field, kinds[kind], side == CLAIM_ABOVE ? "above" : "below", threshold, note);
+}
+
+static void print_dump(const claim_rule *rules, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const claim_rule *c = &rules[i];
+        const char *id = c->id;
+        dump_text(id, "experiment", c->experiment), dump_text(id, "paper", c->paper), dump_text(id, "place", c->place);
+        dump_text(id, "claim", c->claim), dump_text(id, "stat", c->stat), dump_text(id, "stat_what", c->stat_what);
+        dump_rule(id, "rule", c->kind, c->side, c->threshold, "");
+        dump_text(id, "control", c->control), dump_text(id, "control_what", c->control_what);
+        dump_text(id, "depends", c->depends), dump_text(id, "family", c->family);
+        dump_text(id, "after_data", c->after_data), dump_text(id, "paper_setting", c->paper_setting);
+        dump_text(id, "paper_scale", c->paper_scale), dump_text(id, "paper_value", c->paper_value.text);
+        if (c->paper_value.numeric) printf("%s\tpaper_number\t%.17g %.17g\n", id, c->paper_value.lo, c->paper_value.hi);
+        dump_text(id, "after_confirmation", c->after_confirmation);
+        if (c->hypothesis) dump_text(id, "hypothesis", "yes");
+        for (int a = 0; a < claim_alt_count(c); a++) {
+            const alternative *x = &c->alt[a];
+            char f[64];
+#define ALT_FIELD(name, value) (snprintf(f, sizeof f, "alt%d.%s", a, name), dump_text(id, f, value))
+            ALT_FIELD("choice", x->choice), ALT_FIELD("name", x->name), ALT_FIELD("flags", x->flags);
+            ALT_FIELD("stat", x->stat ? x->stat : c->stat), ALT_FIELD("control", x->control ? x->control : c->control);
+            ALT_FIELD("why", x->why);
+#undef ALT_FIELD
+            snprintf(f, sizeof f, "alt%d.rule", a);
+            if (x->own_rule) dump_rule(id, f, x->kind, x->side, x->threshold, " own");
+            else dump_rule(id, f, c->kind, c->side, c->threshold, "");
+        }
+    }
+}
+
+/* --names: every stats.csv name the table reads, "experiment name", each once: each reading's and
+ * each alternative's statistic and control, with "<name>.count" and "<name>.total" under a share
+ * rule (tests/lib_cli.sh expect_claim_stats checks them against a tiny run of each program). */
+static int name_seen(const char *const *seen, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(seen[i], name)) return 1;
+    return 0;
+}
+
+static void print_name(const char *experiment, const char *name, rule_kind kind, const char **seen, int *n, int cap)
+{
+    if (!name || name_seen(seen, *n, name)) return;
+    if (*n == cap) DIE("more than %d statistic names", cap);
+    seen[(*n)++] = name;
+    printf("%s %s\n", experiment, name);
+    if (kind == RULE_SHARE) printf("%s %s.count\n%s %s.total\n", experiment, name, experiment, name);
+}
+
+static void print_names(const claim_rule *rules, int n)
+{
+    const char *seen[1024];
+    int nseen = 0, cap = (int)(sizeof seen / sizeof *seen);
+    for (int i = 0; i < n; i++) {
+        const claim_rule *r = &rules[i];
+        print_name(r->experiment, r->stat, r->kind, seen, &nseen, cap);
+        print_name(r->experiment, r->control, r->kind, seen, &nseen, cap);
+        for (int a = 0; a < claim_alt_count(r); a++) {
+            const alternative *x = &r->alt[a];
+            rule_kind kind = x->own_rule ? x->kind : r->kind;
+            print_name(r->experiment, x->stat ? x->stat : r->stat, kind, seen, &nseen, cap);
+            print_name(r->experiment, x->control ? x->control : r->control, kind, seen, &nseen, cap);
+        }
+    }
+}
+
 /* --runs must be a folder; --out must not be inside it (a seed's folder holds
  * a run.txt: writing there would first clear that run's files). */
 /* The folder of runs (--runs or --sensitivity) must be one, and --out must not lie
@@ -86,7 +166,7 @@ int main(int argc, char **argv)
                *sensitivity = NULL;
     int_list seeds = {5, {1, 2, 3, 4, 5}};
     double alpha = 0.05;
-    int list = 0, plan = 0;
+    int list = 0, plan = 0, dump = 0, stat_names = 0;
     const cli_opt opts[] = {
         {"runs", OPT_STRING, &runs, "folder of the per-seed runs: <runs>/<experiment>/seed<s>/{stats.csv,run.txt}"},
         {"sensitivity", OPT_STRING, &sensitivity,
@@ -98,12 +178,16 @@ int main(int argc, char **argv)
         {"skip", OPT_STRING, &skip, "experiments not run, comma-separated: their claims are left out"},
         {"list", OPT_FLAG, &list, "print the claims and their rules, and exit"},
         {"plan", OPT_FLAG, &plan, "print the runs the alternatives need (experiment name flags), and exit"},
+        {"names", OPT_FLAG, &stat_names,
+         "print every statistic the claims read, 'experiment name' (with a share's .count and .total), and exit"},
+        {"dump", OPT_FLAG, &dump,
+         "print every field of every claim, id<TAB>field<TAB>value, and exit (to diff two tables)"},
         {"out", OPT_STRING, &out, "output folder"},
     };
     run_start(argc, argv);
     cli_parse(argc, argv,
               "Judges every claim of the paper the toolkit tests over seeds: each claim's test (claim table,\n"
-              "verdict/claims.c, fixed before the runs) on the per-seed statistics, its negative control, the\n"
+              "verdict/claims/, fixed before the runs) on the per-seed statistics, its negative control, the\n"
               "paired difference, Holm's correction in its family, and the verdict under each declared\n"
               "alternative reading. Verdicts: PASS, FAIL, INCONCLUSIVE, NO POWER (the control is not a decided\n"
               "FAIL, or claim minus control is not decided), INVALID (a run missing, corrupt, or made with other\n"
@@ -115,6 +199,8 @@ int main(int argc, char **argv)
     int n = claim_rules(&rules);
     if (list) { print_list(rules, n); return 0; }
     if (plan) { print_plan(rules, n); return 0; }
+    if (dump) { print_dump(rules, n); return 0; }
+    if (stat_names) { print_names(rules, n); return 0; }
     if (seeds.n < 2) die_user("--seeds: at least 2 seeds are needed (got %d)", seeds.n);
     for (int k = 0; k < seeds.n; k++) {
         if (seeds.v[k] < 0) die_user("--seeds must be >= 0 (got %d)", seeds.v[k]);

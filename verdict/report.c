@@ -59,20 +59,22 @@ static void fmt_seeds(char *buf, size_t size, const int_list *seeds, const char 
 /* The per-row notes of the table: letters, explained under it. */
 static void fmt_notes(char *buf, size_t size, const judged_claim *j)
 {
-    snprintf(buf, size, "%s%s%s%s", j->r->after_data ? "D" : "", j->r->paper_setting ? "P" : "",
-             j->r->paper_scale ? "S" : "", j->main.stat.n_inf ? "X" : "");
+    snprintf(buf, size, "%s%s%s%s%s", j->r->after_data ? "D" : "", j->r->after_confirmation ? "C" : "",
+             j->r->paper_setting ? "P" : "", j->r->paper_scale ? "S" : "", j->main.stat.n_inf ? "X" : "");
 }
 
 static int smoke(const claim_study *s) { return s->seeds.n < 5; }
 
-/* How many families there are (chance verdicts are bounded per family). */
+/* How many families the paper's claims form (chance verdicts are bounded per family). */
 static int family_count(const claim_study *s)
 {
     int f = 0;
     for (int i = 0; i < s->n; i++) {
+        if (s->claim[i].r->hypothesis) continue;
         const char *fam = s->claim[i].r->family ? s->claim[i].r->family : s->claim[i].r->id;
         int seen = 0;
         for (int k = 0; k < i && !seen; k++) {
+            if (s->claim[k].r->hypothesis) continue;
             const char *g = s->claim[k].r->family ? s->claim[k].r->family : s->claim[k].r->id;
             seen = !strcmp(fam, g);
         }
@@ -88,12 +90,21 @@ static const char *commit_of(const claim_study *s)
     return "unknown";
 }
 
-/* The headline: counts of each verdict, robust ones apart, and what chance alone gives. */
+static int hypothesis_count(const claim_study *s)
+{
+    int n = 0;
+    for (int i = 0; i < s->n; i++) n += s->claim[i].r->hypothesis;
+    return n;
+}
+
+/* The headline: counts of each verdict of the paper's claims, robust ones apart, and what
+ * chance alone gives; the toolkit's own hypotheses are counted apart. */
 static void write_headline(FILE *fp, const claim_study *s)
 {
-    int count[5] = {0}, robust[5] = {0}, fragile = 0, judged_alt = 0;
+    int count[5] = {0}, robust[5] = {0}, fragile = 0, judged_alt = 0, nh = hypothesis_count(s);
     for (int i = 0; i < s->n; i++) {
         const judged_claim *j = &s->claim[i];
+        if (j->r->hypothesis) continue;
         count[j->main.v]++;
         if (!strcmp(robustness(j), "ROBUST")) robust[j->main.v]++;
         fragile += !strcmp(robustness(j), "FRAGILE");
@@ -108,21 +119,33 @@ static void write_headline(FILE *fp, const claim_study *s)
     fprintf(fp, "%d claims at %s scale over seeds %s, runs from commit %s: **%d PASS** (%d robust), **%d FAIL** (%d "
                 "robust), %d INCONCLUSIVE, %d NO POWER, %d INVALID; %d claims judged under their alternatives, %d "
                 "of them FRAGILE.\n\n",
-            s->n, s->scale, seeds, commit_of(s), count[VERDICT_PASS], robust[VERDICT_PASS], count[VERDICT_FAIL],
+            s->n - nh, s->scale, seeds, commit_of(s), count[VERDICT_PASS], robust[VERDICT_PASS], count[VERDICT_FAIL],
             robust[VERDICT_FAIL], count[VERDICT_INCONCLUSIVE], count[VERDICT_NO_POWER], count[VERDICT_INVALID],
             judged_alt, fragile);
     fprintf(fp, "Chance: every test is one-sided at alpha = %g, with Holm's correction inside each of the %d families "
                 "(a family: the readings of one paper claim). Were every claim false, at most %g false PASS would be "
                 "expected over the table (alpha per family), and as many false FAIL were every claim true.\n\n",
             s->alpha, F, s->alpha * F);
+    if (nh)
+        fprintf(fp, "%d more are the toolkit's own hypotheses, not the paper's claims: listed apart, never counted for "
+                    "or against the paper.\n\n", nh);
 }
 
-static void write_table(FILE *fp, const claim_study *s)
+static int any_after_confirmation(const claim_study *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->claim[i].r->after_confirmation) return 1;
+    return 0;
+}
+
+/* The rows of the paper's claims (hypothesis 0) or of the toolkit's own hypotheses (1). */
+static void write_rows(FILE *fp, const claim_study *s, int hypothesis)
 {
     fprintf(fp, "| claim | paper | statistic over %d seeds (%g%% interval) | negative control | verdict | same verdict "
                 "under alternatives | notes |\n|---|---|---|---|---|---|---|\n", s->seeds.n, 100 * (1 - 2 * s->alpha));
     for (int i = 0; i < s->n; i++) {
         const judged_claim *j = &s->claim[i];
+        if (j->r->hypothesis != hypothesis) continue;
         const claim_rule *r = j->r;
         char a[400], b[160], notes[16], alt[48];
         fmt_reading(a, sizeof a, &j->main.stat, r->side, r->threshold);
@@ -131,15 +154,25 @@ static void write_table(FILE *fp, const claim_study *s)
         if (j->n_alt == 0) snprintf(alt, sizeof alt, "none declared");
         else if (j->n_run == 0) snprintf(alt, sizeof alt, "not run");
         else snprintf(alt, sizeof alt, "%d of %d: %s", j->n_same, j->n_run, robustness(j));
-        if (r->paper_value) /* the magnitude the paper states, beside the one measured */
-            snprintf(a + strlen(a), sizeof a - strlen(a), "; the paper: %s", r->paper_value);
+        if (r->paper_value.text) /* the magnitude the paper states, beside the one measured */
+            snprintf(a + strlen(a), sizeof a - strlen(a), "; the paper: %s", r->paper_value.text);
         fprintf(fp, "| `%s`: %s | %s | %s (%s %g) | %s%s%s | **%s** | %s | %s |\n", r->id, r->claim, r->place, a,
                 side_word(r->side), r->threshold, j->main.has_control ? b : "none", j->main.has_control ? ": " : "",
                 j->main.has_control ? verdict_name(j->main.control_v) : "", verdict_name(j->main.v), alt, notes);
     }
-    fprintf(fp, "\nNotes: D the rule was set or changed after seeing data; P the paper's own setting differs; S the "
+}
+
+static void write_table(FILE *fp, const claim_study *s)
+{
+    write_rows(fp, s, 0);
+    if (hypothesis_count(s)) {
+        fprintf(fp, "\nThe toolkit's own hypotheses (not the paper's claims; never counted for or against it):\n\n");
+        write_rows(fp, s, 1);
+    }
+    fprintf(fp, "\nNotes: D the rule was set or changed after seeing data; %sP the paper's own setting differs; S the "
                 "verdict differed at paper scale; X a diverged run counted as the worst outcome. verdicts.md holds "
-                "each claim's evidence, its alternatives and the reasons.\n");
+                "each claim's evidence, its alternatives and the reasons.\n",
+            any_after_confirmation(s) ? "C changed after the confirmation run (back in development); " : "");
 }
 
 static void write_setting_md(FILE *fp, const claim_study *s, const judged_setting *js)
@@ -171,6 +204,16 @@ static void write_setting_md(FILE *fp, const claim_study *s, const judged_settin
     if (js->why[0]) fprintf(fp, "- Why %s: %s.\n", verdict_name(js->v), js->why);
 }
 
+/* The paper's own number beside the measured one (on the statistic's scale when given as a number). */
+static void write_paper_number(FILE *fp, const paper_number *p, double measured)
+{
+    if (!p->text) return;
+    fprintf(fp, "- The paper's own number: %s", p->text);
+    if (p->numeric && p->lo == p->hi) fprintf(fp, " (%g on the statistic's scale)", p->lo);
+    else if (p->numeric) fprintf(fp, " (%g to %g on the statistic's scale)", p->lo, p->hi);
+    fprintf(fp, "; measured: %.4g.\n", measured);
+}
+
 static void write_claim_md(FILE *fp, const claim_study *s, const judged_claim *j)
 {
     const claim_rule *r = j->r;
@@ -183,8 +226,9 @@ static void write_claim_md(FILE *fp, const claim_study *s, const judged_claim *j
     write_setting_md(fp, s, &j->main);
     if (r->control) fprintf(fp, "- The control: %s (`%s`).\n", r->control_what, r->control);
     else fprintf(fp, "- The control: none.\n");
-    if (r->paper_value) fprintf(fp, "- The paper's own number: %s; measured: %.4g.\n", r->paper_value, j->main.stat.mean);
+    write_paper_number(fp, &r->paper_value, j->main.stat.mean);
     if (r->after_data) fprintf(fp, "- Set after seeing data: %s.\n", r->after_data);
+    if (r->after_confirmation) fprintf(fp, "- Changed after the confirmation run: %s.\n", r->after_confirmation);
     if (r->paper_setting) fprintf(fp, "- The paper's setting differs: %s.\n", r->paper_setting);
     if (r->paper_scale) fprintf(fp, "- At paper scale: %s.\n", r->paper_scale);
     fprintf(fp, "- Depends on: %s.\n", r->depends);
@@ -215,7 +259,7 @@ static void write_csv(const char *out, const claim_study *s)
                              "id,experiment,family,test,side,threshold,seeds,values,mean,lo,hi,k,total,p_claim,"
                              "p_claim_holm,p_other_holm,diverged_seeds,control,control_values,control_mean,control_lo,"
                              "control_hi,control_verdict,paired_mean,paired_verdict,verdict,alternatives_run,"
-                             "alternatives_same,robustness,notes,commit,why");
+                             "alternatives_same,robustness,notes,commit,why,hypothesis,paper_lo,paper_hi");
     char seeds[256];
     fmt_seeds(seeds, sizeof seeds, &s->seeds, ";");
     for (int i = 0; i < s->n; i++) {
@@ -228,15 +272,17 @@ static void write_csv(const char *out, const claim_study *s)
         fmt_notes(notes, sizeof notes, j);
         snprintf(why, sizeof why, "%s", m->why);
         for (char *p = why; *p; p++) if (*p == ',' || *p == '"' || *p == '\n') *p = ';'; /* one field */
+        double plo = r->paper_value.numeric ? r->paper_value.lo : NAN;
+        double phi = r->paper_value.numeric ? r->paper_value.hi : NAN;
         csv_row(f, "%s,%s,%s,%s,%s,%.10g,%s,%s,%.10g,%.10g,%.10g,%.10g,%.10g,%.6g,%.6g,%.6g,%d,%s,%s,%.10g,%.10g,%.10g,%s,"
-                   "%.10g,%s,%s,%d,%d,%s,%s,%s,%s",
+                   "%.10g,%s,%s,%d,%d,%s,%s,%s,%s,%d,%.10g,%.10g",
                 r->id, r->experiment, r->family ? r->family : r->id, test_name(m->stat.test), side_word(r->side),
                 r->threshold, seeds, vals, m->stat.mean, m->stat.lo, m->stat.hi, m->stat.k, m->stat.total,
                 m->stat.p_claim, m->p_claim_adj, m->p_other_adj, m->stat.n_inf, r->control ? r->control : "",
                 r->control ? cvals : "", m->control.mean, m->control.lo, m->control.hi,
                 r->control ? verdict_name(m->control_v) : "", m->paired.mean,
                 m->has_paired ? verdict_name(reading_verdict(&m->paired, s->alpha)) : "", verdict_name(m->v),
-                j->n_run, j->n_same, robustness(j), notes, commit_of(s), why);
+                j->n_run, j->n_same, robustness(j), notes, commit_of(s), why, r->hypothesis, plo, phi);
     }
     csv_close(f);
     f = csv_open_in(out, "sensitivity.csv", "id,choice,alternative,flags,statistic,mean,lo,hi,verdict,main_verdict");
@@ -296,7 +342,11 @@ void study_write(const char *out, const claim_study *s, const char *skipped)
                 "test; INVALID only for a missing or corrupt run, or one made with other flags, from another commit "
                 "or scale.\n",
             s->alpha, 100 * (1 - 2 * s->alpha), 100 * (1 - s->alpha));
-    for (int i = 0; i < s->n; i++) write_claim_md(fp, s, &s->claim[i]);
+    for (int i = 0; i < s->n; i++)
+        if (!s->claim[i].r->hypothesis) write_claim_md(fp, s, &s->claim[i]);
+    if (hypothesis_count(s)) fprintf(fp, "\n## The toolkit's own hypotheses (not the paper's claims)\n");
+    for (int i = 0; i < s->n; i++)
+        if (s->claim[i].r->hypothesis) write_claim_md(fp, s, &s->claim[i]);
     write_provenance(fp, s);
     outfile_commit(o);
     o = outfile_open_in(out, "summary.md");

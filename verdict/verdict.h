@@ -148,11 +148,13 @@ void stats_put_share(outfile *f, long count, long total, const char *fmt, ...) _
 /* The value of `name` in a stats.csv; 0 if the file or the name is missing. */
 int stats_get(const char *path, const char *name, double *value);
 
-/* ---- the claim table (claims.c) ------------------------------------------------------------
+/* ---- the claim table (claims.c and the files of verdict/claims/) ---------------------------
  * Every claim is a rule fixed before the runs: a statistic per seed, a test
  * over seeds against a threshold, a negative control the rule must reject,
  * and the open choices the verdict depends on, each with the alternative
- * readings that `make sensitivity` runs. */
+ * readings that `make sensitivity` runs. The table is written as families (one
+ * sentence of the paper and the readings that test it, verdict/claims/claims.h);
+ * claim_rules() gives every reading resolved, one claim_rule each. */
 typedef enum {
     RULE_INTERVAL, /* Student-t test of the mean over seeds (interval at 1 − 2α); with a diverged
                       run (±inf) among the values, the exact sign test instead */
@@ -167,8 +169,8 @@ typedef enum {
  * the experiment (flags) or another statistic of the same run (stat). */
 typedef struct {
     const char *choice;  /* the open choice: "horizon", "lr grid", "checkpoint lr", "statistic", ... */
-    const char *name;    /* id, unique within the experiment; a flags alternative's runs live in
-                            <sensitivity runs>/<experiment>/<name>/seed<s>/ */
+    const char *name;    /* id; within an experiment one name is one set of flags: a flags alternative's
+                            runs live in <sensitivity runs>/<experiment>/<name>/seed<s>/ */
     const char *flags;   /* added to the experiment's flags (NULL: the main run, another statistic) */
     const char *stat;    /* the statistic under this reading (NULL: the claim's own) */
     const char *control; /* its control (NULL: the claim's own control) */
@@ -180,6 +182,14 @@ typedef struct {
 } alternative;
 #define ALT_MAX 6
 
+/* The paper's own number for a statistic, where the paper states a magnitude. */
+typedef struct {
+    const char *text;    /* in the paper's words, printed beside the measured value (NULL: none stated) */
+    int numeric;         /* 1: lo and hi hold it on the statistic's scale (lo == hi: one number) */
+    double lo, hi;
+} paper_number;
+
+/* One reading, resolved: its family's fields with the reading's own in their place. */
 typedef struct {
     const char *id;            /* "fig3.adam_beats_gd" */
     const char *experiment;    /* the program whose per-seed run folder holds the statistic */
@@ -194,15 +204,19 @@ typedef struct {
     const char *control;       /* stats.csv name of the negative control's statistic (NULL: none) */
     const char *control_what;  /* the control, and why the rule must reject it */
     const char *depends;       /* the setup the verdict rests on */
-    const char *family;        /* readings of one paper claim share a family: Holm's correction over
-                                  it (NULL: the claim is its own family) */
+    const char *family;        /* Holm's correction runs over the claims of one family name (NULL: the
+                                  claim is its own family) */
     alternative alt[ALT_MAX];  /* the open choices, declared before any run ({0} ends the list) */
     const char *after_data;    /* the rule was set or changed after seeing data: what and why (NULL: no) */
+    const char *after_confirmation; /* changed after the confirmation run: what and why (NULL: no) */
     const char *paper_setting; /* where the paper's own setting differs from the rule's (NULL: it does not) */
     const char *paper_scale;   /* how the verdict differed at paper scale (NULL: not seen to) */
-    const char *paper_value;   /* the paper's own number, printed beside the measured mean (NULL: none) */
+    paper_number paper_value;  /* the paper's own number, printed beside the measured mean */
+    int hypothesis;            /* 1: the toolkit's own hypothesis, not the paper's: shown apart, never
+                                  counted for or against the paper */
 } claim_rule;
-/* Every claim, in the order of the results table. */
+/* Every claim, in the order of the results table (the table is checked on the first call:
+ * a malformed table is an internal error, named). */
 int claim_rules(const claim_rule **out);
 /* Number of alternatives of r (up to ALT_MAX). */
 int claim_alt_count(const claim_rule *r);
