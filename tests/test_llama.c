@@ -402,6 +402,33 @@ static void test_repeat_kv(gsl_rng *r)
     free(o2), free(o2t);
 }
 
+/* The linear layer's R-operator on dense directions: tt_dm_linear_rop (R{inp} term) plus
+ * llama_dm_linear_rparam (the R{W} term), and the same for the backward, against the naive
+ * token-major references of tt_kernels.c. */
+static void test_linear_rparam(gsl_rng *r)
+{
+    const int N = 6, IC = 5, OC = 7, k = 16;
+    size_t ld = (size_t)OC * IC;
+    double *inp = rnd(N * IC, r), *W = rnd(OC * IC, r), *dout = rnd(N * OC, r), *RW = rnd(k * ld, r);
+    double *Rinp = rnd((size_t)N * k * IC, r), *Rdout = rnd((size_t)N * k * OC, r);
+    double *Rout = zeros((size_t)N * k * OC), *Rdinp = zeros((size_t)N * k * IC);
+    tt_linear_rop_naive(Rout, Rinp, inp, W, RW, NULL, ld, N, IC, OC, k);
+    tt_linear_rop_backward_naive(Rdinp, NULL, NULL, Rdout, dout, inp, NULL, W, RW, ld, N, IC, OC, k);
+    static const tt_rpar none;
+    double *RWd = panel_to_dm(RW, ld, ld, k), *Rinpd = to_dm(Rinp, N, k, IC), *Rdoutd = to_dm(Rdout, N, k, OC);
+    double *Ro = dm_buf(N, k, OC), *Rdi = dm_buf(N, k, IC);
+    tt_dm_linear_rop(Ro, 0, Rinpd, inp, W, none, none, N, IC, OC, k);
+    llama_dm_linear_rparam(Ro, inp, RWd, N, IC, OC, k);
+    tt_dm_linear_rop_backward(Rdi, 0, NULL, NULL, NULL, Rdoutd, NULL, dout, inp, NULL, W, none, N, IC, OC, k);
+    llama_dm_linear_rparam_backward(Rdi, dout, RWd, N, IC, OC, k);
+    CHECK(diff_dm(Ro, 0, Rout, N, k, OC) < 1e-13, "linear R-forward with dense R{W} vs naive: %.3g",
+          diff_dm(Ro, 0, Rout, N, k, OC));
+    CHECK(diff_dm(Rdi, 0, Rdinp, N, k, IC) < 1e-13, "linear R{dinp} with dense R{W} vs naive: %.3g",
+          diff_dm(Rdi, 0, Rdinp, N, k, IC));
+    free(inp), free(W), free(dout), free(RW), free(Rinp), free(Rdout), free(Rout), free(Rdinp), free(RWd), free(Rinpd);
+    free(Rdoutd), free(Ro), free(Rdi);
+}
+
 /* ---- the model ---------------------------------------------------------------------------------- */
 
 /* A small model with non-trivial parameters (gains 1 + N(0, 0.3²), weights N(0, 0.5²):
@@ -973,6 +1000,7 @@ int main(void)
     test_swiglu(r);
     test_rope(r);
     test_repeat_kv(r);
+    test_linear_rparam(r);
     rng_free(r);
     test_table();
     for (int tied = 0; tied <= 1; tied++) {

@@ -196,6 +196,24 @@ void llama_dm_repeat_kv_backward(double *Rdinp, double *Rdinp_t, const double *R
         }
 }
 
+/* ---- the parameter terms of a linear layer -------------------------------------------------------- */
+
+void llama_dm_linear_rparam(double *Rout, const double *inp, const double *RW, int N, int IC, int OC, int k)
+{
+    check_k(k);
+    size_t RN = tt_dm_ld(N, k);
+    for (int o = 0; o < OC; o++) /* (N,k) += inp (N,IC) · R{W}[o,:,:] (IC,k) */
+        tt_dgemm(0, 0, N, k, IC, 1.0, inp, IC, RW + (size_t)o * IC * k, k, 1.0, Rout + o * RN, k);
+}
+
+void llama_dm_linear_rparam_backward(double *Rdinp, const double *dout, const double *RW, int N, int IC, int OC, int k)
+{
+    check_k(k);
+    size_t RN = tt_dm_ld(N, k);
+    for (int i = 0; i < IC; i++) /* (N,k) += dout (N,OC) · R{W}[:,i,:] (OC,k) */
+        tt_dgemm(0, 0, N, k, OC, 1.0, dout, OC, RW + (size_t)i * k, IC * k, 1.0, Rdinp + i * RN, k);
+}
+
 /* ---- embedding, cross-entropy ------------------------------------------------------------------------ */
 
 void llama_dm_embed_rop(double *Rx /*(C,N,k)*/, const int *inp, const double *RE /*(V*C,k) or NULL*/, int N, int C,

@@ -114,6 +114,14 @@ void llama_dm_rope(double *Rout, double *Rout_t, const double *Rinp, const doubl
 void llama_dm_repeat_kv(double *Rout, const double *Rinp, int N, int heads, int kv_heads, int hd, int k);
 void llama_dm_repeat_kv_backward(double *Rdinp, double *Rdinp_t, const double *Rdout, int N, int heads,
                                  int kv_heads, int hd, int k);
+/* The parameter terms of a linear layer's R-operator for dense directions
+ * RW ((OC·IC, k) direction-minor), which tt_dm_linear_rop and its backward
+ * (unit directions only) leave out: R{out}[o] += inp R{W}[o,:,:] and
+ * R{dinp}[i] += dout R{W}[:,i,:], one dgemm per output row / input column. */
+void llama_dm_linear_rparam(double *Rout /*(OC,N,k)*/, const double *inp /*(N,IC)*/, const double *RW, int N, int IC,
+                            int OC, int k);
+void llama_dm_linear_rparam_backward(double *Rdinp /*(IC,N,k)*/, const double *dout /*(N,OC)*/, const double *RW, int N,
+                                     int IC, int OC, int k);
 /* R{x} = R{E}[inp[n]] (overwritten; RE (V·C,k) NULL: zero), and R{dE}[inp[n]] += R{dx}. */
 void llama_dm_embed_rop(double *Rx, const int *inp, const double *RE, int N, int C, int k);
 void llama_dm_embed_rop_backward(double *gE, const double *Rdx, const int *inp, int N, int C, int k);

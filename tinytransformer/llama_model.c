@@ -7,8 +7,9 @@
  * stay the same), then for each sub-panel of at most kp directions and each
  * chunk of bc sequences, the R-forward and R-backward passes on
  * direction-minor (width, N, k) R-quantities: tt_kernels.h's linear and
- * attention R-kernels, llama_kernels.h's RMSNorm, SwiGLU, rotary and grouped
- * heads. R{∇θ} = H v accumulates direction-minor in G (the transposed halves
+ * attention R-kernels (their R{W} terms for dense directions are
+ * llama_dm_linear_rparam's), llama_kernels.h's RMSNorm, SwiGLU, rotary and
+ * grouped heads. R{∇θ} = H v accumulates direction-minor in G (the transposed halves
  * of the weight matrices' R{dW} in Gt, folded in at the end), then is
  * transposed into HV. Sequences are independent given the parameters, so the
  * chunks only bound the workspace; the loss is the mean over all B·T
@@ -401,13 +402,13 @@ static void ensure_work(model *m, int n, int kp)
  * tensor with no direction has a NULL R-parameter, which the kernels skip. */
 
 static const tt_rpar no_rpar;
-static tt_rpar rpar(const double *v) { return (tt_rpar){.v = v}; }
 
 /* R{out} (+)= W R{inp} + inp R{W}ᵀ of the linear layer of tensor t. */
 static void lin_rop(const model *m, const lwork *w, int t, double *Rout, int acc, const double *Rinp,
                     const double *inp, int N, int IC, int OC, int k)
 {
-    tt_dm_linear_rop(Rout, acc, Rinp, inp, W(m, t), rpar(w->rp[t]), no_rpar, N, IC, OC, k);
+    tt_dm_linear_rop(Rout, acc, Rinp, inp, W(m, t), no_rpar, no_rpar, N, IC, OC, k);
+    if (w->rp[t]) llama_dm_linear_rparam(Rout, inp, w->rp[t], N, IC, OC, k);
 }
 
 /* R-backward of the linear layer of tensor t: R{dinp} (acc 1: adds) and its R{dW} halves into G and Gt. */
@@ -417,7 +418,8 @@ static void lin_rop_backward(const model *m, lwork *w, int t, double *Rdinp, int
 {
     size_t o = m->tensors[t].offset * (size_t)k;
     tt_dm_linear_rop_backward(Rdinp, acc, w->G + o, w->Gt + o, NULL, Rdout, Rdout_t, dout, inp, Rinp_t, W(m, t),
-                              rpar(w->rp[t]), N, IC, OC, k);
+                              no_rpar, N, IC, OC, k);
+    if (Rdinp && w->rp[t]) llama_dm_linear_rparam_backward(Rdinp, dout, w->rp[t], N, IC, OC, k);
 }
 
 static double *gslot(const model *m, lwork *w, int t, int k) { return w->G + m->tensors[t].offset * (size_t)k; }
