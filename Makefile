@@ -187,11 +187,18 @@ endif
 
 # ---- benchmarks -------------------------------------------------------------
 # bench_hdist's part C, a streamed analysis at P = 108,800 (~1-5 minutes on 2 cores, by load),
-# runs unless BENCH_HDIST_FLAGS= is given empty.
+# runs unless BENCH_HDIST_FLAGS= is given empty. bench_hvp and bench/torch_hvp.py (the
+# Hessian-vector products against PyTorch, when Debian's python3-torch is installed: make
+# test-torch installs it) take BENCH_HVP_FLAGS=--big for P ~ 1e6 (several minutes more).
 BENCH_HDIST_FLAGS ?= --big
+BENCH_HVP_FLAGS ?=
 bench: $(BENCHES) $(PROGS)
 	@for b in $(BENCHES); do echo "== $$b"; \
-	  case $$b in */bench_hdist) $$b $(BENCH_HDIST_FLAGS) || exit 1;; *) $$b || exit 1;; esac; done
+	  case $$b in */bench_hdist) $$b $(BENCH_HDIST_FLAGS) || exit 1;; \
+	    */bench_hvp) OPENBLAS_NUM_THREADS=1 $$b $(BENCH_HVP_FLAGS) || exit 1;; *) $$b || exit 1;; esac; done
+	@echo "== bench/torch_hvp.py"; if $(TORCH_PYTHON) -c 'import torch, numpy' 2>/dev/null; then \
+	  $(TORCH_PYTHON) bench/torch_hvp.py $(BUILD) $(BENCH_HVP_FLAGS); \
+	  else echo "torch_hvp: PyTorch not installed (Debian's python3-torch; make test-torch installs it): no comparison"; fi
 
 # ---- experiments and figures (each experiment adds a fragment in mk/) -------
 # A fragment adds its PNGs to FIGURES and its claims files to CLAIMS. Results

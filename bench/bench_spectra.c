@@ -7,9 +7,11 @@
  *   (c) block_hvp on a panel of k directions, each on another Algorithm 3 block
  *       (what SLQ and Lanczos run: one direction per block, k blocks per
  *       R-pass), and on Algorithm 2's tensors;
- * and the ratios (b)/(a), (c)/(a). A direction of (c) costs one R-pass like a
- * column of (a), so SLQ of n_v probes × m steps on a block of n parameters
- * costs n_v·m/n of the block's share of the exact H (docs/cluster.md).
+ * and the ratios (b)/(a), (c)/(a). A direction of (c) is one R-pass like a
+ * column of (a), restricted to the block's tensors where the model has
+ * hvp_tensors (the Transformer; docs/spectra.md), so SLQ of n_v probes × m
+ * steps on a block of n parameters costs about n_v·m/n · (c's cost over a's)
+ * of the block's share of the exact H (docs/cluster.md).
  * Best of 3 repetitions of `panels` panels each. Not a timed test: numbers only. */
 #include "bench/bench.h"
 #include "tests/fixtures.h"

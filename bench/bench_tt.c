@@ -48,13 +48,6 @@ static model *markov_model(tt_config c, int B, unsigned long seed, int **tokens)
     return m;
 }
 
-static double cpu_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
 /* 0: symmetric lower path, 1: full hess_cols, 2: hvp on unit vectors. */
 static hessian_opts path_opts(int path, int panel, const char *name)
 {

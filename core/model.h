@@ -59,6 +59,16 @@ struct model {
      * of k directions: V and HV are k×P row-major — direction d is the
      * contiguous vector V[d*P .. d*P+P-1]. */
     void (*hvp)(model *m, const double *V, double *HV, int k);
+    /* Optional: hvp restricted to tensors, for directions that live on a few
+     * tensors (the blocks of a partition). Row d of V (k×P) is zero outside
+     * tensors t0[d]..t1[d] (indices into the tensor table, t0[d] <= t1[d]), and
+     * only row d of HV on those tensors is wanted: it must agree with hvp there
+     * to round-off; the rest of HV is left unspecified. The model may skip the
+     * work no wanted entry needs (the R-forward below t0's layer, the
+     * R-backward below it, the weight-gradient products of tensors outside
+     * t0..t1); it may also serve the whole panel as restricted to
+     * min t0 .. max t1. NULL: the engine calls hvp. */
+    void (*hvp_tensors)(model *m, const double *V, double *HV, int k, const int *t0, const int *t1);
     /* Optional fast path: columns j0..j0+k-1 of H, written as k×P row-major
      * (by symmetry these are rows j0.. of H). NULL: the engine calls hvp on
      * unit vectors. Must agree with hvp to round-off. */
@@ -123,6 +133,10 @@ partition *partition_uniform(const model *m, split_kind s);
 /* A partition file: one block per line "name start n [stride]"; '#' comments.
  * User error if unreadable, malformed, or not covering 0..P-1 exactly once. */
 partition *partition_read(const char *path, const model *m);
+/* The same blocks without the cover check (some parameters in no block, or in
+ * two): for analyses of chosen blocks only. User error if unreadable,
+ * malformed or empty. */
+partition *partition_read_blocks(const char *path, const model *m);
 /* User error (naming `what`) unless every index 0..P-1 is in exactly one block. */
 void partition_check_cover(const partition *p, size_t P, const char *what);
 /* Gather / scatter the entries of block b between a flat vector and dense storage. */

@@ -227,7 +227,8 @@ static long read_line(FILE *fp, char *buf, size_t cap)
     return (long)n;
 }
 
-partition *partition_read(const char *path, const model *m)
+/* The blocks of a partition file, unchecked against each other. */
+static partition *read_blocks(const char *path, const model *m)
 {
     if (path_is_folder(path)) die_user("partition file %s is a folder, expected a file", path);
     FILE *fp = fopen(path, "r");
@@ -308,6 +309,23 @@ partition *partition_read(const char *path, const model *m)
         partition_free(p);
         die_user("%s:%ld: %s", path, lineno, err);
     }
+    return p;
+}
+
+partition *partition_read_blocks(const char *path, const model *m)
+{
+    partition *p = read_blocks(path, m);
+    if (p->nblocks == 0) {
+        partition_free(p);
+        die_user("partition file %s holds no block", path);
+    }
+    return p;
+}
+
+partition *partition_read(const char *path, const model *m)
+{
+    partition *p = read_blocks(path, m);
+    char msg[256];
     if (cover_error(p, m->P, msg, sizeof msg)) {
         partition_free(p);
         die_user("%s: %s", path, msg);

@@ -571,7 +571,8 @@ double loglog_slope(const double *x, const double *y, int n);
 
 /* ---- what the spectra programs share (spectra_util.c) ------------------------------------------ */
 /* alg3, alg3-value-whole, alg2 (= tensors), rows, cols, whole (one block: the
- * whole model), or a partition file (core/model.h). */
+ * whole model), or a partition file (core/model.h; its blocks need not cover
+ * the model: partition_read_blocks). */
 partition *partition_by_name(const model *m, const char *name);
 /* block_types when p splits every tensor by one of its candidate splits, else
  * one type per distinct tensor role ("whole" for a block without a tensor). */

@@ -19,7 +19,7 @@ partition *partition_by_name(const model *m, const char *s)
         partition_add(p, 0, m->P, 1, -1, "whole model");
         return p;
     }
-    return partition_read(s, m);
+    return partition_read_blocks(s, m);
 }
 
 int block_types_any(int *type, char (*names)[BLOCK_TYPE_LEN], int max_types, const model *m, const partition *p)

@@ -50,6 +50,18 @@ spectra_op *spectra_op_dense(int nops, const double *const *mats, const size_t *
 
 /* ---- a model's diagonal blocks ------------------------------------------------------------- */
 
+/* The tensor holding parameter index i. */
+static int tensor_at(const model *m, size_t i)
+{
+    int lo = 0, hi = m->ntensors - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (m->tensors[mid].offset <= i) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
 void block_hvp(model *m, int k, const block *const *b, const double *const *X, double *const *Y, double *V, double *HV)
 {
     size_t P = m->P;
@@ -57,7 +69,17 @@ void block_hvp(model *m, int k, const block *const *b, const double *const *X, d
         double *v = V + (size_t)j * P + b[j]->start;
         for (size_t e = 0; e < b[j]->n; e++) v[e * b[j]->stride] = X[j][e];
     }
-    m->hvp(m, V, HV, k);
+    if (m->hvp_tensors) { /* direction j lives on its block's tensors, and only their rows are read */
+        int *t = xmalloc(2 * (size_t)k * sizeof(int));
+        for (int j = 0; j < k; j++) {
+            t[j] = tensor_at(m, b[j]->start);
+            t[k + j] = tensor_at(m, b[j]->start + (b[j]->n - 1) * b[j]->stride);
+        }
+        m->hvp_tensors(m, V, HV, k, t, t + k);
+        free(t);
+    } else {
+        m->hvp(m, V, HV, k);
+    }
     for (int j = 0; j < k; j++) {
         const double *hv = HV + (size_t)j * P + b[j]->start;
         double *v = V + (size_t)j * P + b[j]->start;
@@ -119,6 +141,57 @@ spectra_op *spectra_op_blocks(model *m, const partition *p, int panel)
     spectra_op *A = xcalloc(1, sizeof *A);
     *A = (spectra_op){p->nblocks, c->dim, panel, blocks_apply, blocks_destroy, c};
     return A;
+}
+
+int name_matches(const char *pattern, const char *name)
+{
+    const char *star = NULL, *resume = NULL;
+    while (*name) {
+        if (*pattern == '*') {
+            star = pattern++;
+            resume = name;
+        } else if (*pattern == '?' || *pattern == *name) {
+            pattern++, name++;
+        } else if (star) { /* let the last star take one more character */
+            pattern = star + 1;
+            name = ++resume;
+        } else {
+            return 0;
+        }
+    }
+    while (*pattern == '*') pattern++;
+    return *pattern == '\0';
+}
+
+partition *partition_match(const partition *p, const char *patterns, int **idx)
+{
+    char *list = xmalloc(strlen(patterns) + 1), *save = NULL;
+    strcpy(list, patterns);
+    int *hit = xcalloc((size_t)p->nblocks + 1, sizeof(int));
+    for (char *pat = strtok_r(list, ",", &save); pat; pat = strtok_r(NULL, ",", &save)) {
+        int any = 0;
+        for (int b = 0; b < p->nblocks; b++)
+            if (name_matches(pat, p->b[b].name)) hit[b] = any = 1;
+        if (!any) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%.100s", pat);
+            free(list), free(hit);
+            die_user("block pattern '%s' matches no block (names as the partition gives them, e.g. '%s')", msg,
+                     p->nblocks ? p->b[0].name : "none");
+        }
+    }
+    free(list);
+    partition *s = partition_new();
+    int *ix = xmalloc(((size_t)p->nblocks + 1) * sizeof(int)), n = 0;
+    for (int b = 0; b < p->nblocks; b++)
+        if (hit[b]) {
+            partition_add(s, p->b[b].start, p->b[b].n, p->b[b].stride, p->b[b].tensor, p->b[b].name);
+            ix[n++] = b;
+        }
+    if (n == 0) die_user("block patterns '%s' match no block", patterns); /* only separators given */
+    free(hit);
+    *idx = ix;
+    return s;
 }
 
 /* ---- Lanczos --------------------------------------------------------------------------------- */

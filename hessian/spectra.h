@@ -78,10 +78,19 @@ double spectra_op_blocks_bytes(size_t P, int panel);
 
 /* The block-restricted Hessian-vector product: Y_j = H_{b_j b_j} X_j for j < k,
  * X_j and Y_j of length b_j->n (in the block's index order), by one call of
- * m->hvp on a k × P panel whose row j is X_j on b_j's indices and zero
- * elsewhere, row j of the product read on b_j's indices. V and HV: work of k·P
+ * m->hvp_tensors (or m->hvp when the model has none) on a k × P panel whose
+ * row j is X_j on b_j's indices and zero elsewhere, restricted to the tensors
+ * b_j spans; row j of the product read on b_j's indices. V and HV: work of k·P
  * doubles each; V must be all zero on entry and is all zero again on return. */
 void block_hvp(model *m, int k, const block *const *b, const double *const *X, double *const *Y, double *V, double *HV);
+
+/* Whether name matches pattern: `*` matches any run of characters, `?` any one;
+ * every other character (brackets included) only itself. */
+int name_matches(const char *pattern, const char *name);
+/* The blocks of p whose names match one of the comma-separated patterns
+ * (name_matches), in p's order: a new partition, and in *idx (malloc'ed) each
+ * block's index in p. User error naming a pattern that matches no block. */
+partition *partition_match(const partition *p, const char *patterns, int **idx);
 
 /* ---- Lanczos ---------------------------------------------------------------------------------- */
 

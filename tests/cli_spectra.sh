@@ -4,8 +4,9 @@
 # (1e-10) on both models; the Lanczos extremes with the residual test match the
 # exact ones; two runs with one seed are byte-identical, also with another
 # thread count and panel width (the Transformer's hvp of a direction does not
-# depend on its panel), another --probe-seed is not; spectra_check prints its
-# headline and its errors are those of its own exact spectra.
+# depend on its panel), another --probe-seed is not; --blocks and a partition
+# file that covers part of the model analyse those blocks only; spectra_check
+# prints its headline and its errors are those of its own exact spectra.
 source tests/lib_cli.sh
 source tests/lib_numcmp.sh
 S=$BIN/spectra
@@ -77,6 +78,9 @@ done
 # another probe seed: other probes
 "$S" "${TT[@]}" --out "$TMPD/d1" && OPENBLAS_NUM_THREADS=1 "$S" "${TT[@]}" --panel 5 --out "$TMPD/d2" &&
   out=$(outcmp "$TMPD/d1" "$TMPD/d2" 0) && cli_ok || cli_fail "one seed, two runs differ: $out"
+# (a Hessian batch of 40 sequences: the chunks of the R-pass once depended on the panel and differed here)
+"$S" "${TT[@]}" --hess-batch 40 --out "$TMPD/h1" && OPENBLAS_NUM_THREADS=1 "$S" "${TT[@]}" --hess-batch 40 --panel 5 \
+  --out "$TMPD/h2" && out=$(outcmp "$TMPD/h1" "$TMPD/h2" 0) && cli_ok || cli_fail "40 sequences: two runs differ: $out"
 "$S" "${MLP[@]}" --out "$TMPD/m1" && OPENBLAS_NUM_THREADS=1 "$S" "${MLP[@]}" --panel 5 --out "$TMPD/m2" &&
   out=$(outcmp "$TMPD/m1" "$TMPD/m2" 0) && cli_ok || cli_fail "MLP: one seed, two runs differ: $out"
 "$S" "${TT[@]}" --probe-seed 2 --out "$TMPD/d3" && ! cmp -s "$TMPD/d1/slq_alpha.npy" "$TMPD/d3/slq_alpha.npy" &&
@@ -85,6 +89,24 @@ done
 "$S" "${TT[@]}" --max-per-type 2 --out "$TMPD/s2" &&
   awk -F, 'NR > 1 { n[$4]++ } END { for (t in n) if (n[t] > 2) bad++; exit bad > 0 }' "$TMPD/s2/blocks.csv" &&
   grep -q '^blocks,' "$TMPD/s2/summary.csv" && cli_ok || cli_fail "--max-per-type 2"
+# --blocks: only the blocks it names, in the partition's order; a partition file of the same blocks (the rest
+# of the model in no block) gives the same spectra, byte for byte; a pattern that names no block, and --method
+# exact on a file that leaves parameters out, stop with one line (the training run's train/ aside, no output)
+"$S" "${TT[@]}" --blocks 'h*.attn.query[head *],wte[row 1]' --out "$TMPD/sel" &&
+  [ "$(col "$TMPD/sel" name | tr '\n' ' ')" = "wte[row 1] h0.attn.query[head 0] h0.attn.query[head 1] " ] &&
+  cli_ok || cli_fail "--blocks selects: $(col "$TMPD/sel" name | tr '\n' ' ')"
+awk -F, 'NR > 1 { n = $2; gsub(/ /, "_", n); print n, $6, $7, $8 }' "$TMPD/sel/blocks.csv" >"$TMPD/sel.txt"
+"$S" "${TT[@]}" --partition "$TMPD/sel.txt" --out "$TMPD/self" &&
+  cmp -s "$TMPD/sel/slq_alpha.npy" "$TMPD/self/slq_alpha.npy" && cmp -s "$TMPD/sel/slq_beta.npy" "$TMPD/self/slq_beta.npy" &&
+  [ "$(awk -F, '$1 == "blocks" { print $2 }' "$TMPD/self/summary.csv")" = 3 ] &&
+  cli_ok || cli_fail "a partition file of the selected blocks: other spectra"
+expect_user_error "a pattern that names no block" "$S" "${TT[@]}" --blocks 'h9.*' --out "$TMPD/bad2"
+grep -q "block pattern 'h9.\*' matches no block" "$TMPD/err" && cli_ok || cli_fail "no block named: $(cat "$TMPD/err")"
+expect_user_error "exact on a partition file that leaves parameters out" "$S" "${TT[@]}" --method exact \
+  --partition "$TMPD/sel.txt" --out "$TMPD/bad3"
+rm -rf "$TMPD/bad2/train" "$TMPD/bad3/train"
+expect_no_files "no output after a bad --blocks or partition" "$TMPD/bad2"
+expect_no_files "no output after a bad --blocks or partition" "$TMPD/bad3"
 [ -z "$(find "$TMPD" -name '*.tmp.*')" ] && cli_ok || cli_fail "temporaries left"
 
 # spectra_check on the tiny models: the headline; at m >= n SLQ's lambda max and the Lanczos extremes

@@ -498,6 +498,20 @@ static void test_partitions(void)
     fprintf(fp, "first 0 4\nrest 3 %zu\n", m.P - 3);
     fclose(fp);
     EXPECT_USER_ERROR(partition_read(pf, &m), "in two blocks");
+    p = partition_read_blocks(pf, &m); /* overlapping blocks: read as they are */
+    CHECK(p->nblocks == 2 && p->b[1].start == 3, "read_blocks keeps overlapping blocks (%d)", p->nblocks);
+    partition_free(p);
+    fp = fopen(pf, "w");
+    fprintf(fp, "first 0 4\n");
+    fclose(fp);
+    EXPECT_USER_ERROR(partition_read(pf, &m), "in no block");
+    p = partition_read_blocks(pf, &m); /* a part of the model only */
+    CHECK(p->nblocks == 1 && p->b[0].n == 4, "read_blocks reads a partial partition (%d)", p->nblocks);
+    partition_free(p);
+    fp = fopen(pf, "w");
+    fprintf(fp, "# nothing\n");
+    fclose(fp);
+    EXPECT_USER_ERROR(partition_read_blocks(pf, &m), "holds no block");
     fp = fopen(pf, "w");
     fprintf(fp, "first zero 4\n");
     fclose(fp);

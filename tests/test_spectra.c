@@ -487,6 +487,41 @@ static void test_sample_types(void)
     partition_free(p);
 }
 
+/* Block names by pattern: * any run, ? one character, brackets literal. */
+static void test_name_patterns(void)
+{
+    static const struct {
+        const char *pat, *name;
+        int want;
+    } c[] = {
+        {"h*.attn.query[head *]", "h0.attn.query[head 2]", 1}, {"h*.attn.query[head *]", "h12.attn.query[head 0]", 1},
+        {"h*.attn.query[head *]", "h0.attn.query.bias", 0},    {"h*.attn.query[head *]", "h0.attn.key[head 1]", 0},
+        {"h?.ln_1.*", "h3.ln_1.weight", 1},                    {"h?.ln_1.*", "h13.ln_1.weight", 0},
+        {"*", "anything", 1},                                  {"*", "", 1},
+        {"a*b*c", "aXbYbZc", 1},                               {"a*b*c", "aXbYbZ", 0},
+        {"wte[row 1]", "wte[row 1]", 1},                       {"wte[row 1]", "wte[row 11]", 0},
+        {"wte[row 1*]", "wte[row 11]", 1},                     {"[row]", "r", 0},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        CHECK(name_matches(c[i].pat, c[i].name) == c[i].want, "'%s' on '%s': want %d", c[i].pat, c[i].name, c[i].want);
+    partition *p = partition_new();
+    partition_add(p, 0, 2, 1, 0, "h0.attn.query[head 0]");
+    partition_add(p, 2, 2, 1, 0, "h0.attn.key[head 0]");
+    partition_add(p, 4, 2, 1, 0, "h1.attn.query[head 0]");
+    int *idx;
+    partition *s = partition_match(p, "h*.attn.query[head *],h0.attn.key*", &idx);
+    CHECK(s->nblocks == 3 && idx[0] == 0 && idx[1] == 1 && idx[2] == 2 && s->b[2].start == 4,
+          "two patterns select the three blocks in order (%d)", s->nblocks);
+    free(idx);
+    partition_free(s);
+    s = partition_match(p, "h1.*", &idx);
+    CHECK(s->nblocks == 1 && idx[0] == 2, "h1.* selects block 2 only");
+    free(idx);
+    partition_free(s);
+    EXPECT_USER_ERROR(partition_match(p, "h*.attn.query[head *],h2.*", &idx), "'h2.*' matches no block");
+    partition_free(p);
+}
+
 int main(void)
 {
     core_quiet = 1;
@@ -501,5 +536,6 @@ int main(void)
     test_wasserstein_density();
     test_models();
     test_sample_types();
+    test_name_patterns();
     return check_summary();
 }

@@ -1,6 +1,7 @@
 /* Tests of tinytransformer/: parameter counts and table, gradient and HVP
  * against central finite differences for every tensor role (1 and 2 layers,
- * with and without biases), Hessian symmetry, panel-width invariance, the
+ * with and without biases), the block-restricted H v (hvp_tensors) against the
+ * full one and finite differences, Hessian symmetry, panel-width invariance, the
  * trivial-attention case (1 head, T = 1) against a hand-written forward,
  * causal masking, the linear forward/backward against loops, data sources and
  * user errors. */
@@ -181,6 +182,84 @@ static void check_fd(int layers, int bias, int tied)
     printf("# fd %d layer(s) bias %d tied %d: worst grad %.2g, H v %.2g\n", layers, bias, tied,
                max_abs(ROLE_COUNT, worst_g), fmax(max_abs(ROLE_COUNT, worst_col), max_abs(ROLE_COUNT, worst_row)));
     free(p0), free(V), free(HV), free(g), free(gp), free(gm), free(fd);
+    model_free(m);
+}
+
+/* hvp_tensors, the block-restricted H v, on a 3-layer model: for a direction on
+ * the first and on the last Algorithm 3 block of every tensor (every block type,
+ * every layer), the rows of the block's tensor equal the full hvp's to
+ * round-off and central differences of the gradient; the same directions as
+ * one panel give each its own result bitwise (a direction does not depend on
+ * its panel); and a restricted direction issues fewer dgemm flops than the full
+ * one (at most half for the blocks of the last layer and after it). */
+static void test_restricted(int bias, int tied)
+{
+    model *m = small_model_tied(3, bias, 2, 4, 3, 31 + bias + 2 * tied, tied);
+    size_t P = m->P;
+    partition *p = partition_alg3(m, 0);
+    int k = 0, *pick = xmalloc(2 * (size_t)p->nblocks * sizeof(int));
+    for (int b = 0; b < p->nblocks; b++) /* first and last block of each tensor */
+        if (b == 0 || p->b[b].tensor != p->b[b - 1].tensor || b + 1 == p->nblocks || p->b[b + 1].tensor != p->b[b].tensor)
+            pick[k++] = b;
+    double *V = xcalloc((size_t)k * P, sizeof(double)), *HV = xmalloc((size_t)k * P * sizeof(double));
+    double *R = xmalloc((size_t)k * P * sizeof(double)), *one = xmalloc(P * sizeof(double));
+    double *gp = xmalloc(P * sizeof(double)), *gm = xmalloc(P * sizeof(double)), *p0 = xmalloc(P * sizeof(double));
+    int *t = xmalloc(2 * (size_t)k * sizeof(int));
+    gsl_rng *r = rng_new(5);
+    for (int j = 0; j < k; j++) {
+        const block *bl = &p->b[pick[j]];
+        for (size_t e = 0; e < bl->n; e++) V[(size_t)j * P + bl->start + e * bl->stride] = rng_gaussian(r, 1);
+        t[j] = t[k + j] = bl->tensor;
+    }
+    rng_free(r);
+    m->hvp(m, V, HV, k);
+    m->hvp_tensors(m, V, R, k, t, t + k);
+    double scale = 0; /* H v's size (the key bias's rows of it vanish) */
+    for (int j = 0; j < k; j++) scale = fmax(scale, norm2(HV + (size_t)j * P, P));
+    double worst = 0, worst_fd = 0, worst_flops = 0;
+    int panel_same = 1, fewer = 1;
+    for (int j = 0; j < k; j++) { /* alone, restricted and full: the same bits as in the panel; fewer flops */
+        const tensor_info *ti = &m->tensors[t[j]];
+        const double *v = V + (size_t)j * P, *f = HV + (size_t)j * P, *rr = R + (size_t)j * P + ti->offset;
+        for (size_t i = 0; i < tensor_size(ti); i++) worst = fmax(worst, fabs(rr[i] - f[ti->offset + i]) / scale);
+        long long f0 = tt_dgemm_flops();
+        m->hvp_tensors(m, v, one, 1, t + j, t + k + j);
+        long long f1 = tt_dgemm_flops();
+        panel_same &= memcmp(one + ti->offset, rr, tensor_size(ti) * sizeof(double)) == 0;
+        m->hvp(m, v, one, 1);
+        long long f2 = tt_dgemm_flops();
+        panel_same &= memcmp(one, f, P * sizeof(double)) == 0;
+        double ratio = (double)(f1 - f0) / (double)(f2 - f1);
+        fewer &= ratio <= 1;
+        if (ti->layer == 2 || (ti->layer < 0 && t[j] > 1)) worst_flops = fmax(worst_flops, ratio);
+    }
+    memcpy(p0, m->params, P * sizeof(double));
+    const double h = 1e-5;
+    for (int j = 0; j < k; j++) {
+        const tensor_info *ti = &m->tensors[t[j]];
+        const double *v = V + (size_t)j * P, *rr = R + (size_t)j * P + ti->offset;
+        for (size_t i = 0; i < P; i++) m->params[i] = p0[i] + h * v[i];
+        m->grad(m, gp);
+        for (size_t i = 0; i < P; i++) m->params[i] = p0[i] - h * v[i];
+        m->grad(m, gm);
+        memcpy(m->params, p0, P * sizeof(double));
+        double e = 0;
+        for (size_t i = 0; i < tensor_size(ti); i++) {
+            double fd = (gp[ti->offset + i] - gm[ti->offset + i]) / (2 * h);
+            e += (rr[i] - fd) * (rr[i] - fd);
+        }
+        worst_fd = fmax(worst_fd, sqrt(e) / scale);
+    }
+    CHECK(worst <= 1e-13, "bias %d tied %d: restricted rows vs the full H v: %.3g", bias, tied, worst);
+    CHECK(worst_fd <= 1e-6, "bias %d tied %d: restricted rows vs differences of the gradient: %.3g", bias, tied,
+          worst_fd);
+    CHECK(panel_same, "bias %d tied %d: a direction alone differs from itself in a panel", bias, tied);
+    CHECK(fewer && worst_flops <= 0.5, "bias %d tied %d: restricted dgemm flops / full: last layer up to %.2f", bias,
+          tied, worst_flops);
+    printf("# restricted H v, bias %d tied %d, %d blocks: vs full %.2g, vs differences %.2g, flops of the last "
+           "layer's blocks up to %.2f of the full H v\n", bias, tied, k, worst, worst_fd, worst_flops);
+    free(V), free(HV), free(R), free(one), free(gp), free(gm), free(p0), free(t), free(pick);
+    partition_free(p);
     model_free(m);
 }
 
@@ -834,6 +913,8 @@ int main(void)
     for (int layers = 1; layers <= 2; layers++)
         for (int bias = 0; bias <= 1; bias++)
             for (int tied = 0; tied <= 1; tied++) check_fd(layers, bias, tied);
+    for (int bias = 0; bias <= 1; bias++)
+        for (int tied = 0; tied <= 1; tied++) test_restricted(bias, tied);
     test_symmetry_and_panels();
     test_tied_is_summed_untied();
     test_gauss_newton();

@@ -1,13 +1,14 @@
-/* Tests of tinytransformer/tt_dirminor.c, the direction-minor R-kernels of the
- * R-pass, against their naive references in tt_kernels.c (token-major loops
- * written from the formulas; the finite-difference tests of test_tt.c check the
- * whole model): the same R-quantities in the other layout, to 1e-13, for dense
- * R-parameters and for unit directions (given as index ranges, some directions
- * outside the tensor), with every optional input present and absent, every
- * optional output wanted and not, overwriting and accumulating. Then the whole
- * fast path: Hessian columns from unit directions against the generic hvp on
- * dense directions (H·V), 1 and 2 layers, with and without biases, 1 and 2
- * threads. */
+/* Tests of the R-kernels against their naive references in tt_kernels.c
+ * (token-major loops written from the formulas; the finite-difference tests of
+ * test_tt.c check the whole model): the same R-quantities in the other layout,
+ * to 1e-13, with every optional input present and absent, every optional
+ * output wanted and not, overwriting and accumulating —
+ *   - tt_dirminor.c, the panel kernels, on unit directions (index ranges, some
+ *     directions outside the tensor);
+ *   - tt_onedir.c, the kernels of one dense direction, at k = 1.
+ * Then the whole fast path: Hessian columns from unit directions against the
+ * generic hvp on dense directions (H·V), 1 and 2 layers, with and without
+ * biases, 1 and 2 threads. */
 #include "check.h"
 #include "hessian/hessian.h"
 #include "tinytransformer/tt_kernels.h"
@@ -90,22 +91,17 @@ static double *rnd_dm(int N, int k, int C, gsl_rng *r)
 }
 
 /* A panel of k directions in token-major parameter form (direction d at d*ld,
- * the tensor at offset 0, n entries) and its direction-minor tt_rpar.
- * kind 0: zero; 1: dense; 2: unit directions d0..d1-1 = e_(e0..). */
+ * the tensor at offset 0, n entries) and its tt_rpar.
+ * kind 0: zero; 1: unit directions d0..d1-1 = e_(e0..). */
 typedef struct {
     double *panel; /* (k, ld) */
-    double *dm;    /* (n, k) */
     tt_rpar rp;
 } rdirs;
 
-static rdirs make_dirs(int kind, size_t n, size_t ld, int k, gsl_rng *r)
+static rdirs make_dirs(int kind, size_t n, size_t ld, int k)
 {
-    rdirs s = {xcalloc((size_t)k * ld, sizeof(double)), xcalloc(n * k, sizeof(double)), {0}};
-    if (kind == 1) {
-        for (int d = 0; d < k; d++)
-            for (size_t i = 0; i < n; i++) s.panel[d * ld + i] = s.dm[i * k + d] = rng_gaussian(r, 1);
-        s.rp.v = s.dm;
-    } else if (kind == 2) { /* directions 1..cnt hit the last cnt entries (the tensor starts mid-panel) */
+    rdirs s = {xcalloc((size_t)k * ld, sizeof(double)), {0}};
+    if (kind == 1) { /* directions 1..cnt hit the last cnt entries (the tensor starts mid-panel) */
         int cnt = (size_t)(k - 1) < n ? k - 1 : (int)n;
         s.rp.d0 = 1, s.rp.d1 = 1 + cnt, s.rp.e0 = (long)n - cnt;
         for (int d = 1; d <= cnt; d++) s.panel[d * ld + n - cnt + (d - 1)] = 1;
@@ -113,7 +109,7 @@ static rdirs make_dirs(int kind, size_t n, size_t ld, int k, gsl_rng *r)
     return s;
 }
 
-static void free_dirs(rdirs *s) { free(s->panel), free(s->dm); }
+static void free_dirs(rdirs *s) { free(s->panel); }
 
 /* max |from_dm(a_dm) - b_tm| / max|b| */
 static double diff_dm(const double *a_dm, const double *b_tm, int N, int k, int C)
@@ -144,10 +140,10 @@ static void test_linear(gsl_rng *r)
     double *inp = rnd((size_t)N * IC, r), *dout = rnd((size_t)N * OC, r), *W = rnd((size_t)OC * IC, r);
     double *Rinp = rnd(RI, r), *Rdout = rnd(RO, r), *Rinp_dm = to_dm(Rinp, N, k, IC), *Rdout_dm = to_dm(Rdout, N, k, OC);
     double *Rinp_t = to_dmt(Rinp, N, k, IC), *Rdout_t = to_dmt(Rdout, N, k, OC);
-    for (int kw = 0; kw < 3; kw++)
-        for (int kb = 0; kb < 3; kb++)
+    for (int kw = 0; kw < 2; kw++)
+        for (int kb = 0; kb < 2; kb++)
             for (int has_in = 0; has_in <= 1; has_in++) {
-                rdirs dw = make_dirs(kw, (size_t)OC * IC, ld, k, r), db = make_dirs(kb, OC, ld, k, r);
+                rdirs dw = make_dirs(kw, (size_t)OC * IC, ld, k), db = make_dirs(kb, OC, ld, k);
                 const double *ri = has_in ? Rinp : NULL, *ri_dm = has_in ? Rinp_dm : NULL;
                 /* forward, overwriting and accumulating */
                 double *o_tm = xmalloc(RO * sizeof(double)), *o_dm = rnd_dm(N, k, OC, r);
@@ -212,10 +208,10 @@ static void test_layernorm(gsl_rng *r)
     double rstd[6];
     tt_layernorm_forward(y, xh, rstd, x, g, b, N, C);
     double *Rinp = rnd(RC, r), *Rdout = rnd(RC, r), *Rinp_dm = to_dm(Rinp, N, k, C), *Rdout_dm = to_dm(Rdout, N, k, C);
-    for (int kg = 0; kg < 3; kg++)
-        for (int kb = 0; kb < 3; kb++)
+    for (int kg = 0; kg < 2; kg++)
+        for (int kb = 0; kb < 2; kb++)
             for (int has_in = 0; has_in <= 1; has_in++) {
-                rdirs dg = make_dirs(kg, C, ld, k, r), db = make_dirs(kb, C, ld, k, r);
+                rdirs dg = make_dirs(kg, C, ld, k), db = make_dirs(kb, C, ld, k);
                 double *o_tm = xmalloc(RC * sizeof(double)), *h_tm = xmalloc(RC * sizeof(double));
                 double *r_tm = xmalloc((size_t)N * k * sizeof(double));
                 double *o_dm = xmalloc(dm_size(N, k, C) * sizeof(double)), *h_dm = xmalloc(dm_size(N, k, C) * sizeof(double));
@@ -352,6 +348,138 @@ static void test_gelu(gsl_rng *r)
     free(zero);
 }
 
+/* ---- the one-direction kernels (tt_onedir.c) against the naive ones at k = 1 ----
+ * R-quantities (C,N) rows tt_dm_ld(N, 1) apart are to_dm(·, N, 1, C); the
+ * feature-major base copies have rows ldb = N + 3 apart (NaN between). */
+static double *fm(const double *x, int N, int C, size_t ldb)
+{
+    double *y = xmalloc((size_t)C * ldb * sizeof(double));
+    for (size_t i = 0; i < (size_t)C * ldb; i++) y[i] = NAN;
+    for (int n = 0; n < N; n++)
+        for (int c = 0; c < C; c++) y[c * ldb + n] = x[(size_t)n * C + c];
+    return y;
+}
+
+static void test_onedir_linear_layernorm(gsl_rng *r)
+{
+    int N = 9, IC = 5, OC = 6;
+    size_t ld = tt_dm_ld(N, 1), ldb = N + 3;
+    double *inp = rnd((size_t)N * IC, r), *dout = rnd((size_t)N * OC, r), *W = rnd((size_t)OC * IC, r);
+    double *RW = rnd((size_t)OC * IC, r), *Rb = rnd(OC, r);
+    double *Rinp = rnd((size_t)N * IC, r), *Rdout = rnd((size_t)N * OC, r);
+    double *Rinp_f = to_dm(Rinp, N, 1, IC), *Rdout_f = to_dm(Rdout, N, 1, OC);
+    for (int mask = 0; mask < 8; mask++) { /* which of R{inp}, R{W}, R{b} are nonzero */
+        const double *ri = mask & 1 ? Rinp : NULL, *rw = mask & 2 ? RW : NULL, *rb = mask & 4 ? Rb : NULL;
+        double *o = xmalloc((size_t)N * OC * sizeof(double)), *of = rnd_dm(N, 1, OC, r);
+        tt_linear_rop_naive(o, ri, inp, W, rw, rb, 0, N, IC, OC, 1);
+        tt_od_linear_rop(of, 0, mask & 1 ? Rinp_f : NULL, inp, W, rw, rb, ld, N, IC, OC);
+        CHECK(diff_dm(of, o, N, 1, OC) < 1e-13, "one direction: linear rop mask %d: %.3g", mask, diff_dm(of, o, N, 1, OC));
+        free(o), free(of);
+        if (mask & 4) continue; /* the backward reads no R{b} */
+        double *a = xcalloc((size_t)N * IC, sizeof(double)), *g = xcalloc((size_t)OC * IC + OC, sizeof(double));
+        double *af = to_dm(a, N, 1, IC), *gf = xcalloc((size_t)OC * IC + OC, sizeof(double));
+        tt_linear_rop_backward_naive(a, g, g + OC * IC, Rdout, dout, inp, ri, W, rw, 0, N, IC, OC, 1);
+        tt_od_linear_rop_backward(af, 1, gf, gf + OC * IC, Rdout_f, dout, inp, mask & 1 ? Rinp_f : NULL, W, rw, ld, N,
+                                  IC, OC);
+        CHECK(diff_dm(af, a, N, 1, IC) < 1e-13 && rel_max_diff((size_t)OC * IC + OC, gf, g) < 1e-13,
+              "one direction: linear rop backward mask %d: %.3g, %.3g", mask, diff_dm(af, a, N, 1, IC),
+              rel_max_diff((size_t)OC * IC + OC, gf, g));
+        free(a), free(g), free(af), free(gf);
+    }
+    free(inp), free(dout), free(W), free(RW), free(Rb), free(Rinp), free(Rdout), free(Rinp_f), free(Rdout_f);
+
+    int C = 7;
+    double *x = rnd((size_t)N * C, r), *g = rnd(C, r), *b = rnd(C, r), *dy = rnd((size_t)N * C, r);
+    double *y = xmalloc((size_t)N * C * sizeof(double)), *xh = xmalloc((size_t)N * C * sizeof(double)), rstd[9];
+    tt_layernorm_forward(y, xh, rstd, x, g, b, N, C);
+    double *xhT = fm(xh, N, C, ldb), *dyT = fm(dy, N, C, ldb), *Rg = rnd(C, r), *Rbn = rnd(C, r);
+    double *Rx = rnd((size_t)N * C, r), *Rdy = rnd((size_t)N * C, r), *Rx_f = to_dm(Rx, N, 1, C);
+    double *Rdy_f = to_dm(Rdy, N, 1, C);
+    for (int mask = 0; mask < 8; mask++) { /* which of R{inp}, R{g}, R{b} are nonzero */
+        const double *ri = mask & 1 ? Rx : NULL, *rg = mask & 2 ? Rg : NULL, *rb = mask & 4 ? Rbn : NULL;
+        double *o = xmalloc((size_t)N * C * sizeof(double)), *h = xmalloc((size_t)N * C * sizeof(double)), rr[9];
+        double *of = rnd_dm(N, 1, C, r), *hf = rnd_dm(N, 1, C, r), rrf[9];
+        tt_layernorm_rop_naive(o, h, rr, ri, xh, rstd, g, rg, rb, 0, N, C, 1);
+        tt_od_layernorm_rop(of, hf, rrf, mask & 1 ? Rx_f : NULL, xhT, rstd, g, rg, rb, ld, ldb, N, C);
+        CHECK(diff_dm(of, o, N, 1, C) < 1e-13, "one direction: layernorm rop mask %d: %.3g", mask, diff_dm(of, o, N, 1, C));
+        if (mask & 1)
+            CHECK(diff_dm(hf, h, N, 1, C) < 1e-13 && rel_max_diff(N, rrf, rr) < 1e-13,
+                  "one direction: layernorm rop R{xh}, R{r} mask %d", mask);
+        if (!(mask & 4)) {
+            double *a = xcalloc((size_t)N * C, sizeof(double)), *gg = xcalloc(2 * (size_t)C, sizeof(double));
+            double *af = to_dm(a, N, 1, C), *ggf = xcalloc(2 * (size_t)C, sizeof(double));
+            tt_layernorm_rop_backward_naive(a, gg, gg + C, Rdy, dy, xh, rstd, h, rr, g, rg, 0, N, C, 1);
+            tt_od_layernorm_rop_backward(af, 1, ggf, ggf + C, Rdy_f, dyT, xhT, rstd, mask & 1 ? hf : NULL,
+                                         mask & 1 ? rrf : NULL, g, rg, ld, ldb, N, C);
+            CHECK(diff_dm(af, a, N, 1, C) < 1e-13 && rel_max_diff(2 * (size_t)C, ggf, gg) < 1e-13,
+                  "one direction: layernorm rop backward mask %d: %.3g", mask, diff_dm(af, a, N, 1, C));
+            free(a), free(gg), free(af), free(ggf);
+        }
+        free(o), free(h), free(of), free(hf);
+    }
+    free(x), free(g), free(b), free(dy), free(y), free(xh), free(xhT), free(dyT), free(Rg), free(Rbn), free(Rx), free(Rdy);
+    free(Rx_f), free(Rdy_f);
+}
+
+static void test_onedir_attention_gelu(gsl_rng *r)
+{
+    int B = 2, T = 5, C = 6, H = 2, N = B * T;
+    size_t NC = (size_t)N * C, A = (size_t)B * H * T * T, ld = tt_dm_ld(N, 1);
+    double *q = rnd(NC, r), *key = rnd(NC, r), *v = rnd(NC, r), *dy = rnd(NC, r);
+    double *y = xmalloc(NC * sizeof(double)), *att = xmalloc(A * sizeof(double)), *dpc = xmalloc(A * sizeof(double));
+    double *dq = xmalloc(NC * sizeof(double)), *dk = xmalloc(NC * sizeof(double)), *dv = xmalloc(NC * sizeof(double));
+    tt_attention_forward(y, att, q, key, v, B, T, C, H);
+    tt_attention_backward(dq, dk, dv, dpc, dy, q, key, v, att, B, T, C, H);
+    double *R[4], *Rf[4], *zero = xcalloc(NC, sizeof(double)); /* Rq, Rkey, Rv, Rdy */
+    for (int i = 0; i < 4; i++) R[i] = rnd(NC, r), Rf[i] = to_dm(R[i], N, 1, C);
+    for (int mask = 1; mask < 8; mask++) {
+        const double *f[3];
+        for (int i = 0; i < 3; i++) f[i] = mask & (1 << i) ? Rf[i] : NULL;
+        int att_live = f[0] || f[1];
+        double *Ry = xmalloc(NC * sizeof(double)), *Ratt = xmalloc(A * sizeof(double));
+        double *Ry_f = rnd_dm(N, 1, C, r), *Ratt_f = xmalloc(A * sizeof(double));
+        tt_attention_rop_naive(Ry, Ratt, mask & 1 ? R[0] : zero, mask & 2 ? R[1] : zero, mask & 4 ? R[2] : zero, q, key,
+                               v, att, B, T, C, H, 1);
+        tt_od_attention_rop(Ry_f, att_live ? Ratt_f : NULL, f[0], f[1], f[2], q, key, v, att, ld, B, T, C, H);
+        CHECK(diff_dm(Ry_f, Ry, N, 1, C) < 1e-13, "one direction: attention rop mask %d: %.3g", mask,
+              diff_dm(Ry_f, Ry, N, 1, C));
+        double *o[3], *of[3];
+        for (int i = 0; i < 3; i++) o[i] = xmalloc(NC * sizeof(double)), of[i] = rnd_dm(N, 1, C, r);
+        tt_attention_rop_backward_naive(o[0], o[1], o[2], R[3], dy, q, key, v, att, dpc, mask & 1 ? R[0] : zero,
+                                        mask & 2 ? R[1] : zero, mask & 4 ? R[2] : zero, Ratt, B, T, C, H, 1);
+        for (int want = 1; want < 8; want++) {
+            tt_od_attention_rop_backward(want & 1 ? of[0] : NULL, want & 2 ? of[1] : NULL, want & 4 ? of[2] : NULL,
+                                         Rf[3], dy, q, key, v, att, dpc, f[0], f[1], f[2], att_live ? Ratt_f : NULL, ld,
+                                         B, T, C, H);
+            for (int i = 0; i < 3; i++)
+                if (want & (1 << i))
+                    CHECK(diff_dm(of[i], o[i], N, 1, C) < 1e-13, "one direction: attention rop backward %d mask %d "
+                          "want %d: %.3g", i, mask, want, diff_dm(of[i], o[i], N, 1, C));
+        }
+        for (int i = 0; i < 3; i++) free(o[i]), free(of[i]);
+        free(Ry), free(Ratt), free(Ry_f), free(Ratt_f);
+    }
+    for (int i = 0; i < 4; i++) free(R[i]), free(Rf[i]);
+    free(q), free(key), free(v), free(dy), free(y), free(att), free(dpc), free(dq), free(dk), free(dv), free(zero);
+
+    int M = 7;
+    size_t NM = (size_t)N * M, ldb = N + 3;
+    double *x = rnd(NM, r), *dout = rnd(NM, r), *Rin = rnd(NM, r), *Rdo = rnd(NM, r);
+    double *g1 = xmalloc(NM * sizeof(double)), *g2d = xmalloc(NM * sizeof(double));
+    tt_gelu_derivs(g1, g2d, x, NM);
+    for (size_t i = 0; i < NM; i++) g2d[i] *= dout[i];
+    double *g1T = fm(g1, N, M, ldb), *g2dT = fm(g2d, N, M, ldb), *Rin_f = to_dm(Rin, N, 1, M), *Rdo_f = to_dm(Rdo, N, 1, M);
+    double *o = xmalloc(NM * sizeof(double)), *of = rnd_dm(N, 1, M, r);
+    tt_gelu_rop_naive(o, Rin, x, N, M, 1);
+    tt_od_gelu_rop(of, Rin_f, g1T, ld, ldb, N, M);
+    CHECK(diff_dm(of, o, N, 1, M) < 1e-13, "one direction: gelu rop");
+    tt_gelu_rop_backward_naive(o, Rdo, dout, x, Rin, N, M, 1);
+    tt_od_gelu_rop_backward(of, Rdo_f, g1T, g2dT, Rin_f, ld, ldb, N, M);
+    CHECK(diff_dm(of, o, N, 1, M) < 1e-13, "one direction: gelu rop backward");
+    free(x), free(dout), free(Rin), free(Rdo), free(g1), free(g2d), free(g1T), free(g2dT), free(Rin_f), free(Rdo_f);
+    free(o), free(of);
+}
+
 /* The unit-direction paths (tt_hess_cols_lower through the engine, hess_cols)
  * against the generic hvp on dense random directions: H V from the unit
  * columns equals hvp(V) to round-off. */
@@ -407,6 +535,8 @@ int main(void)
     test_layernorm(r);
     test_attention(r);
     test_gelu(r);
+    test_onedir_linear_layernorm(r);
+    test_onedir_attention_gelu(r);
     rng_free(r);
     test_unit_vs_dense();
     return check_summary();

@@ -80,7 +80,7 @@ void tt_set_threads(model *m, int n);
 /* Gauss–Newton mode (off by default): hvp, hess_cols and hess_cols_lower give
  * the Gauss–Newton matrix G = Jᵀ S J instead of H (J = ∂logits/∂θ, S the
  * Hessian of the mean cross-entropy in the logits), by the R-pass with every
- * term that multiplies a base upstream gradient dropped (tt_model.c,
+ * term that multiplies a base upstream gradient dropped (tt_pass.c,
  * zero_base_gradients). G is symmetric PSD; H = G + Σ_n (∂ℓ/∂z_n)·∂²z_n/∂θ².
  * loss and grad are unchanged; H with the mode off is bit for bit as before. */
 void tt_set_gauss_newton(model *m, int on /* 0 or 1 */);

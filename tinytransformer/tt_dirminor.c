@@ -8,13 +8,13 @@
  * Every elementwise, LayerNorm and attention loop then runs over the k
  * contiguous directions with the base quantities (which do not depend on the
  * direction) broadcast, which GCC vectorises whatever C and the head size are;
- * a linear layer is W·R{X} over all N·k columns (one dgemm). R-parameters and
- * R-gradients are direction-minor too: entry p of a tensor, direction d at
- * [p*k + d], so the parameter terms are dgemms or vector updates as well.
+ * a linear layer is W·R{X} over all N·k columns (one dgemm). R-gradients are
+ * direction-minor too: entry p of a tensor, direction d at [p*k + d].
  *
- * Unit directions (Hessian columns) are passed as an index range instead of a
- * dense R{θ}: a direction e_j in W touches one output column of X·R{W}ᵀ, which
- * is a copy of one input column — no dgemm for a product that is mostly zeros.
+ * The directions are unit vectors (Hessian columns), passed as an index range:
+ * a direction e_j in W touches one output column of X·R{W}ᵀ, which is a copy
+ * of one input column — no dgemm for a product that is mostly zeros. (Dense
+ * directions run one at a time: tt_onedir.c.)
  */
 #include "tt_kernels.h"
 #include <math.h>
@@ -43,7 +43,7 @@ static void check_k(int k)
 /* The unit directions of an R-parameter: direction d in d0..d1-1 is e_(e0 + d - d0). */
 static inline long unit_index(const tt_rpar *r, int d) { return r->e0 + (d - r->d0); }
 
-int tt_rpar_live(const tt_rpar *r) { return r->v != NULL || r->d1 > r->d0; }
+int tt_rpar_live(const tt_rpar *r) { return r->d1 > r->d0; }
 
 /* The lane of the unit direction e_c of a vector R-parameter in the block of
  * directions d..d+TT_KBLOCK-1, or -1 if there is none. */
@@ -71,21 +71,12 @@ HOT void tt_dm_linear_rop(double *Rout /*(OC,N,k)*/, int acc, const double *Rinp
         tt_dgemm(0, 0, OC, N * k, IC, 1.0, W, IC, Rinp, (int)RN, acc ? 1.0 : 0.0, Rout, (int)RN);
     else if (!acc)
         memset(Rout, 0, OC * RN * sizeof(double));
-    if (rW.v) /* out row o: (N,k) += inp (N,IC) · R{W}[o,:,:] (IC,k) */
-        for (int o = 0; o < OC; o++)
-            tt_dgemm(0, 0, N, k, IC, 1.0, inp, IC, rW.v + (size_t)o * IC * k, k, 1.0, Rout + o * RN, k);
     for (int d = rW.d0; d < rW.d1; d++) { /* e_(o,i): R{out}[o,n] += inp[n,i] */
         long e = unit_index(&rW, d);
         double *r = Rout + (e / IC) * RN + d;
         const double *x = inp + e % IC;
         for (int n = 0; n < N; n++) r[(size_t)n * k] += x[(size_t)n * IC];
     }
-    if (rb.v)
-        for (int o = 0; o < OC; o++)
-            for (int d = 0; d < k; d += TT_KBLOCK) {
-                vd b = vload(rb.v + (size_t)o * k + d);
-                for (int n = 0; n < N; n++) vadd(Rout + o * RN + (size_t)n * k + d, b);
-            }
     for (int d = rb.d0; d < rb.d1; d++) {
         double *r = Rout + unit_index(&rb, d) * RN + d;
         for (int n = 0; n < N; n++) r[(size_t)n * k] += 1;
@@ -110,9 +101,6 @@ HOT void tt_dm_linear_rop_backward(double *Rdinp /*(IC,N,k)*/, int acc, double *
     size_t RN = tt_dm_ld(N, k);
     if (Rdinp) {
         tt_dgemm(1, 0, IC, N * k, OC, 1.0, W, IC, Rdout, (int)RN, acc ? 1.0 : 0.0, Rdinp, (int)RN);
-        if (rW.v) /* R{dinp} row i: (N,k) += dout (N,OC) · R{W}[:,i,:] (OC,k) */
-            for (int i = 0; i < IC; i++)
-                tt_dgemm(0, 0, N, k, OC, 1.0, dout, OC, rW.v + (size_t)i * k, IC * k, 1.0, Rdinp + i * RN, k);
         for (int d = rW.d0; d < rW.d1; d++) { /* e_(o,i): R{dinp}[i,n] += dout[n,o] */
             long e = unit_index(&rW, d);
             double *r = Rdinp + (e % IC) * RN + d;
@@ -178,8 +166,6 @@ HOT void tt_dm_layernorm_rop(double *Rout /*(C,N,k)*/, double *Rout_t /*(N,C,k) 
                     vstore(Rxh + c * RN + at, rh);
                     o = g[c] * rh;
                 }
-                if (rg.v) o += h[c] * vload(rg.v + (size_t)c * k + d);
-                if (rb.v) o += vload(rb.v + (size_t)c * k + d);
                 int lg = unit_lane(&rg, c, d), lb = unit_lane(&rb, c, d);
                 if (lg >= 0) o[lg] += h[c];
                 if (lb >= 0) o[lb] += 1;
@@ -235,7 +221,6 @@ HOT void tt_dm_layernorm_rop_backward(double *Rdinp /*(C,N,k)*/, double *Rdinp_t
                 vd rdy = vload(Rdout + c * RN + at), rh = {0};
                 if (Rxh) rh = vload(Rxh + c * RN + at);
                 vd q = g[c] * rdy;
-                if (rg.v) q += dy[c] * vload(rg.v + (size_t)c * k + d);
                 int lg = unit_lane(&rg, c, d);
                 if (lg >= 0) q[lg] += dy[c];
                 vstore(rdxh + (size_t)c * TT_KBLOCK, q);
@@ -452,4 +437,66 @@ HOT void tt_dm_gelu_rop_backward(double *Rdinp /*(M,N,k)*/, double *Rdinp_t /*(N
                 if (Rdinp_t) vstore(Rdinp_t + n * tt_dm_ldt(M, k) + (size_t)m * k + d, o);
             }
         }
+}
+
+/* ---- embedding and cross-entropy --------------------------------------------------------------
+ * Memory-bound and cheap: compiled for the baseline target only (no HOT clones). */
+
+/* R{x} = R{wte}[inp[n]] + R{wpe}[t] for unit directions. */
+void tt_dm_embed_rop(double *Rx /*(C,N,k)*/, const int *inp, tt_rpar rwte, tt_rpar rwpe, int N, int T, int C, int k)
+{
+    size_t RN = tt_dm_ld(N, k);
+    memset(Rx, 0, C * RN * sizeof(double));
+    for (int d = rwte.d0; d < rwte.d1; d++) { /* e_(token, c) */
+        long e = rwte.e0 + (d - rwte.d0);
+        for (int n = 0; n < N; n++)
+            if (inp[n] == e / C) Rx[(e % C) * RN + (size_t)n * k + d] += 1;
+    }
+    for (int d = rwpe.d0; d < rwpe.d1; d++) { /* e_(position, c) */
+        long e = rwpe.e0 + (d - rwpe.d0);
+        for (int n = e / C; n < N; n += T) Rx[(e % C) * RN + (size_t)n * k + d] += 1;
+    }
+}
+
+/* The embedding is linear in its parameters and its input is discrete, so
+ * R{dwte} and R{dwpe} only route R{dx}. Either output may be NULL (not wanted). */
+void tt_dm_embed_rop_backward(double *gwte /*(V*C,k)*/, double *gwpe /*(T*C,k)*/, const double *Rdx /*(C,N,k)*/,
+                               const int *inp, int N, int T, int C, int k)
+{
+    size_t RN = tt_dm_ld(N, k);
+    for (int c = 0; c < C; c++)
+        for (int n = 0; n < N; n++) {
+            const double *restrict r = Rdx + c * RN + (size_t)n * k;
+            if (gwte) {
+                double *restrict g = gwte + ((size_t)inp[n] * C + c) * k;
+                for (int d = 0; d < k; d++) g[d] += r[d];
+            }
+            if (gwpe) {
+                double *restrict g = gwpe + ((size_t)(n % T) * C + c) * k;
+                for (int d = 0; d < k; d++) g[d] += r[d];
+            }
+        }
+}
+
+/* R{dlogits} = scale p ⊙ (R{z} − Σ_v p R{z}) (the softmax Jacobian; onehot is constant). */
+void tt_dm_crossentropy_rop(double *Rdlogits /*(V,N,k)*/, double *Rdlogits_t /*(N,V,k)*/,
+                             const double *Rlogits /*(V,N,k)*/, const double *probs, double scale, int N, int V, int k)
+{
+    size_t RN = tt_dm_ld(N, k), LT = tt_dm_ldt(V, k);
+    double *mean = xmalloc((size_t)k * sizeof(double));
+    for (int n = 0; n < N; n++) {
+        const double *p = probs + (size_t)n * V;
+        memset(mean, 0, (size_t)k * sizeof(double));
+        for (int v = 0; v < V; v++) {
+            const double *restrict rz = Rlogits + v * RN + (size_t)n * k;
+            for (int d = 0; d < k; d++) mean[d] += p[v] * rz[d];
+        }
+        for (int v = 0; v < V; v++) {
+            const double *restrict rz = Rlogits + v * RN + (size_t)n * k;
+            double *restrict o = Rdlogits + v * RN + (size_t)n * k, *restrict ot = Rdlogits_t + n * LT + (size_t)v * k;
+            double a = scale * p[v];
+            for (int d = 0; d < k; d++) ot[d] = o[d] = a * (rz[d] - mean[d]);
+        }
+    }
+    free(mean);
 }

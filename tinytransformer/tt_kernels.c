@@ -1,6 +1,6 @@
 /* Token-major layer kernels of the tiny Transformer, llm.c style: one section
  * per layer, each with
- *   x_forward, x_backward        the model's loss and gradient (tt_model.c), on
+ *   x_forward, x_backward        the model's loss and gradient (tt_pass.c), on
  *                                base activations (N,C), N = B·T tokens;
  *   x_rop_naive,                 the R-operator (Pearlmutter 1994) of both, as
  *   x_rop_backward_naive         plain loops: x_rop_naive is the forward-mode
@@ -518,4 +518,52 @@ void tt_gelu_rop_backward_naive(double *Rdinp /*(N,k,M)*/, const double *Rdout /
             for (int m = 0; m < M; m++) Rdinp[row + m] = g2d[m] * Rinp[row + m] + g1[m] * Rdout[row + m];
         }
     }
+}
+
+
+/* ---- embedding: x = wte[token] + wpe[position] ------------------------------------------ */
+
+void tt_embed_forward(double *x /*(N,C)*/, const int *inp /*(N)*/, const double *wte /*(V,C)*/,
+                          const double *wpe /*(T,C)*/, int N, int T, int C)
+{
+    for (int n = 0; n < N; n++)
+        for (int c = 0; c < C; c++)
+            x[(size_t)n * C + c] = wte[(size_t)inp[n] * C + c] + wpe[(size_t)(n % T) * C + c];
+}
+
+/* dwte[token] += dx, dwpe[position] += dx. */
+void tt_embed_backward(double *dwte, double *dwpe, const double *dx /*(N,C)*/, const int *inp, int N, int T, int C)
+{
+    for (int n = 0; n < N; n++)
+        for (int c = 0; c < C; c++) {
+            dwte[(size_t)inp[n] * C + c] += dx[(size_t)n * C + c];
+            dwpe[(size_t)(n % T) * C + c] += dx[(size_t)n * C + c];
+        }
+}
+
+/* ---- cross-entropy of the softmax: ℓ_n = −log softmax(z_n)[tgt_n] ------------------------- */
+
+/* probs = softmax(logits); returns Σ_n −log probs[n, tgt[n]]; per-position losses. */
+double tt_crossentropy_forward(double *probs /*(N,V)*/, double *losses /*(N)*/, const double *logits /*(N,V)*/,
+                                   const int *tgt, int N, int V)
+{
+    double sum = 0;
+    for (int n = 0; n < N; n++) {
+        const double *z = logits + (size_t)n * V;
+        double *p = probs + (size_t)n * V, mx = z[0], s = 0;
+        for (int v = 1; v < V; v++) mx = z[v] > mx ? z[v] : mx;
+        for (int v = 0; v < V; v++) s += (p[v] = exp(z[v] - mx));
+        for (int v = 0; v < V; v++) p[v] /= s;
+        losses[n] = -(z[tgt[n]] - mx - log(s));
+        sum += losses[n];
+    }
+    return sum;
+}
+
+/* dlogits = scale (p − onehot(tgt)). */
+void tt_crossentropy_backward(double *dlogits, const double *probs, const int *tgt, double scale, int N, int V)
+{
+    for (int n = 0; n < N; n++)
+        for (int v = 0; v < V; v++)
+            dlogits[(size_t)n * V + v] = scale * (probs[(size_t)n * V + v] - (v == tgt[n]));
 }

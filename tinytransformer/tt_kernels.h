@@ -4,12 +4,16 @@
  * tests/test_ttdirminor.c) and by bench/bench_tt.c (which counts the dgemm
  * flops); nothing else: programs use the model through tt.h and core/model.h.
  *
- * Kernels are llm.c style (outputs first, sizes last) and come in two levels:
+ * Kernels are llm.c style (outputs first, sizes last) and come in three kinds:
  *   - token-major, tt_kernels.c: x_forward and x_backward, which the model's
  *     loss and gradient run, and the R-operator of both as plain loops,
  *     x_rop_naive and x_rop_backward_naive — the test reference;
  *   - direction-minor, tt_dirminor.c: tt_dm_x_rop and tt_dm_x_rop_backward,
- *     the same R-operator, fast — what hvp, hess_cols and hess_cols_lower run.
+ *     the same R-operator, fast, on panels of k directions (a multiple of 8) —
+ *     what hess_cols and hess_cols_lower run on unit directions;
+ *   - one direction, tt_onedir.c: tt_od_x_rop and tt_od_x_rop_backward, the
+ *     R-operator of one direction vectorised over the tokens — what hvp runs
+ *     on dense directions, one at a time.
  * x_rop gives R{out} from R{inp} and R{params}; x_rop_backward gives R{dinp}
  * and R{dparams} from R{dout}, the base dout and the forward R-quantities (the
  * grad-of-grad needs both R{activations} and R{upstream gradients}).
@@ -33,8 +37,8 @@
  *     LayerNorm, GELU and attention loop then runs over k contiguous
  *     directions with the base quantities broadcast, in register blocks of
  *     TT_KBLOCK, and a linear layer is one dgemm W·R{X} over all N·k columns.
- *     R-parameters and R-gradients are direction-minor too: entry p of a
- *     tensor, direction d at [p*k + d].
+ *     R-gradients are direction-minor too: entry p of a tensor, direction d
+ *     at [p*k + d]; the directions are unit vectors, given as index ranges.
  *     The R{dW} dgemms read token-major copies (N,C,k) — token n, feature c,
  *     direction d at [n*ldt + c*k + d], ldt = tt_dm_ldt(C, k) — which the
  *     kernels producing an R-quantity write alongside (a *_t output; NULL:
@@ -81,18 +85,29 @@ void tt_gelu_forward(double *out, const double *inp, size_t n);
 void tt_gelu_backward(double *dinp, const double *dout, const double *inp, size_t n);
 void tt_gelu_derivs(double *d1 /*G'(x)*/, double *d2 /*G''(x)*/, const double *inp, size_t n);
 
+/* x[n] = wte[inp[n]] + wpe[n mod T]; the backward adds dx into the rows it read. */
+void tt_embed_forward(double *x /*(N,C)*/, const int *inp /*(N)*/, const double *wte /*(V,C)*/,
+                      const double *wpe /*(T,C)*/, int N, int T, int C);
+void tt_embed_backward(double *dwte, double *dwpe, const double *dx /*(N,C)*/, const int *inp, int N, int T, int C);
+/* probs = softmax(logits) row by row; returns Σ_n −log probs[n, tgt[n]] and the
+ * per-position losses. The backward: dlogits = scale (probs − onehot(tgt)). */
+double tt_crossentropy_forward(double *probs /*(N,V)*/, double *losses /*(N)*/, const double *logits /*(N,V)*/,
+                               const int *tgt, int N, int V);
+void tt_crossentropy_backward(double *dlogits, const double *probs, const int *tgt, double scale, int N, int V);
+
 /* ---- direction-minor R-kernels (tt_dirminor.c): the R-pass ---------------------------------
  * R-inputs NULL are zero; acc: 0 overwrites the R-output, 1 adds to it;
  * gradient outputs (g*) always add. k must be a multiple of TT_KBLOCK (the
  * R-pass pads its sub-panels with zero directions): the kernels work on blocks
  * of TT_KBLOCK directions in registers. */
 #define TT_KBLOCK 8
-/* The R-parameters of one tensor in a sub-panel of k directions. */
+/* The R-parameters of one tensor: a panel's unit directions, or one direction's entries. */
 typedef struct {
-    const double *v;  /* dense R{θ} of the tensor, (size,k) direction-minor; NULL: zero */
-    int d0, d1;       /* and/or unit directions d0..d1-1: direction d is e_(e0 + d - d0) of the tensor */
+    const double *v;  /* one direction (tt_onedir.c): the tensor's entries of it; NULL: zero */
+    int d0, d1;       /* a panel (tt_dirminor.c): unit directions d0..d1-1, direction d is e_(e0 + d - d0) */
     long e0;
 } tt_rpar;
+/* Whether a panel's R-parameters hold a unit direction. */
 int tt_rpar_live(const tt_rpar *r);
 /* Row strides: of the (C,N,k) rows, and of the token-major copies (N,C,k). */
 size_t tt_dm_ld(int N, int k);
@@ -124,6 +139,54 @@ void tt_dm_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv, doubl
 void tt_dm_gelu_rop(double *Rout, double *Rout_t, const double *Rinp, const double *g1, int N, int M, int k);
 void tt_dm_gelu_rop_backward(double *Rdinp, double *Rdinp_t, const double *Rdout, const double *g1,
                              const double *g2d, const double *Rinp, int N, int M, int k);
+/* R{x} of the embedding (overwritten); its R-backward adds R{dx} into the
+ * R-gradient rows of the tokens and positions read (either may be NULL: not
+ * wanted). The cross-entropy's R: R{dlogits} = scale p ⊙ (R{z} − Σ_v p R{z}),
+ * with its token-major copy. */
+void tt_dm_embed_rop(double *Rx /*(C,N,k)*/, const int *inp, tt_rpar rwte, tt_rpar rwpe, int N, int T, int C, int k);
+void tt_dm_embed_rop_backward(double *gwte /*(V*C,k)*/, double *gwpe /*(T*C,k)*/, const double *Rdx /*(C,N,k)*/,
+                              const int *inp, int N, int T, int C, int k);
+void tt_dm_crossentropy_rop(double *Rdlogits /*(V,N,k)*/, double *Rdlogits_t /*(N,V,k)*/, const double *Rlogits,
+                            const double *probs /*(N,V)*/, double scale, int N, int V, int k);
+
+/* ---- one-direction R-kernels (tt_onedir.c): the R-pass of a dense direction -----------------------
+ * R-quantities (C,N), feature c of token n at [c*ld + n], ld = tt_dm_ld(N, 1)
+ * (the direction-minor layout with k = 1); the loops run over the tokens.
+ * Base quantities are token-major (N,·) as the base pass keeps them, or
+ * feature-major copies (·,N) with row stride ldb ("T" names: xhT, doutT, g1T,
+ * g2dT, probsT). R-parameters (RW, Rb, Rg, Rwte, Rwpe) and R-gradients (gW,
+ * gb, gg, gwte, gwpe) are the tensor's entries in its natural layout; NULL
+ * R-parameters and R-inputs are zero, NULL outputs not wanted; acc: 0
+ * overwrites the R-output, 1 adds to it; gradient outputs always add. */
+void tt_od_linear_rop(double *Rout, int acc, const double *Rinp, const double *inp, const double *W, const double *RW,
+                      const double *Rb, size_t ld, int N, int IC, int OC);
+void tt_od_linear_rop_backward(double *Rdinp, int acc, double *gW, double *gb, const double *Rdout, const double *dout,
+                               const double *inp, const double *Rinp, const double *W, const double *RW, size_t ld,
+                               int N, int IC, int OC);
+void tt_od_layernorm_rop(double *Rout, double *Rxh, double *Rr /*(N)*/, const double *Rinp, const double *xhT,
+                         const double *rstd, const double *g, const double *Rg, const double *Rb, size_t ld,
+                         size_t ldb, int N, int C);
+void tt_od_layernorm_rop_backward(double *Rdinp, int acc, double *gg, double *gb, const double *Rdout,
+                                  const double *doutT, const double *xhT, const double *rstd, const double *Rxh,
+                                  const double *Rr, const double *g, const double *Rg, size_t ld, size_t ldb, int N,
+                                  int C);
+/* Ratt here is (B,H,T,T): R{P} of each sequence and head. */
+void tt_od_attention_rop(double *Ry, double *Ratt, const double *Rq, const double *Rkey, const double *Rv,
+                         const double *q, const double *key, const double *v, const double *att, size_t ld, int B,
+                         int T, int C, int H);
+void tt_od_attention_rop_backward(double *Rdq, double *Rdkey, double *Rdv, const double *Rdy, const double *dy,
+                                  const double *q, const double *key, const double *v, const double *att,
+                                  const double *dpc, const double *Rq, const double *Rkey, const double *Rv,
+                                  const double *Ratt, size_t ld, int B, int T, int C, int H);
+void tt_od_gelu_rop(double *Rout, const double *Rinp, const double *g1T, size_t ld, size_t ldb, int N, int M);
+void tt_od_gelu_rop_backward(double *Rdinp, const double *Rdout, const double *g1T, const double *g2dT,
+                             const double *Rinp, size_t ld, size_t ldb, int N, int M);
+void tt_od_embed_rop(double *Rx, const int *inp, const double *Rwte, const double *Rwpe, size_t ld, int N, int T,
+                     int C);
+void tt_od_embed_rop_backward(double *gwte, double *gwpe, const double *Rdx, const int *inp, size_t ld, int N, int T,
+                              int C);
+void tt_od_crossentropy_rop(double *Rdlogits, const double *Rlogits, const double *probsT, double scale, size_t ld,
+                            size_t ldb, int N, int V);
 
 /* ---- naive R-kernels (tt_kernels.c): the test reference, token-major loops ------------------
  * R-quantities (N,k,C); R-parameters and R-gradients of direction d at +d*ld.

@@ -39,7 +39,7 @@
 
 typedef struct {
     model_cli mc;
-    const char *out, *part_name, *method, *grid_name;
+    const char *out, *part_name, *method, *grid_name, *blocks;
     int probes, steps, nev, lanczos_steps, trace_probes, ritz_vectors, grid_points, max_per_type;
     long probe_seed;
     double lanczos_tol, sigma, basis_gb, zero_rel, grid_lo, grid_hi;
@@ -368,6 +368,7 @@ static void parse_args(run *r, int argc, char **argv)
         {"lanczos-steps", OPT_INT, &r->lanczos_steps, "--nev: most Lanczos steps per block"},
         {"lanczos-tol", OPT_DOUBLE, &r->lanczos_tol, "--nev: residual bound relative to the block's max |Ritz value|"},
         {"ritz-vectors", OPT_FLAG, &r->ritz_vectors, "--nev: also write the Ritz vectors (ritz_vectors.npy)"},
+        {"blocks", OPT_STRING, &r->blocks, "analyse only the blocks whose names (as in blocks.csv) match one of these comma-separated patterns: * any run of characters, ? one, e.g. 'h*.attn.query[head *]'"},
         {"max-per-type", OPT_INT, &r->max_per_type, "analyse at most this many blocks of each type, evenly spaced (0: every block)"},
         {"grid", OPT_STRING, &r->grid_name, "density grid: log (log10(|lambda|/lambda_ref)) or linear (lambda/lambda_ref)"},
         {"grid-points", OPT_INT, &r->grid_points, "density grid points"},
@@ -418,19 +419,38 @@ static void check_args(run *r)
     model_cli_check(&r->mc, &r->k);
 }
 
-/* The blocks analysed: the partition, each block's type, at most
- * --max-per-type of each type (r->kept: their indices in r->full). */
+/* The blocks analysed: the partition's (a partition file need not cover the
+ * model: what it leaves out is not analysed), those --blocks names, at most
+ * --max-per-type of each type (r->kept: their indices in r->full); each
+ * block's type, numbered over the types analysed. */
 static void choose_blocks(run *r)
 {
     r->full = partition_by_name(r->k.m, r->part_name);
     if (r->exact) partition_check_cover(r->full, r->k.m->P, "--method exact's partition");
-    int *ftype = xmalloc(((size_t)r->full->nblocks + 1) * sizeof(int));
-    r->type_names = xmalloc(MAX_TYPES * sizeof *r->type_names);
-    r->ntypes = block_types_any(ftype, r->type_names, MAX_TYPES, r->k.m, r->full);
-    r->p = partition_sample_types(r->full, ftype, r->max_per_type, &r->kept);
+    int nf = r->full->nblocks, *ftype = xmalloc(((size_t)nf + 1) * sizeof(int));
+    char (*names)[BLOCK_TYPE_LEN] = xmalloc(MAX_TYPES * sizeof *names);
+    int nftypes = block_types_any(ftype, names, MAX_TYPES, r->k.m, r->full);
+    int *sel = NULL, *kept;
+    partition *s = r->blocks ? partition_match(r->full, r->blocks, &sel) : r->full;
+    int *stype = xmalloc(((size_t)s->nblocks + 1) * sizeof(int));
+    for (int b = 0; b < s->nblocks; b++) stype[b] = ftype[sel ? sel[b] : b];
+    r->p = partition_sample_types(s, stype, r->max_per_type, &kept);
+    /* the types of the blocks kept, in the partition's order of types */
+    int *renum = xmalloc(((size_t)nftypes + 1) * sizeof(int));
+    for (int t = 0; t < nftypes; t++) renum[t] = -1;
     r->type = xmalloc(((size_t)r->p->nblocks + 1) * sizeof(int));
-    for (int b = 0; b < r->p->nblocks; b++) r->type[b] = ftype[r->kept[b]];
-    free(ftype);
+    r->kept = xmalloc(((size_t)r->p->nblocks + 1) * sizeof(int));
+    for (int b = 0; b < r->p->nblocks; b++) r->kept[b] = sel ? sel[kept[b]] : kept[b], renum[ftype[r->kept[b]]] = 0;
+    r->type_names = xmalloc(MAX_TYPES * sizeof *r->type_names);
+    r->ntypes = 0;
+    for (int t = 0; t < nftypes; t++)
+        if (renum[t] == 0) {
+            renum[t] = r->ntypes;
+            memcpy(r->type_names[r->ntypes++], names[t], BLOCK_TYPE_LEN);
+        }
+    for (int b = 0; b < r->p->nblocks; b++) r->type[b] = renum[ftype[r->kept[b]]];
+    if (s != r->full) partition_free(s);
+    free(ftype), free(names), free(sel), free(kept), free(stype), free(renum);
 }
 
 static void run_free(run *r)
