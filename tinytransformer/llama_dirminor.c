@@ -214,7 +214,7 @@ void llama_dm_linear_rparam_backward(double *Rdinp, const double *dout, const do
         tt_dgemm(0, 0, N, k, OC, 1.0, dout, OC, RW + (size_t)i * k, IC * k, 1.0, Rdinp + i * RN, k);
 }
 
-/* ---- embedding, cross-entropy ------------------------------------------------------------------------ */
+/* ---- embedding ------------------------------------------------------------------------------------------ */
 
 void llama_dm_embed_rop(double *Rx /*(C,N,k)*/, const int *inp, const double *RE /*(V*C,k) or NULL*/, int N, int C,
                         int k)
@@ -238,27 +238,4 @@ void llama_dm_embed_rop_backward(double *gE /*(V*C,k)*/, const double *Rdx /*(C,
             double *restrict g = gE + ((size_t)inp[n] * C + c) * k;
             for (int d = 0; d < k; d++) g[d] += r[d];
         }
-}
-
-void llama_dm_crossentropy_rop(double *Rdlogits /*(V,N,k)*/, double *Rdlogits_t /*(N,V,k)*/,
-                               const double *Rlogits /*(V,N,k)*/, const double *probs /*(N,V)*/, double scale, int N,
-                               int V, int k)
-{
-    size_t RN = tt_dm_ld(N, k), LT = tt_dm_ldt(V, k);
-    double *mean = xmalloc((size_t)k * sizeof(double));
-    for (int n = 0; n < N; n++) {
-        const double *p = probs + (size_t)n * V;
-        memset(mean, 0, (size_t)k * sizeof(double));
-        for (int v = 0; v < V; v++) {
-            const double *restrict rz = Rlogits + v * RN + (size_t)n * k;
-            for (int d = 0; d < k; d++) mean[d] += p[v] * rz[d];
-        }
-        for (int v = 0; v < V; v++) {
-            const double *restrict rz = Rlogits + v * RN + (size_t)n * k;
-            double *restrict o = Rdlogits + v * RN + (size_t)n * k, *restrict ot = Rdlogits_t + n * LT + (size_t)v * k;
-            double a = scale * p[v];
-            for (int d = 0; d < k; d++) ot[d] = o[d] = a * (rz[d] - mean[d]);
-        }
-    }
-    free(mean);
 }

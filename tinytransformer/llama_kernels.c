@@ -249,7 +249,7 @@ void llama_repeat_kv_backward(double *dinp, const double *dout, int N, int heads
         }
 }
 
-/* ---- embedding and cross-entropy ------------------------------------------------------------------ */
+/* ---- embedding (no positions) -------------------------------------------------------------------- */
 
 void llama_embed_forward(double *x, const int *inp, const double *E, int N, int C)
 {
@@ -260,26 +260,4 @@ void llama_embed_backward(double *dE, const double *dx, const int *inp, int N, i
 {
     for (int n = 0; n < N; n++)
         for (int c = 0; c < C; c++) dE[(size_t)inp[n] * C + c] += dx[(size_t)n * C + c];
-}
-
-double llama_crossentropy_forward(double *probs, double *losses, const double *logits, const int *tgt, int N, int V)
-{
-    double sum = 0;
-    for (int n = 0; n < N; n++) {
-        const double *z = logits + (size_t)n * V;
-        double *p = probs + (size_t)n * V, mx = z[0], s = 0;
-        for (int v = 1; v < V; v++) mx = z[v] > mx ? z[v] : mx;
-        for (int v = 0; v < V; v++) s += (p[v] = exp(z[v] - mx));
-        for (int v = 0; v < V; v++) p[v] /= s;
-        losses[n] = -(z[tgt[n]] - mx - log(s));
-        sum += losses[n];
-    }
-    return sum;
-}
-
-void llama_crossentropy_backward(double *dlogits, const double *probs, const int *tgt, double scale, int N, int V)
-{
-    for (int n = 0; n < N; n++)
-        for (int v = 0; v < V; v++)
-            dlogits[(size_t)n * V + v] = scale * (probs[(size_t)n * V + v] - (v == tgt[n]));
 }

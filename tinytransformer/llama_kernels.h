@@ -1,7 +1,7 @@
 /* llama_kernels.h — internal to tinytransformer/: the kernels the Llama-style
  * model (llama.h) adds to tt_kernels.h's linear and attention kernels:
  * RMSNorm, the SwiGLU product, rotary position embedding, the grouped
- * key/value heads, the token embedding and the cross-entropy.
+ * key/value heads and the token embedding without positions.
  *
  * Included by tinytransformer/llama*.c and tests/test_llama.c only. The
  * conventions are tt_kernels.h's, in the same two levels:
@@ -83,14 +83,10 @@ void llama_repeat_kv(double *out, const double *inp, int N, int heads, int kv_he
 /* The transpose: dinp (N, kv_heads·hd) = sum over each group of dout (N, heads·hd) (overwritten). */
 void llama_repeat_kv_backward(double *dinp, const double *dout, int N, int heads, int kv_heads, int hd);
 
-/* ---- embedding and cross-entropy -------------------------------------------------------------- */
+/* ---- the token embedding without positions (the cross-entropy is tt_kernels.h's) ------------- */
 
 void llama_embed_forward(double *x /*(N,C)*/, const int *inp, const double *E /*(V,C)*/, int N, int C);
 void llama_embed_backward(double *dE, const double *dx, const int *inp, int N, int C);
-/* probs = softmax(logits), losses[n] = −log probs[n, tgt[n]]; returns their sum. */
-double llama_crossentropy_forward(double *probs, double *losses, const double *logits, const int *tgt, int N, int V);
-/* dlogits = scale (probs − onehot(tgt)). */
-void llama_crossentropy_backward(double *dlogits, const double *probs, const int *tgt, double scale, int N, int V);
 
 /* ---- direction-minor R-kernels (llama_dirminor.c) ----------------------------------------------------
  * Rg, Rg_t, ... : dense R-parameters (C,k), NULL = zero; *_t outputs: the
@@ -125,8 +121,5 @@ void llama_dm_linear_rparam_backward(double *Rdinp /*(IC,N,k)*/, const double *d
 /* R{x} = R{E}[inp[n]] (overwritten; RE (V·C,k) NULL: zero), and R{dE}[inp[n]] += R{dx}. */
 void llama_dm_embed_rop(double *Rx, const int *inp, const double *RE, int N, int C, int k);
 void llama_dm_embed_rop_backward(double *gE, const double *Rdx, const int *inp, int N, int C, int k);
-/* R{dlogits} = scale p ⊙ (R{z} − Σ_v p R{z}) (the softmax Jacobian), and its token-major copy. */
-void llama_dm_crossentropy_rop(double *Rdlogits, double *Rdlogits_t, const double *Rlogits, const double *probs,
-                               double scale, int N, int V, int k);
 
 #endif

@@ -235,7 +235,7 @@ static double forward(model *m)
     }
     llama_rmsnorm_forward(im->hf, im->xhf, im->rf, im->res[c->layers], W(m, im->t_norm), c->eps, N, C);
     tt_linear_forward(im->logits, im->hf, W(m, im->t_head), NULL, N, C, c->V);
-    return llama_crossentropy_forward(im->probs, im->losses, im->logits, im->tgt, N, c->V) / N;
+    return tt_crossentropy_forward(im->probs, im->losses, im->logits, im->tgt, N, c->V) / N;
 }
 
 /* Gradient into g (length P, overwritten); keeps the activation gradients. */
@@ -247,7 +247,7 @@ static void backward(model *m, double *g)
     int Cq = im->Cq, Ckv = im->Ckv;
     size_t NC = (size_t)N * C;
     memset(g, 0, m->P * sizeof(double));
-    llama_crossentropy_backward(im->dlogits, im->probs, im->tgt, 1.0 / N, N, c->V);
+    tt_crossentropy_backward(im->dlogits, im->probs, im->tgt, 1.0 / N, N, c->V);
     memset(im->dhf, 0, NC * sizeof(double));
     /* tied: the head's gradient goes into the embedding; llama_embed_backward adds the embedding's */
     tt_linear_backward(im->dhf, G_(m, g, im->t_head), NULL, im->dlogits, im->hf, W(m, im->t_head), N, C, c->V);
@@ -463,7 +463,7 @@ static void rpass(model *m, lwork *w, int k, int b0, int bc)
     llama_dm_rmsnorm_rop(w->Rhf, w->Rhf_t, w->Rxhf, w->Rrf, w->Rres, AT(im->xhf, C), AT(im->rf, 1), W(m, im->t_norm),
                          w->rp[im->t_norm], N, C, k);
     lin_rop(m, w, im->t_head, w->Rlogits, 0, w->Rhf, AT(im->hf, C), N, C, V, k);
-    llama_dm_crossentropy_rop(w->Rdlogits, w->Rdlogits_t, w->Rlogits, AT(im->probs, V), 1.0 / im->N, N, V, k);
+    tt_dm_crossentropy_rop(w->Rdlogits, w->Rdlogits_t, w->Rlogits, AT(im->probs, V), 1.0 / im->N, N, V, k);
 
     /* R-backward */
     lin_rop_backward(m, w, im->t_head, w->Rdh, 0, w->Rdlogits, w->Rdlogits_t, AT(im->dlogits, V), AT(im->hf, C),
