@@ -1,6 +1,6 @@
 # Adam-mini motivation toolkit — the only entry point a user needs.
 #   make            build every program into build/
-#   make figures    run every experiment at quick scale, render figures/ (main job)
+#   make figures    run every experiment at quick scale over the cores, render figures/ (main job)
 #   make test       install missing dependencies, build, run all tests
 #   make test SAN=1 the same under AddressSanitizer + UBSan (separate build folder)
 #   make MPI=1      the same programs built with mpicc into build-mpi/ (OpenMPI,
@@ -59,10 +59,11 @@ endif
 # DATA=text: every Transformer experiment on English text (--data text: Debian's
 # fortunes, char-level; docs/real_text.md) into its own folders results-text/ and
 # figures-text/ (results-paper-text/ ... at paper scale); the experiments without
-# a Transformer (TT_EXPS does not name them) are not run again.
+# a Transformer are not run again. Each fragment registers its experiments in
+# TT_EXPS (they take --data text) or NON_TT_EXPS (the others).
 DATA ?= markov
-TT_EXPS := fig6 table_kappa partition_check block_structure train_compare exp2_blockwise_gd leave_out \
-           ablation_vstat trajectory hetero vspread coarse value_split
+TT_EXPS :=
+NON_TT_EXPS :=
 ifeq ($(DATA),text)
   RES := $(RES)-text
   FIG := $(FIG)-text
@@ -107,8 +108,13 @@ LIB := $(BUILD)/libtoolkit.a
 
 # experiments/: one program per figure, table or claim of the paper; tools/: the
 # general programs (the verdict judge, the task farm, heatmap, Hessian analysis).
-EXP_PROGS := $(patsubst experiments/%.c,$(BUILD)/bin/%,$(wildcard experiments/*.c))
-TOOL_PROGS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
+# <program>_util.c beside a program holds the helpers only it (and its tests)
+# use: not a program itself; every program and test links the archive of them.
+UTIL_SRC := $(wildcard experiments/*_util.c tools/*_util.c)
+UTILOBJ := $(UTIL_SRC:%.c=$(BUILD)/%.o)
+UTILLIB := $(BUILD)/libprograms.a
+EXP_PROGS := $(patsubst experiments/%.c,$(BUILD)/bin/%,$(filter-out %_util.c,$(wildcard experiments/*.c)))
+TOOL_PROGS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(filter-out %_util.c,$(wildcard tools/*.c)))
 PROG_SRC := $(wildcard experiments/*.c tools/*.c)
 PROGS := $(EXP_PROGS) $(TOOL_PROGS)
 TEST_SRC := $(wildcard tests/test_*.c)
@@ -145,18 +151,21 @@ $(BUILD)/core/run.o: $(COMMIT_H)
 $(LIB): $(LIBOBJ)
 	@rm -f $@
 	ar rcs $@ $^
+$(UTILLIB): $(UTILOBJ)
+	@rm -f $@
+	ar rcs $@ $^
 
 # Programs, tests and benchmarks: one .c file each, linked against the library.
-$(EXP_PROGS): $(BUILD)/bin/%: $(BUILD)/experiments/%.o $(LIB)
+$(EXP_PROGS): $(BUILD)/bin/%: $(BUILD)/experiments/%.o $(UTILLIB) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
-$(TOOL_PROGS): $(BUILD)/bin/%: $(BUILD)/tools/%.o $(LIB)
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(UTILLIB) $(LIB) $(LDLIBS) -o $@
+$(TOOL_PROGS): $(BUILD)/bin/%: $(BUILD)/tools/%.o $(UTILLIB) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(UTILLIB) $(LIB) $(LDLIBS) -o $@
 # tests/fixtures.c: the small random models the tests and the benchmarks share.
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(FIXTURES) $(LIB)
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(FIXTURES) $(UTILLIB) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(FIXTURES) $(LIB) $(LDLIBS) -o $@
+	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(FIXTURES) $(UTILLIB) $(LIB) $(LDLIBS) -o $@
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(FIXTURES) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TK_LDFLAGS) $(LDFLAGS) $< $(FIXTURES) $(LIB) $(LDLIBS) -o $@
@@ -201,11 +210,14 @@ bench: $(BENCHES) $(PROGS)
 	  else echo "torch_hvp: PyTorch not installed (Debian's python3-torch; make test-torch installs it): no comparison"; fi
 
 # ---- experiments and figures (each experiment adds a fragment in mk/) -------
-# A fragment adds its PNGs to FIGURES and its claims files to CLAIMS. Results
-# come from a program writing $(RES)/<experiment>/ (run.txt last, so it is the
-# target); a figure is rendered by $(call render,script.gp,gnuplot variables),
-# which writes a temporary and renames it, like every other output. (No commas
-# inside the variables: $(call) splits its arguments at commas.)
+# A fragment (the contract: docs/contributing.md) registers its experiment in
+# TT_EXPS or NON_TT_EXPS, adds its PNGs to FIGURES and its claims files to
+# CLAIMS; a figure's name starts with its experiment's, and so does the folder
+# of its results ($(RES)/<exp>*/). Results come from a program writing
+# $(RES)/<experiment>/ (run.txt last, so it is the target); a figure is rendered
+# by $(call render,script.gp,gnuplot variables), which writes a temporary and
+# renames it, like every other output. (No commas inside the variables: $(call)
+# splits its arguments at commas.)
 FIGURES :=
 CLAIMS :=
 # make verdicts (mk/verdicts.mk): seeds SEED0 .. SEED0+SEEDS-1, one run per
@@ -233,15 +245,26 @@ define render
 	@mv $@.tmp $@ && echo "rendered $@"
 endef
 include $(wildcard mk/*.mk)
+# Every figure and claims file belongs to a registered experiment (by its name):
+# one no fragment registers would be run again under DATA=text, or left out, in silence.
+UNREGISTERED := $(filter-out $(foreach e,$(TT_EXPS) $(NON_TT_EXPS),$(FIG)/$(e)% $(RES)/$(e)%),$(FIGURES) $(CLAIMS))
+ifneq ($(UNREGISTERED),)
+  $(error $(firstword $(UNREGISTERED)): no experiment of TT_EXPS or NON_TT_EXPS names it (docs/contributing.md))
+endif
+ifneq ($(filter $(TT_EXPS),$(NON_TT_EXPS)),)
+  $(error $(filter $(TT_EXPS),$(NON_TT_EXPS)): registered in both TT_EXPS and NON_TT_EXPS)
+endif
 ifeq ($(DATA),text) # only the Transformer experiments' figures and claims
-  FIGURES := $(filter-out $(foreach e,fig2 fig3 fig4 mlp_steps,$(FIG)/$(e)%),$(FIGURES))
+  FIGURES := $(filter $(foreach e,$(TT_EXPS),$(FIG)/$(e)%),$(FIGURES))
   CLAIMS := $(filter $(foreach e,$(TT_EXPS),$(RES)/$(e)/%),$(CLAIMS))
 endif
 $(eval $(verdict_rules))
 $(eval $(sensitivity_rules))
 
+# Without a -j of the caller's, the programs run over every core at once (as
+# make verdicts does); each is deterministic, so its files do not depend on -j.
 figures: deps
-	@$(MAKE) --no-print-directory figures-only
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc)) figures-only
 
 .PHONY: figures-only
 figures-only: $(FIGURES) $(CLAIMS)
@@ -249,6 +272,10 @@ figures-only: $(FIGURES) $(CLAIMS)
 
 claims: $(CLAIMS)
 	@for c in $(CLAIMS); do echo "== $$c"; cat $$c; done
+
+# make print-FIGURES: a variable's value (how the tests read the fragments' lists).
+print-%:
+	@echo '$($*)'
 
 # Refresh the README gallery (small committed copies of the quick figures, and of
 # the per-seed figures of make verdicts where it has run).

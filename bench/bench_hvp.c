@@ -21,7 +21,8 @@
  * slq_beta.npy) into DIR: what bench/torch_hvp.py runs PyTorch on (make bench
  * does when Debian's python3-torch is installed). Numbers only, not a test. */
 #include "bench/bench.h"
-#include "harness/harness.h"
+#include "harness/groups.h"
+#include "tinytransformer/tt.h"
 #include "hessian/spectra.h"
 #include "tinytransformer/tt_kernels.h" /* tt_dgemm_flops */
 #include <math.h>
@@ -134,7 +135,7 @@ static void heads_slq(model *m, const opts *o, int print)
         double *z = xmalloc(nz * sizeof(double));
         for (int b = 0; b < q->nblocks; b++)
             for (int i = 0; i < o->nv; i++)
-                rademacher(z + ((size_t)b * o->nv + i) * n, n, probe_seed(slq_defaults().seed, (uint64_t)b, (uint64_t)i));
+                rademacher(z + ((size_t)b * o->nv + i) * n, n, seed_hash(SEED_PROBES, slq_defaults().seed, (uint64_t)b, (uint64_t)i));
         size_t sz[3] = {(size_t)q->nblocks, (size_t)o->nv, n}, st[3] = {(size_t)q->nblocks, (size_t)o->nv, (size_t)o->m};
         npy_write_in(o->export, "probes.npy", z, 3, sz);
         npy_write_in(o->export, "slq_alpha.npy", dr.alpha, 3, st);

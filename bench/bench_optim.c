@@ -1,9 +1,11 @@
 /* bench_optim — step time of Adam-mini vs AdamW on a 10-million-parameter
  * vector with an Algorithm 3 partition, as a ratio in one run. */
 #include "bench.h"
+#include "core/core.h"
 #include "core/model.h"
+#include "harness/tt_train.h"
 #include "optim/optim.h"
-#include "harness/harness.h"
+#include "tinytransformer/tt.h"
 #include <string.h>
 
 /* Training throughput of the paper's tiny Transformer (batch 64 × T 8), tokens/s. */

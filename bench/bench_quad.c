@@ -10,7 +10,8 @@
  */
 #include "bench/bench.h"
 #include "bench/quad_listing.h"
-#include "harness/harness.h"
+#include "core/core.h"
+#include "quad/quad.h"
 #include <math.h>
 #include <stdio.h>
 

@@ -187,3 +187,10 @@ void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, 
     if (optind < argc) die_user("unexpected argument '%s' (see --help)", argv[optind]);
 }
 
+
+int scale_parse(const char *scale)
+{
+    if (strcmp(scale, "paper") == 0) return 1;
+    if (strcmp(scale, "quick") == 0) return 0;
+    die_user("--scale must be quick or paper (got '%s')", scale);
+}

@@ -83,11 +83,24 @@ void blas_memory_guard(int threads, const char *fewer);
 double *huge_alloc(size_t count, const char *what);
 
 /* ---- random numbers (rng.c): one gsl_rng_mt19937 stream per purpose -------------
- * seed_mix: the generator seed of one purpose (tag) and one instance of it
- * (index) in a run seeded with `seed` — a splitmix64 hash of the three, so no
- * two (seed, purpose, index) share a stream, whatever the seeds (seed + 1 would
- * make one seed's second stream the next seed's first). */
-unsigned long seed_mix(unsigned long seed, unsigned long tag, unsigned long index);
+ * seed_hash: the toolkit's one seed hash, from which every random stream of
+ * every program is seeded: h = splitmix64-chain over the words (seed ^ domain,
+ * tag, index) — each word enters through a bijective mix of the running hash
+ * xor the word — so no two (seed, tag, index) of a domain share a stream,
+ * whatever the seeds (seed + 1 would make one seed's second stream the next
+ * seed's first), and distinct triples collide only by a 2^-64-order chance.
+ * The domain keeps apart families of streams that are numbered alike:
+ *   SEED_RUN    (pi's digits) a run's generators: harness's seed_for streams
+ *               (tag = the purpose, index = its instance), quad's draws, the
+ *               synthetic images;
+ *   SEED_PROBES (0) the probe vectors of hessian/spectra.h (tag = the block,
+ *               index = the probe): Lanczos and SLQ;
+ *   SEED_TRACE  (0x7ace) spectra's Hutchinson trace probes, independent of the
+ *               SLQ probes of the same --probe-seed. */
+#define SEED_RUN 0x243f6a8885a308d3ULL
+#define SEED_PROBES 0x0ULL
+#define SEED_TRACE 0x7aceULL
+uint64_t seed_hash(uint64_t domain, uint64_t seed, uint64_t tag, uint64_t index);
 /* splitmix64 (Steele, Lea, Flood 2014): advances *x by the golden-ratio
  * increment and returns a bijective 64-bit mix of it (also the probe stream of
  * hessian/spectra.c). */
@@ -170,6 +183,10 @@ void npy_write_chunk(outfile *f, const double *data, size_t count);
 double *npy_read(const char *path, int *ndim, size_t shape[4]);
 /* 1 if path names a folder: readers report "X is a folder, expected a file". */
 int path_is_folder(const char *path);
+/* Copies a committed text file to stderr (a program's claims), unless --quiet;
+ * outfile_commit_echo: outfile_commit, then the same. */
+void echo_file(const char *path);
+void outfile_commit_echo(outfile *f);
 
 /* ---- a run (run.c) ------------------------------------------------------------------
  * run_start: what every program does first, before parsing its options — names
@@ -186,7 +203,7 @@ void run_write_info(const char *dir, unsigned long seed);
 void run_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double wall_seconds(void); /* monotonic clock */
 
-/* ---- threads (memory.c) ----------------------------------------------------------------
+/* ---- threads (memory.c, parallel.c) ---------------------------------------------------
  * Inside the programs BLAS runs on one thread (run_start pins it): its
  * reductions depend on its thread count (e.g. dsymv inside LAPACK's
  * eigensolvers, dgemm's small-matrix path), ours do not. The parallelism a
@@ -194,6 +211,22 @@ double wall_seconds(void); /* monotonic clock */
  * the toolkit's own worker threads instead — Hessian panels, training runs,
  * sweeps — which split work in a fixed layout, so no result depends on it. */
 int toolkit_threads(void);
+/* The workers of a model or a loop asked for `asked` threads (0: toolkit_threads()), at most 64. */
+int toolkit_workers(int asked);
+/* The one worker loop: fn(ctx, i, worker) for every item i in 0..n-1, each
+ * exactly once, on parallel_workers(n, threads) threads — the caller's own is
+ * worker 0, the others 1.. — items handed out in increasing order, one at a
+ * time, to whichever worker is free. `worker` names the thread, for a
+ * workspace of its own (allocated on its first item, or before the loop).
+ * Deterministic when fn(i) writes only item i's results (and reads nothing
+ * another item writes): then nothing depends on the threads or the schedule.
+ * prog (NULL: none) is advanced to prog_done0 + the items done. A worker that
+ * cannot start is an internal error. */
+struct progress;
+typedef void (*parallel_fn)(void *ctx, int i, int worker);
+void parallel_for(int n, int threads, parallel_fn fn, void *ctx, struct progress *prog, long prog_done0);
+/* min(max(threads, 1), n): the workers parallel_for starts for n items (0 when n < 1). */
+int parallel_workers(int n, int threads);
 
 /* ---- command line (cli.c) -------------------------------------------------------------
  * A table of options parsed with getopt_long (after run_start). --help prints the summary, every
@@ -213,10 +246,12 @@ typedef struct {
 void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, int nopts);
 void parse_double_list(const char *flag, const char *text, double_list *out);
 void parse_int_list(const char *flag, const char *text, int_list *out);
+/* --scale, the flag every experiment takes: "quick" -> 0, "paper" -> 1; user error otherwise. */
+int scale_parse(const char *scale);
 
 /* ---- progress on stderr -------------------------------------------------------------
  * A bar when stderr is a terminal, a line every ~10% otherwise, nothing when quiet. */
-typedef struct {
+typedef struct progress {
     const char *label;
     long total, last_shown;
     double t0;

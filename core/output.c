@@ -657,3 +657,19 @@ double *npy_read(const char *path, int *ndim, size_t shape[4])
     }
     return data;
 }
+
+void echo_file(const char *path)
+{
+    if (core_quiet) return;
+    FILE *rd = fopen(path, "r");
+    for (int ch; rd && (ch = fgetc(rd)) != EOF;) fputc(ch, stderr);
+    if (rd) fclose(rd);
+}
+
+void outfile_commit_echo(outfile *f)
+{
+    char *path = xstrdup(f->path);
+    outfile_commit(f);
+    echo_file(path);
+    free(path);
+}

@@ -22,16 +22,16 @@ uint64_t splitmix64(uint64_t *x)
 
 /* Each word enters through a bijective mix of the running hash xor the word,
  * so (seed, tag, index) -> hash is injective in each argument with the others
- * fixed, and distinct triples collide only by a 2^-64-order chance. */
-unsigned long seed_mix(unsigned long seed, unsigned long tag, unsigned long index)
+ * fixed, and distinct triples collide only by a 2^-64-order chance. The
+ * domain enters with the seed: the first step mixes seed ^ domain. */
+uint64_t seed_hash(uint64_t domain, uint64_t seed, uint64_t tag, uint64_t index)
 {
-    uint64_t h = 0x243f6a8885a308d3ULL; /* pi's digits: any fixed start */
-    uint64_t words[3] = {seed, tag, index};
+    uint64_t h = 0, words[3] = {seed ^ domain, tag, index};
     for (int i = 0; i < 3; i++) {
         uint64_t x = h ^ words[i];
         h = splitmix64(&x);
     }
-    return (unsigned long)h;
+    return h;
 }
 
 void rng_seed(gsl_rng *r, unsigned long seed)

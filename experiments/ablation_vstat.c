@@ -13,7 +13,12 @@
  * the statistic known to be worse (the paper's figure has it diverge; on g_b² it takes
  * the smallest entry of a block, so its lr is set by the flattest coordinate).
  */
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/lr_grid.h"
 #include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,8 +99,7 @@ static void write_stats(study *st, double margin, double control)
 
 static void write_claims(study *st, double margin, double control)
 {
-    char *path = path_join(st->a.out, "claims.txt");
-    outfile *f = outfile_open(path);
+    outfile *f = outfile_open_in(st->a.out, "claims.txt");
     FILE *c = outfile_fp(f);
     fprintf(c, "ablation_vstat: Adam-mini (Algorithm 3) on the 1-layer Transformer, %ld steps, seed %ld; final "
                "held-out loss (floor %.4f)\n", st->a.steps, st->a.seed, ttexp_optimal_loss(&st->e));
@@ -107,9 +111,7 @@ static void write_claims(study *st, double margin, double control)
                 st->best[s]->final_eval, x, se);
     }
     ttexp_print_claim(c, "ablation_vstat.mean_best", margin, control);
-    outfile_commit(f);
-    echo_file(path);
-    free(path);
+    outfile_commit_echo(f);
 }
 
 int main(int argc, char **argv)

@@ -2,7 +2,7 @@
  * tensor by tensor, through early training (steps 0 to 100).
  *
  * Trains the fig6 setup once (the same flags give the same run: AdamW, 1,000
- * steps, tt_ckpt_* of harness/ckpt.c) with checkpoints at --at-steps (default
+ * steps, tt_ckpt_* of harness/tt_ckpt.c) with checkpoints at --at-steps (default
  * 0, 1, 2, 5, 10, 20, 50, 100; 0 is the initialisation, 1 the paper's text
  * "after 1 training step", 10 its caption "at 1% training step" and fig6's H),
  * takes the exact H at each on the fixed Hessian batch, and for every tensor
@@ -25,7 +25,13 @@
  * those runs into --out/bands.csv (mean, min, max and 95% t-interval of each
  * block's excess per step) for plots/block_structure.gp.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/seeds.h"
+#include "harness/tt_ckpt.h"
+#include "harness/tt_train.h"
+#include "hessian/hessian.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -30,7 +30,14 @@
  * tensors (whole, random) would otherwise also change those, and the block layout would not
  * be the only thing that differs between the partitions.
  */
+#include "core/core.h"
+#include "core/model.h"
 #include "harness/coarse_util.h"
+#include "harness/lr_grid.h"
+#include "harness/seeds.h"
+#include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,8 +299,7 @@ static void print_cell(FILE *c, double mult, const run_cell *r)
 static void write_claims(ttexp *e, const ttexp_args *a, int layers, const runs *r, const judged *J,
                          partition *const *parts)
 {
-    char *path = path_join(a->out, "claims.txt");
-    outfile *f = outfile_open(path);
+    outfile *f = outfile_open_in(a->out, "claims.txt");
     FILE *c = outfile_fp(f);
     fprintf(c, "coarse: Adam-mini on the %d-layer Transformer (no biases, weight decay 0), P = %zu, %ld steps, seed %ld; "
                "held-out loss at the start %.4f, entropy floor %.4f\n", layers, e->m->P, a->steps, a->seed, J->L0,
@@ -315,9 +321,7 @@ static void write_claims(ttexp *e, const ttexp_args *a, int layers, const runs *
     ttexp_print_claim(c, "coarse.alg2_hurts", J->hurt[P_ALG2], J->control);
     ttexp_print_claim(c, "coarse.whole_unstable", J->cells[P_WHOLE][1].share - J->cells[P_ALG3][1].share,
                       J->ctrl[1].share - J->cells[P_ALG3][1].share);
-    outfile_commit(f);
-    echo_file(path);
-    free(path);
+    outfile_commit_echo(f);
 }
 
 int main(int argc, char **argv)

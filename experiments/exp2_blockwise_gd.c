@@ -26,7 +26,13 @@
  * Hessian ratios) at quick scale, one Algorithm 3 block at paper scale (--per-block). Every
  * run of the search is in search.csv, every grid point in grid.csv.
  */
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/lr_grid.h"
 #include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -362,8 +368,7 @@ static void write_claims(study *st, const exp2_stats *r)
 {
     const exp2_args *x = &st->x;
     const ttexp_record *A = best_of(st, S_ADAMW), *FA = best_of(st, F_ADAMW);
-    char *path = path_join(x->a.out, "claims.txt");
-    outfile *f = outfile_open(path);
+    outfile *f = outfile_open_in(x->a.out, "claims.txt");
     FILE *cl = outfile_fp(f);
     fprintf(cl, "exp2_blockwise_gd: 1-layer Transformer, %ld steps, seed %ld; coordinate search over %d %s, %d "
                 "pass(es); full batch on %d sequences; %ld training runs\n", x->a.steps, x->a.seed, st->ngroups,
@@ -385,9 +390,7 @@ static void write_claims(study *st, const exp2_stats *r)
     ttexp_print_claim(cl, "exp2_blockwise_gd.heavy_ball_vs_adamw", r->blockhb, r->hb);
     ttexp_print_claim(cl, "exp2_blockwise_gd.blockgd_vs_adam_b1_0", r->blockgd_b1_0, r->gd_b1_0);
     ttexp_print_claim(cl, "exp2_blockwise_gd.full_batch", r->full, r->full_gd);
-    outfile_commit(f);
-    echo_file(path);
-    free(path);
+    outfile_commit_echo(f);
 }
 
 static void study_close(study *st)

@@ -31,7 +31,14 @@
  * heat_<tag>.csv + bounds.csv + plotvars_<tag>.gp for gnuplot, stats.csv (the
  * claims' statistics for make verdicts), claims.txt.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "harness/seeds.h"
+#include "hessian/hessian.h"
+#include "mlp/mlp.h"
+#include "optim/optim.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,8 +376,7 @@ static void old_rule_line(FILE *fp, const char *text, const ckpt_result *res, in
 
 static void write_claims(run *r)
 {
-    char *path = path_join(r->out, "claims.txt");
-    outfile *o = outfile_open(path);
+    outfile *o = outfile_open_in(r->out, "claims.txt");
     FILE *fp = outfile_fp(o);
     int n = r->ncheck, width = mlp_get_config(r->m)->width;
     const ckpt_result *res = r->res;
@@ -398,7 +404,6 @@ static void write_claims(run *r)
     fprintf(fp, " (fc1-fc1 entries scale with W2^2, the fc1-fc2 cross terms with W2: at a small init the cross "
                 "terms carry much of the mass)\n");
     outfile_commit(o);
-    free(path);
 }
 
 /* ---- main ------------------------------------------------------------------------------------- */

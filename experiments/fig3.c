@@ -14,7 +14,14 @@
  * Writes the matrices, eigenvalues, loss curves, every grid run, lrs.csv,
  * grid.csv, stats.csv, claims.txt and run.txt into --out.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "experiments/fig3_util.h"
+#include "harness/lr_grid.h"
+#include "harness/seeds.h"
+#include "optim/optim.h"
+#include "quad/quad.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,10 +445,7 @@ static void write_claims(const fig3_args *x, const problems *q, const runs *r, c
                 g->grid.lr[0], g->grid.lr[g->grid.n - 1], g->grid.n, g->best >= 0 ? g->grid.lr[g->best] : NAN,
                 grid_status_name(g->status));
     }
-    outfile_commit(cf);
-    char *path = path_join(x->out, "claims.txt");
-    echo_file(path);
-    free(path);
+    outfile_commit_echo(cf);
 }
 
 static void free_all(problems *q, runs *r)

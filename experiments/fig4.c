@@ -15,7 +15,10 @@
  * It can pass: the rule asks only that r fall as τ → 1, which a scaling blind to H
  * may show too.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "harness/seeds.h"
+#include "quad/quad.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +48,7 @@ static const char *SUMMARY =
     "independently of H for every sample (the baselines stream of --seed): a scaling that knows nothing of H.\n"
     "Also written: the 'as tau -> 1' reading over R = 0..R* (the smallest mean tau; the first version's\n"
     "rule) with its control, and tau shuffled across R in each curve (the first control, a reference).\n"
-    "Seeds (--seed S): the theta and x draws from its draws stream (streams: harness.h seed_for).";
+    "Seeds (--seed S): the theta and x draws from its draws stream (streams: harness/seeds.h seed_for).";
 
 /* The four readings of the claim "r falls as tau -> 1": kappa definition (a:
  * eigenvalues of D^1/2 H D^1/2, b: singular values of DH) x the statistic of r
@@ -446,7 +449,7 @@ static void write_claims(const fig4_args *a, const curve *cv, const curve_eval *
                 2 * k[RHO_ALL] > n ? "most" : "not most", k[RHO_CONTROL], n, k[RHO_BRANCH], n, k[RHO_CONTROL_BRANCH], n,
                 k[RHO_SHUFFLED], n);
     }
-    outfile_commit(cf);
+    outfile_commit_echo(cf);
 }
 
 int main(int argc, char **argv)
@@ -468,9 +471,6 @@ int main(int argc, char **argv)
         if (strchr(a.panels, *panel)) write_panel(a.out, *panel, cv, ncurves);
     write_stats(a.out, cv, ev, ncurves);
     write_claims(&a, cv, ev, ncurves);
-    char *path = path_join(a.out, "claims.txt");
-    echo_file(path);
-    free(path);
     if (!core_quiet) fprintf(stderr, "fig4: %d sweeps in %.2f s (%d threads)\n", cache.n, secs, a.threads);
     run_write_info(a.out, (unsigned long)a.seed);
     free(ev);

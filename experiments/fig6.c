@@ -30,7 +30,14 @@
  * + plotvars_<blk>.gp for plots/fig6.gp, train/ (loss.csv, the checkpoint's
  * params and v̂), stats.csv (the claims' statistics for make verdicts), claims.txt.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "harness/seeds.h"
+#include "harness/tt_ckpt.h"
+#include "hessian/hessian.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

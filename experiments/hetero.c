@@ -14,7 +14,7 @@
  *     fixed held-out batch) at initialisation, --checkpoint (1%) and the end;
  *   the MLP — partition_check --model mlp's (49-8-10 tanh on Fashion-MNIST
  *     pooled 4x4, Adam, H on 1,000 test images) at the same three points.
- * Per block h_b = log10 |λ|max(H_bb) (harness.h: group_log_absmax); blocks
+ * Per block h_b = log10 |λ|max(H_bb) (hetero_util.h: group_log_absmax); blocks
  * with no curvature beyond round-off (the key bias, which softmax ignores) are
  * left out and counted. The heterogeneity of a model: S = sd of h_b over its
  * blocks, in decades (scale-free). Its decomposition by block type (role and
@@ -36,7 +36,18 @@
  * partition's S, S over Algorithm 2's blocks (tensors)), stats.csv,
  * claims.txt, tt_train/.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "experiments/hetero_util.h"
+#include "harness/groups.h"
+#include "harness/mlp_ckpt.h"
+#include "harness/seeds.h"
+#include "harness/tt_ckpt.h"
+#include "harness/tt_train.h"
+#include "hessian/hessian.h"
+#include "mlp/mlp.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -19,7 +19,14 @@
  * Selection by the mean training loss over the last 10% of steps; comparisons on 512
  * held-out sequences, as shares of Adam's progress (L_X − L_Adam)/(L_0 − L_Adam).
  */
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/lr_grid.h"
+#include "harness/seeds.h"
 #include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,8 +424,7 @@ static void write_claims(const study *st, const leave_stats *r)
 {
     const leave_args *x = &st->x;
     int nt = st->nt;
-    char *path = path_join(x->a.out, "claims.txt");
-    outfile *f = outfile_open(path);
+    outfile *f = outfile_open_in(x->a.out, "claims.txt");
     FILE *c = outfile_fp(f);
     fprintf(c, "leave_out: %d-layer Transformer (P = %zu, %d tensors), %ld steps, seed %ld; Adam lr %.4g, held-out "
                "%.4f\n", x->layers, st->e.m->P, nt, x->a.steps, x->a.seed, st->adam_lr, st->A->final_eval);
@@ -436,9 +442,7 @@ static void write_claims(const study *st, const leave_stats *r)
                 r->worst_frozen[k]);
     ttexp_print_claim(c, "leave_out.per_tensor", r->share, r->share_frozen);
     ttexp_print_claim(c, "leave_out.random_x", r->worst_x, r->worst_x_frozen);
-    outfile_commit(f);
-    echo_file(path);
-    free(path);
+    outfile_commit_echo(f);
 }
 
 static void study_close(study *st)

@@ -24,7 +24,7 @@
  * At each checkpoint (default steps 0, 1, 2, 5, 10, 20, 50, ... on a 1-2-5
  * grid, and the last) on a fixed evaluation batch (the first --eval-n test
  * images): the exact H; the softmax probabilities p of the outputs
- * (harness.h: mlp_softmax_probs) and p(1 − p) = the mean over samples and
+ * (mlp_steps_util.h: mlp_softmax_probs) and p(1 − p) = the mean over samples and
  * classes of p_c(1 − p_c) (= tr(diag p − ppᵀ)/C; also the true class's
  * p_y(1 − p_y)); for the hidden-neuron blocks inside fc1–fc1 (where Collobert's
  * formula lives) and for the neuron blocks of the whole H: the off-diagonal
@@ -36,7 +36,16 @@
  * for both activations and losses), train.csv, model.csv, stats.csv (the
  * claims' statistics, verdict/claims.c; docs/mlp_steps.md), claims.txt.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "experiments/mlp_steps_util.h"
+#include "harness/data.h"
+#include "harness/seeds.h"
+#include "hessian/hessian.h"
+#include "mlp/mlp.h"
+#include "optim/optim.h"
+#include "quad/quad.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

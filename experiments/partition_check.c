@@ -37,17 +37,25 @@
  * and on the permuted H, Algorithm 3's and Algorithm 2's), sweep.csv, H.npy (unless --save-h 0);
  * and in --out: stats.csv (the claims' statistics for make verdicts), claims.txt.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/models.h"
+#include "harness/seeds.h"
+#include "hessian/hessian.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define MAXK 8
+
 typedef struct {
-    ckpt_cli cli;
-    const char *model_name, *out;
-    mlp_cli mlp;
+    model_cli mc;        /* --model and every kind's flags */
+    const char *out;
     int reps, save_h;
     double share, level;
+    int nmodels;         /* the models of --model, checked */
+    model_ckpt k[MAXK];
     gsl_rng *rng;        /* Monte Carlo baselines of the old statistic */
     gsl_rng *perm_rng;   /* the permutations of the control */
 } run;
@@ -164,8 +172,9 @@ static agreement agree_of(const model *m, const tensor_check *tc, pick_rule rule
 }
 
 typedef struct {
-    const char *key;             /* "tt" or "mlp" */
-    const char *what;            /* "1-layer Transformer" */
+    const char *key;             /* the kind: "tt", "mlp" */
+    const char *what;            /* "1-layer Transformer", or the model file */
+    const char *training;        /* "AdamW, as fig6" */
     long step, total;
     size_t P;
     agreement now, perm, old, old_perm;   /* the criterion at --level, the old rule at --share */
@@ -304,27 +313,21 @@ static void analyse(run *r, const model *m, const double *H, const char *dir, mo
     partition_free(alg3);
 }
 
-/* ---- the two models ------------------------------------------------------------------------- */
+/* ---- the models ------------------------------------------------------------------------------ */
 
-static void run_tt(run *r, const tt_ckpt_setup *setup, const char *dir, model_result *res)
+/* Model i at its checkpoint (its training in dir/train), its H analysed into dir. */
+static void run_model(run *r, int i, const char *dir, model_result *res)
 {
-    tt_ckpt c;
+    model_ckpt *k = &r->k[i];
     char *train_dir = path_join(dir, "train");
-    tt_ckpt_hessian(setup, train_dir, &c);
+    model_ckpt_open(k, train_dir);
     free(train_dir);
-    *res = (model_result){.key = "tt", .what = setup->model_path ? setup->model_path : "1-layer Transformer",
-                          .step = c.step, .total = setup->model_path ? 0 : setup->train.steps};
-    analyse(r, c.m, c.H, dir, res);
-    tt_ckpt_free(&c);
-}
-
-static void run_mlp(run *r, const mlp_ckpt_setup *ms, const char *dir, model_result *res)
-{
-    mlp_ckpt c;
-    mlp_ckpt_hessian(ms, &c);
-    *res = (model_result){.key = "mlp", .what = "1-hidden-layer MLP", .step = c.step, .total = c.total};
-    analyse(r, c.m, c.H, dir, res);
-    mlp_ckpt_free(&c);
+    double *H = model_ckpt_hessian(k);
+    *res = (model_result){.key = k->kind->name, .what = model_ckpt_what(k), .training = k->kind->training,
+                          .step = k->step, .total = k->total};
+    analyse(r, k->m, H, dir, res);
+    free(H);
+    model_ckpt_free(k);
 }
 
 static void put_agreement(outfile *f, const char *prefix, const agreement *a)
@@ -372,7 +375,7 @@ static void model_claims(FILE *fp, const run *r, const model_result *m)
             o->split_tensors, op->alg3_all, op->nz, op->alg3_split, op->split_tensors,
             m->old_disagree[0] ? "; disagree (finest vs Algorithm 3): " : "", m->old_disagree);
     fprintf(fp, "context: %s, P = %zu; H at step %ld of %ld (%s, peak lr %g: --lr)\n", m->what, m->P, m->step, m->total,
-            strcmp(m->key, "tt") == 0 ? "AdamW, as fig6" : "Adam, cosine", r->cli.lr);
+            m->training, r->mc.cli.lr);
 }
 
 static void write_claims(const run *r, const model_result *res, int nres)
@@ -395,18 +398,16 @@ static void write_claims(const run *r, const model_result *res, int nres)
 
 static void parse_args(run *r, int argc, char **argv)
 {
-    *r = (run){.model_name = "tt", .out = "results/partition_check", .reps = 10, .share = 0.9, .level = 0.5, .save_h = 1};
-    ckpt_cli_init(&r->cli);
-    mlp_cli_init(&r->mlp);
+    *r = (run){.out = "results/partition_check", .reps = 10, .share = 0.9, .level = 0.5, .save_h = 1};
+    model_cli_init(&r->mc);
     const cli_opt opts[] = {
-        {"model", OPT_STRING, &r->model_name, "tt (the tiny Transformer, as fig6), mlp (the 1-hidden-layer MLP), both, "
-                                              "or a Transformer trained elsewhere: a nanoGPT-layout .safetensors"},
-        CKPT_CLI_MODEL_CONFIG_OPT(&r->cli),
+        {"model", OPT_STRING, &r->mc.model_name, "tt (the tiny Transformer, as fig6), mlp (the 1-hidden-layer MLP), "
+                                                 "several comma-separated or both (= tt,mlp: each into its subfolder), "
+                                                 "or a Transformer trained elsewhere: a nanoGPT-layout .safetensors"},
         {"level", OPT_DOUBLE, &r->level, "score a split needs to hold (off-diagonal excess; diagonal excess for entries)"},
         {"share", OPT_DOUBLE, &r->share, "old rule: share of a tensor's Hessian mass the chosen split must keep"},
         {"reps", OPT_INT, &r->reps, "random permutations for the old mass-ratio baselines"},
-        CKPT_CLI_OPTS(&r->cli),
-        MLP_CLI_OPTS(&r->mlp),
+        MODEL_KINDS_OPTS(&r->mc),
         {"save-h", OPT_INT, &r->save_h, "1: write H.npy (P x P)"},
         {"out", OPT_STRING, &r->out, "output folder"},
     };
@@ -425,53 +426,49 @@ static void parse_args(run *r, int argc, char **argv)
               opts, sizeof opts / sizeof *opts);
 }
 
-/* Which models (--model), the range checks, and both setups. */
-static void check_args(run *r, int *do_tt, int *do_mlp, tt_ckpt_setup *setup, mlp_ckpt_setup *ms)
+/* The range checks, and the models of --model: a kind, several comma-separated
+ * or both (= tt,mlp), or a file; each checked (its flags, its file read). */
+static void check_args(run *r)
 {
-    *do_tt = strcmp(r->model_name, "tt") == 0, *do_mlp = strcmp(r->model_name, "mlp") == 0;
-    if (strcmp(r->model_name, "both") == 0) *do_tt = *do_mlp = 1;
-    if (!*do_tt && !*do_mlp) { /* a file: a Transformer trained elsewhere */
-        *do_tt = 1;
-        r->cli.model_path = r->model_name;
-    }
     if (!(r->level > 0 && r->level <= 1)) die_user("--level must be in (0, 1] (got %g)", r->level);
     if (!(r->share > 0 && r->share <= 1)) die_user("--share must be in (0, 1] (got %g)", r->share);
     if (r->reps < 2 || r->reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r->reps);
     if (r->save_h != 0 && r->save_h != 1) die_user("--save-h must be 0 or 1 (got %d)", r->save_h);
-    *setup = ckpt_cli_setup(&r->cli);
-    *ms = *do_mlp ? mlp_cli_setup(&r->mlp, &r->cli) : (mlp_ckpt_setup){0};
+    const char *name = r->mc.model_name;
+    if (!strcmp(name, "both")) name = "tt,mlp";
+    char first[64];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(name, ","), name);
+    if (!model_kind_named(first)) { /* a file */
+        r->nmodels = 1;
+        model_ckpt_check(&r->k[0], &r->mc, name);
+        return;
+    }
+    const model_kind *kinds[MAXK];
+    r->nmodels = model_kinds_parse(name, kinds, MAXK, "--model");
+    for (int i = 0; i < r->nmodels; i++) model_ckpt_check(&r->k[i], &r->mc, kinds[i]->name);
 }
 
 int main(int argc, char **argv)
 {
     run r;
     parse_args(&r, argc, argv);
-    int do_tt, do_mlp;
-    tt_ckpt_setup setup;
-    mlp_ckpt_setup ms;
-    check_args(&r, &do_tt, &do_mlp, &setup, &ms);
+    check_args(&r);
     ensure_dir(r.out);
-    r.rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_BASELINES));
-    r.perm_rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_DRAWS));
+    r.rng = rng_new(seed_for((unsigned long)r.mc.cli.seed, SEED_BASELINES));
+    r.perm_rng = rng_new(seed_for((unsigned long)r.mc.cli.seed, SEED_DRAWS));
 
-    model_result res[2];
-    int nres = 0;
-    int both = do_tt && do_mlp;
-    if (do_tt) {
-        char *dir = both ? path_join(r.out, "tt") : xstrdup(r.out);
-        run_tt(&r, &setup, dir, &res[nres++]);
+    model_result res[MAXK];
+    for (int i = 0; i < r.nmodels; i++) {
+        char *dir = r.nmodels > 1 ? path_join(r.out, r.k[i].kind->name) : xstrdup(r.out);
+        run_model(&r, i, dir, &res[i]);
         free(dir);
     }
-    if (do_mlp) {
-        char *dir = both ? path_join(r.out, "mlp") : xstrdup(r.out);
-        run_mlp(&r, &ms, dir, &res[nres++]);
-        free(dir);
-    }
-    write_stats(&r, res, nres);
-    write_claims(&r, res, nres);
-    run_write_info(r.out, (unsigned long)r.cli.seed);
+    write_stats(&r, res, r.nmodels);
+    write_claims(&r, res, r.nmodels);
+    run_write_info(r.out, (unsigned long)r.mc.cli.seed);
 
     rng_free(r.rng);
     rng_free(r.perm_rng);
+    model_cli_free(&r.mc);
     return 0;
 }

@@ -31,13 +31,19 @@
  * clustered, the rest), exact_<model>_<checkpoint>_<partition>.npy (the exact
  * eigenvalues), run.txt. The headline table is printed on stdout.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/models.h"
+#include "harness/tt_train.h"
+#include "hessian/hdist.h"
+#include "hessian/hessian.h"
 #include "hessian/spectra.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAXP 3
+#define MAXK 8
 #define ZERO_REL 1e-12
 
 /* A growing array of values. */
@@ -56,15 +62,16 @@ static void push(vec *a, double x)
 }
 
 typedef struct {
-    ckpt_cli cli;
+    model_cli mc;              /* every model kind's flags (the MLP's width 32 here) */
     const char *out, *models, *parts;
-    mlp_cli mlp;               /* the MLP's flags (width 32 here) */
     int def_m, def_nv, lanczos_steps, whole_max;
     int_list ms, nvs;
     double_list fracs;
     long probe_seed;
     double lanczos_tol, pick_lmax, pick_w1;
     /* state */
+    int nkinds;
+    model_ckpt k[MAXK];        /* the models of --models, checked */
     int nparts, ncells, def_cell;
     char part_names[MAXP][32];
     outfile *errors;
@@ -141,10 +148,11 @@ static void errors_of(const double *nodes, const double *weights, int cnt, const
     e[M_NEG] = s.neg_mass - (double)neg / n;
 }
 
-/* Everything for one model at one checkpoint. */
-static void check_model(check *c, model *m, int mi, const char *point)
+/* Everything for model mi at one checkpoint. */
+static void check_model(check *c, int mi, const char *point)
 {
-    const char *mname = mi ? "mlp" : "tt";
+    model *m = c->k[mi].m;
+    const char *mname = c->k[mi].kind->name;
     for (int pi = 0; pi < c->nparts; pi++) {
         const char *pname = c->part_names[pi];
         if (!strcmp(pname, "whole") && m->P > (size_t)c->whole_max) {
@@ -152,10 +160,10 @@ static void check_model(check *c, model *m, int mi, const char *point)
                     c->whole_max);
             continue;
         }
-        partition *p = partition_by_name(m, pname);
+        partition *p = model_partition_blocks(&c->k[mi], pname);
         int nb = p->nblocks;
         hessian_opts ho = hessian_defaults();
-        ho.panel = c->cli.panel;
+        ho.panel = c->mc.cli.panel;
         ho.label = "exact blocks";
         size_t *off = xmalloc(((size_t)nb + 1) * sizeof(size_t));
         double t0 = wall_seconds();
@@ -170,7 +178,7 @@ static void check_model(check *c, model *m, int mi, const char *point)
         int mmax = 0, nvmax = 0;
         for (int i = 0; i < c->ms.n; i++) mmax = c->ms.v[i] > mmax ? c->ms.v[i] : mmax;
         for (int i = 0; i < c->nvs.n; i++) nvmax = c->nvs.v[i] > nvmax ? c->nvs.v[i] : nvmax;
-        spectra_op *A = spectra_op_blocks(m, p, c->cli.panel);
+        spectra_op *A = spectra_op_blocks(m, p, c->mc.cli.panel);
         slq_opts o = slq_defaults();
         o.probes = nvmax, o.steps = mmax, o.seed = (uint64_t)c->probe_seed;
         slq_data d;
@@ -237,47 +245,20 @@ static void check_model(check *c, model *m, int mi, const char *point)
     }
 }
 
-/* ---- the two models at their checkpoints ---------------------------------------------------- */
+/* ---- each model at its checkpoints: one training run ------------------------------------------ */
 
-static void check_tt(check *c, tt_ckpt_setup s)
+static void check_kind(check *c, int mi)
 {
-    /* one training run, every nonzero fraction a checkpoint; fraction 0 = the initialisation */
-    s.train.nfracs = 0;
-    for (int i = 0; i < c->fracs.n; i++)
-        if (c->fracs.v[i] > 0) s.train.fracs[s.train.nfracs++] = c->fracs.v[i];
-    int train = s.train.nfracs > 0;
-    if (!train) s.train.nfracs = 1;   /* the setup needs one; not trained */
-    tt_ckpt k;
-    tt_ckpt_start(&s, &k);
-    double *p0 = xmalloc(k.m->P * sizeof(double));
-    memcpy(p0, k.m->params, k.m->P * sizeof(double));
+    model_ckpt *k = &c->k[mi];
+    model_ckpt_start(k);
     char *train_dir = path_join(c->out, "train");
-    if (train) tt_ckpt_train(&s, train_dir, &k);
-    for (int i = 0; i < c->fracs.n; i++) {
-        char point[32];
-        snprintf(point, sizeof point, "%g", c->fracs.v[i]);
-        if (c->fracs.v[i] > 0) {
-            tt_ckpt_load(&s, train_dir, checkpoint_step(c->fracs.v[i], s.train.steps), &k);
-        } else {
-            memcpy(k.m->params, p0, k.m->P * sizeof(double));
-        }
-        check_model(c, k.m, 0, point);
-    }
+    model_ckpt_train(k, train_dir);
     free(train_dir);
-    free(p0);
-    tt_ckpt_free(&k);
-}
-
-static void check_mlp(check *c, mlp_ckpt_setup s)
-{
-    for (int i = 0; i < c->fracs.n; i++) {
+    for (int i = 0; i < k->nfracs; i++) {
         char point[32];
-        snprintf(point, sizeof point, "%g", c->fracs.v[i]);
-        mlp_ckpt k;
-        s.frac = c->fracs.v[i] > 0 ? c->fracs.v[i] : 1;
-        mlp_ckpt_model(&s, c->fracs.v[i] > 0, &k);
-        check_model(c, k.m, 1, point);
-        mlp_ckpt_free(&k);
+        snprintf(point, sizeof point, "%g", k->fracs[i]);
+        model_ckpt_load(k, i);
+        check_model(c, mi, point);
     }
 }
 
@@ -341,7 +322,6 @@ static void write_tables(check *c)
 /* The headline at the default (m, n_v): per model and partition, stdout and headline.csv. */
 static void print_headline(check *c)
 {
-    const char *mnames[2] = {"tt", "mlp"};
     outfile *hf = csv_open_in(c->out, "headline.csv",
                               "model,partition,m,nv,blocks,lmax_median,lmax_worst,w1_median,w1_worst,lmin_median,lmin_worst,"
                               "trace_median,trace_worst,neg_mass_median,neg_mass_worst");
@@ -352,7 +332,7 @@ static void print_headline(check *c)
            "lmax worst", "W1 median", "W1 worst", "lmin median", "lmin worst", "trace med.", "neg worst");
     enum { NH = 5 };
     const int hm[NH] = {M_LMAX, M_W1, M_LMIN, M_TRACE, M_NEG};
-    for (int a = 0; a < 2; a++)
+    for (int a = 0; a < c->nkinds; a++)
         for (int b = 0; b < c->nparts; b++) {
             vec *v = &c->head[((size_t)a * MAXP + b) * NMETRIC];
             size_t n = v[M_LMAX].n;
@@ -363,9 +343,9 @@ static void print_headline(check *c)
                 for (size_t i = 0; i < x->n; i++) x->v[i] = fabs(x->v[i]);
                 q[k][0] = qn(x->v, x->n, 0.5), q[k][1] = qn(x->v, x->n, 1);
             }
-            printf("%-5s %-6s %6zu  %11.2e %11.2e  %11.2e %11.2e  %11.2e %11.2e  %11.2e  %11.2e\n", mnames[a], c->part_names[b],
+            printf("%-5s %-6s %6zu  %11.2e %11.2e  %11.2e %11.2e  %11.2e %11.2e  %11.2e  %11.2e\n", c->k[a].kind->name, c->part_names[b],
                    n, q[0][0], q[0][1], q[1][0], q[1][1], q[2][0], q[2][1], q[3][0], q[4][1]);
-            csv_row(hf, "%s,%s,%d,%d,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", mnames[a], c->part_names[b], c->def_m,
+            csv_row(hf, "%s,%s,%d,%d,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", c->k[a].kind->name, c->part_names[b], c->def_m,
                     c->def_nv, n, q[0][0], q[0][1], q[1][0], q[1][1], q[2][0], q[2][1], q[3][0], q[3][1], q[4][0], q[4][1]);
         }
     csv_close(hf);
@@ -438,10 +418,9 @@ static void print_pick(check *c)
 static void parse_args(check *c, int argc, char **argv)
 {
     *c = (check){0};
-    ckpt_cli_init(&c->cli);
-    mlp_cli_init(&c->mlp);
-    c->mlp.width = 32;
-    c->cli.hess_batch = 64;
+    model_cli_init(&c->mc);
+    c->mc.mlp.width = 32;
+    c->mc.cli.hess_batch = 64;
     c->out = "results/spectra_check";
     c->models = "tt,mlp";
     c->parts = "alg3,alg2,whole";
@@ -457,7 +436,7 @@ static void parse_args(check *c, int argc, char **argv)
     parse_int_list("--nv", "1,2,4,8", &c->nvs);
     parse_double_list("--checkpoints", "0,0.01,1", &c->fracs);
     const cli_opt opts[] = {
-        {"models", OPT_STRING, &c->models, "tt, mlp or tt,mlp"},
+        {"models", OPT_STRING, &c->models, "the models, comma-separated (tt, mlp)"},
         {"partitions", OPT_STRING, &c->parts, "comma-separated: alg3, alg2, whole (at most 3)"},
         {"checkpoints", OPT_DOUBLE_LIST, &c->fracs, "fractions of training (0: initialisation)"},
         {"m", OPT_INT_LIST, &c->ms, "Lanczos steps m to measure"},
@@ -470,8 +449,7 @@ static void parse_args(check *c, int argc, char **argv)
         {"pick-lmax", OPT_DOUBLE, &c->pick_lmax, "the pick: worst lambda max error (over every block) at most this"},
         {"pick-w1", OPT_DOUBLE, &c->pick_w1, "the pick: median W1 / |lambda|max (in every partition) at most this"},
         {"whole-max", OPT_INT, &c->whole_max, "the whole model as one block only up to this P (its H_bb is P x P)"},
-        CKPT_CLI_RUN_OPTS(&c->cli),
-        MLP_CLI_OPTS(&c->mlp),
+        MODEL_KINDS_RUN_OPTS(&c->mc),
         {"out", OPT_STRING, &c->out, "output folder"},
     };
     run_start(argc, argv);
@@ -486,25 +464,18 @@ static void parse_args(check *c, int argc, char **argv)
 }
 
 /* Range checks (one user error each), which models, and their setups. */
-static void check_args(check *c, int *do_tt, int *do_mlp, tt_ckpt_setup *ts, mlp_ckpt_setup *ms)
+static void check_args(check *c)
 {
-    *do_tt = 0, *do_mlp = 0;
-    {
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", c->models);
-        for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","))
-            if (!strcmp(t, "tt")) *do_tt = 1;
-            else if (!strcmp(t, "mlp")) *do_mlp = 1;
-            else die_user("--models: unknown model '%s' (tt, mlp)", t);
-        snprintf(buf, sizeof buf, "%s", c->parts);
-        for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-            if (strcmp(t, "alg3") && strcmp(t, "alg2") && strcmp(t, "whole"))
-                die_user("--partitions: unknown partition '%s' (alg3, alg2, whole)", t);
-            if (c->nparts == MAXP) die_user("--partitions: at most %d", MAXP);
-            snprintf(c->part_names[c->nparts++], sizeof c->part_names[0], "%s", t);
-        }
+    const model_kind *kinds[MAXK];
+    c->nkinds = model_kinds_parse(c->models, kinds, MAXK, "--models");
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", c->parts);
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        if (strcmp(t, "alg3") && strcmp(t, "alg2") && strcmp(t, "whole"))
+            die_user("--partitions: unknown partition '%s' (alg3, alg2, whole)", t);
+        if (c->nparts == MAXP) die_user("--partitions: at most %d", MAXP);
+        snprintf(c->part_names[c->nparts++], sizeof c->part_names[0], "%s", t);
     }
-    if (!*do_tt && !*do_mlp) die_user("--models names no model");
     if (c->fracs.n < 1 || c->fracs.n > TT_MAX_CHECKPOINTS) die_user("--checkpoints: 1 to %d fractions", TT_MAX_CHECKPOINTS);
     for (int i = 0; i < c->fracs.n; i++)
         if (!(c->fracs.v[i] >= 0 && c->fracs.v[i] <= 1)) die_user("--checkpoints: fraction %g not in [0, 1]", c->fracs.v[i]);
@@ -520,37 +491,33 @@ static void check_args(check *c, int *do_tt, int *do_mlp, tt_ckpt_setup *ts, mlp
     if (c->lanczos_steps < 1) die_user("--lanczos-steps must be >= 1 (got %d)", c->lanczos_steps);
     if (!(c->lanczos_tol > 0 && c->lanczos_tol < 1)) die_user("--lanczos-tol must be in (0, 1) (got %g)", c->lanczos_tol);
     if (c->probe_seed < 0) die_user("--probe-seed must be >= 0 (got %ld)", c->probe_seed);
-    double frac_keep = c->cli.frac;
-    c->cli.frac = 1;   /* the checkpoints come from --checkpoints; the setup's own fraction is unused */
-    *ts = ckpt_cli_setup(&c->cli);
-    *ms = *do_mlp ? mlp_cli_setup(&c->mlp, &c->cli) : (mlp_ckpt_setup){0};
-    c->cli.frac = frac_keep;
+    for (int i = 0; i < c->nkinds; i++)
+        model_ckpt_check_at(&c->k[i], &c->mc, kinds[i]->name, c->fracs.v, c->fracs.n);
 }
 
 static void check_free(check *c)
 {
     vec *all[3] = {c->pooled, c->head, c->kinds};
-    size_t counts[3] = {(size_t)MAXP * c->ncells * NMETRIC, (size_t)2 * MAXP * NMETRIC, (size_t)NKIND * NMETRIC};
+    size_t counts[3] = {(size_t)MAXP * c->ncells * NMETRIC, (size_t)c->nkinds * MAXP * NMETRIC, (size_t)NKIND * NMETRIC};
     for (int i = 0; i < 3; i++) {
         for (size_t j = 0; j < counts[i]; j++) free(all[i][j].v);
         free(all[i]);
     }
     free(c->lz_err->v), free(c->lz_steps->v), free(c->lz_err), free(c->lz_steps);
+    for (int i = 0; i < c->nkinds; i++) model_ckpt_free(&c->k[i]);
+    model_cli_free(&c->mc);
 }
 
 int main(int argc, char **argv)
 {
     check c;
     parse_args(&c, argc, argv);
-    int do_tt, do_mlp;
-    tt_ckpt_setup ts;
-    mlp_ckpt_setup ms;
-    check_args(&c, &do_tt, &do_mlp, &ts, &ms);
+    check_args(&c);
     ensure_dir(c.out);
 
     c.ncells = c.ms.n * c.nvs.n;
     c.pooled = xcalloc((size_t)MAXP * c.ncells * NMETRIC, sizeof(vec));
-    c.head = xcalloc((size_t)2 * MAXP * NMETRIC, sizeof(vec));
+    c.head = xcalloc((size_t)c.nkinds * MAXP * NMETRIC, sizeof(vec));
     c.kinds = xcalloc((size_t)NKIND * NMETRIC, sizeof(vec));
     c.lz_err = xcalloc(1, sizeof(vec));
     c.lz_steps = xcalloc(1, sizeof(vec));
@@ -558,8 +525,7 @@ int main(int argc, char **argv)
                            "model,checkpoint,partition,block,name,n,method,m,nv,indefinite,near_singular,clustered,rest,"
                            "lmax,lmin,kappa_log10,trace,trace_z,w1,neg_mass,neg_mass_1e-3");
     double t0 = wall_seconds();
-    if (do_tt) check_tt(&c, ts);
-    if (do_mlp) check_mlp(&c, ms);
+    for (int i = 0; i < c.nkinds; i++) check_kind(&c, i);
     csv_close(c.errors);
     write_tables(&c);
 
@@ -571,7 +537,7 @@ int main(int argc, char **argv)
     run_note("stochastic seconds: %.3f", c.slq_seconds);
     run_note("exact seconds: %.3f", c.exact_seconds);
     run_note("total seconds: %.3f", wall_seconds() - t0);
-    run_write_info(c.out, (unsigned long)c.cli.seed);
+    run_write_info(c.out, (unsigned long)c.mc.cli.seed);
 
     check_free(&c);
     return 0;

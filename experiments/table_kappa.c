@@ -37,7 +37,14 @@
  * rows), H_<blk>.npy and d_<blk>.npy (those blocks and D at 1%), stats.csv,
  * claims.txt, train/ (the AdamW run), run.txt.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/seeds.h"
+#include "harness/tt_ckpt.h"
+#include "harness/tt_train.h"
+#include "hessian/hessian.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -573,7 +580,7 @@ static void write_stats_and_claims(const run *r)
     for (int ci = 0; ci < r->nck; ci++) fprintf(fp, " %ld", r->ck[ci].step);
     fprintf(fp, "\n");
     free(all);
-    outfile_commit(o);
+    outfile_commit_echo(o);
     csv_close(st);
 }
 
@@ -636,11 +643,6 @@ int main(int argc, char **argv)
     run_note("hessian seconds (H and G, all checkpoints): %.3f", r.hess_seconds);
     run_note("analysis seconds: %.3f", r.analysis_seconds);
     run_write_info(r.out, (unsigned long)r.cli.seed);
-    if (!core_quiet) {
-        char *claims = path_join(r.out, "claims.txt");
-        echo_file(claims);
-        free(claims);
-    }
     free(r.R), free(r.sel);
     partition_free(r.blocks);
     return 0;

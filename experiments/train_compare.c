@@ -18,7 +18,12 @@
  * margin it should win is −inf (ttexp_margin), never NaN; train_compare.diverged counts
  * them. AdamW, the reference, diverging at its best lr stops the run (die_diverged).
  */
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/lr_grid.h"
 #include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,8 +208,7 @@ static void write_stats(const char *out, const comparison *c, const runs *r)
 
 static void write_claims(ttexp *e, const ttexp_args *a, double init_loss, const runs *r, const comparison *c)
 {
-    char *path = path_join(a->out, "claims.txt");
-    outfile *f = outfile_open(path);
+    outfile *f = outfile_open_in(a->out, "claims.txt");
     FILE *fp = outfile_fp(f);
     fprintf(fp, "train_compare: 1-layer Transformer, P = %zu, %ld steps, seed %ld; loss on %d held-out sequences at "
                 "the end (initial %.4f, entropy floor %.4f)\n", e->m->P, a->steps, a->seed, e->s->eval_B,
@@ -223,9 +227,7 @@ static void write_claims(ttexp *e, const ttexp_args *a, double init_loss, const 
     ttexp_print_claim(fp, "train_compare.blockgd_beats_gd", c->block_margin, c->noise_margin);
     fprintf(fp, "reported: Adam-mini with the default partition (Algorithm 2) - Algorithm 3 = %+.4f of AdamW's progress "
                 "(the paper reports the default partition's instability on large models)\n", c->alg2_vs_3);
-    outfile_commit(f);
-    echo_file(path);
-    free(path);
+    outfile_commit_echo(f);
 }
 
 int main(int argc, char **argv)

@@ -8,7 +8,13 @@
  * loss stops being finite ends with a message and exit status 3; what was
  * written up to then is complete.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "harness/seeds.h"
+#include "harness/tt_train.h"
+#include "optim/optim.h"
+#include "tinytransformer/tt.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -30,7 +30,12 @@
  * AdamW's), with ‖w_X(t) − w_A(t)‖ / ‖w_A(t) − w_0‖, where decorrelated runs of
  * unequal length are not recognisable (GD that barely moves sits near 1).
  */
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/lr_grid.h"
 #include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,8 +357,7 @@ static void write_claims(const ttexp_args *a, const runs *r, const curve_summary
                          const double *urel_end, const snapshot_claims *x, double shared_lr)
 {
     double others = fmin(s[T_ADAFACTOR].max, s[T_SM3].max);
-    char *path = path_join(a->out, "claims.txt");
-    outfile *f = outfile_open(path);
+    outfile *f = outfile_open_in(a->out, "claims.txt");
     FILE *c = outfile_fp(f);
     fprintf(c, "trajectory: 1-layer Transformer, %ld steps, seed %ld; every optimizer at peak lr %g; normalised "
                "distance to AdamW's weights |w_X - w_A| / sqrt(|w_X - w_0|^2 + |w_A - w_0|^2) (1: unrelated), largest "
@@ -374,9 +378,7 @@ static void write_claims(const ttexp_args *a, const runs *r, const curve_summary
     for (int k = 1; k < NU; k++)
         fprintf(c, "  %-22s lr %-9.4g |w_X - w_A|/|w_A - w_0| at the end %.4f; normalised max %.4f, end %.4f\n",
                 U_LABELS[k], r->tuned[k].method.lr, urel_end[k], u[k].max, u[k].end);
-    outfile_commit(f);
-    echo_file(path);
-    free(path);
+    outfile_commit_echo(f);
 }
 
 int main(int argc, char **argv)

@@ -14,7 +14,13 @@
  * Adam-mini with one block for the whole model in neuron's place (a partition that is worse,
  * which the "not worse" rule must catch). docs/value_split.md.
  */
+#include "core/core.h"
+#include "core/model.h"
 #include "harness/coarse_util.h"
+#include "harness/lr_grid.h"
+#include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,8 +196,7 @@ static void write_stats(const study *st, const split_stats *r)
 
 static void write_claims(study *st, const split_stats *r)
 {
-    char *path = path_join(st->x.a.out, "claims.txt");
-    outfile *f = outfile_open(path);
+    outfile *f = outfile_open_in(st->x.a.out, "claims.txt");
     FILE *c = outfile_fp(f);
     fprintf(c, "value_split: Adam-mini, value by output neuron vs one block, 1-layer Transformer, P = %zu, short %ld and "
                "long %ld steps, seed %ld; held-out loss at the start %.4f, entropy floor %.4f\n", st->e.m->P,
@@ -208,9 +213,7 @@ static void write_claims(study *st, const split_stats *r)
             r->control[SHORT], r->control[LONG]);
     ttexp_print_claim(c, "value_split.whole_better_short", r->d[SHORT], r->control[SHORT]);
     ttexp_print_claim(c, "value_split.neuron_fine_long", r->d[LONG], r->control[LONG]);
-    outfile_commit(f);
-    echo_file(path);
-    free(path);
+    outfile_commit_echo(f);
 }
 
 static void study_close(study *st)

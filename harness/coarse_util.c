@@ -1,6 +1,8 @@
 /* coarse_util — partitions coarser than Algorithm 3, the loss-spike counter and the
  * capped loss share of the extensions coarse and value_split (harness/coarse_util.h). */
 #include "harness/coarse_util.h"
+#include "core/core.h"
+#include "core/model.h"
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>

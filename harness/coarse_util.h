@@ -13,6 +13,7 @@
 #ifndef COARSE_H
 #define COARSE_H
 
+#include "core/model.h"
 #include "harness/ttexp.h"
 
 /* One block [0, P) (tensor -1). */

@@ -1,7 +1,51 @@
-/* Learning-rate grids that extend at their edges (harness.h). */
-#include "harness.h"
+/* The learning-rate searches (lr_grid.h): each method's searched range, and
+ * grids that extend at their edges. */
+#include "harness/lr_grid.h"
+#include "core/core.h"
 #include <math.h>
 #include <string.h>
+
+/* One table for every experiment, so that a method is searched over the same
+ * range wherever it runs. The first grid spans two decades (three for GD, whose
+ * best lr moves most between setups) and is extended at its edges; the bounds
+ * stop the extension where a value stops making sense:
+ *  - Adam family, Adafactor: a peak lr of 1 moves every weight by about 1 per
+ *    step (the weights are O(0.1)); 1e-5 moves it by at most 3e-3 in 300 steps.
+ *  - SM3 divides by √(Σ g²), which grows like √t, so its lr sits about a decade
+ *    above Adam's; its bounds sit a decade higher too.
+ *  - GD: 1e-4 barely moves the weights in 300 steps (gradients are O(0.1)); 1e3
+ *    is far past divergence at every seed seen.
+ *  - Blockwise GD's "lr" is the factor c of its Hessian rule
+ *    η_b = c / max(|λ|max(H_bb), median): the quadratic's step limit is c < 2.
+ *  - Heavy ball (AdamW's momentum without v, β1 = 0.9): the quadratic's step limit
+ *    is 2(1+β1)/(1−β1) = 38 times GD's, so its ranges sit about a decade above GD's.
+ *  - The block statistics of the ablation scale v by up to the block size (l1)
+ *    or far below mean(v) (min): wide bounds.
+ *  - Leave-out: the multiplier of η_t = lr·mult/RMS(g_t at init) (1 = Adam's step
+ *    at initialisation). Query and key have almost no gradient at initialisation
+ *    (uniform attention), so their centre 1/RMS(g) is huge and their best
+ *    multiplier lies decades lower: the lower bound is 1e-6.
+ *  - Coordinate search (Exp 2): the factor applied to one group's current rates. */
+static const lr_range LR_RANGES[LR_RANGE_COUNT] = {
+    [LR_GD] = {"gd", 1e-2, 10, 1e-4, 1e3, "single learning rate"},
+    [LR_BLOCKGD] = {"blockgd", 2e-2, 2, 2e-5, 2e2, "factor c of eta_b = c / max(|lambda|max(H_bb), median)"},
+    [LR_HEAVY_BALL] = {"heavy-ball", 1, 100, 1e-3, 1e4, "single learning rate, beta1 0.9"},
+    [LR_BLOCKHB] = {"blockhb", 0.2, 20, 2e-5, 2e3, "factor c of the Hessian rule, beta1 0.9"},
+    [LR_ADAMW] = {"adamw", 1e-3, 1e-1, 1e-5, 1, "peak learning rate"},
+    [LR_ADAM_MINI] = {"adam-mini", 1e-3, 1e-1, 1e-5, 1, "peak learning rate"},
+    [LR_ADAM] = {"adam", 1e-3, 1e-1, 1e-5, 1, "peak learning rate"},
+    [LR_ADAFACTOR] = {"adafactor", 1e-3, 1e-1, 1e-5, 1, "peak learning rate (relative_step off)"},
+    [LR_SM3] = {"sm3", 1e-2, 1, 1e-4, 10, "peak learning rate"},
+    [LR_VSTAT] = {"adam-mini-vstat", 1e-3, 1e-1, 1e-6, 10, "peak learning rate of each block statistic (ablation)"},
+    [LR_LEAVE_OUT] = {"leave-out", 0.1, 10, 1e-6, 1e3, "multiplier of a left-out tensor's eta_t = lr*mult/RMS(g_t)"},
+    [LR_COORD] = {"coordinate", 0.25, 4, 1.0 / 64, 64, "factor on one group's current rates (Exp 2 search)"},
+};
+
+const lr_range *lr_range_of(lr_method m)
+{
+    if (m < 0 || m >= LR_RANGE_COUNT) DIE("no learning-rate range %d", m);
+    return &LR_RANGES[m];
+}
 
 #define LR_REL_SLACK 1e-9
 
@@ -50,7 +94,7 @@ int lr_grid_best(const lr_grid *g)
     return b;
 }
 
-/* Which ends the best is at (see harness.h); all diverged counts as the lower end. */
+/* Which ends the best is at (see lr_grid.h); all diverged counts as the lower end. */
 static void best_at_edges(const lr_grid *g, int *at_lo, int *at_hi)
 {
     int b = lr_grid_best(g);

@@ -1,7 +1,12 @@
 /* Training the tiny Transformer with the shared optimizers (optim/) and
  * checkpoints at chosen fractions of training: the parameters and the
  * optimizer's v̂ (for D_Adam = diag(1/(√v̂ + ε))) as .npy. */
-#include "harness.h"
+#include "harness/tt_train.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "optim/optim.h"
+#include "tinytransformer/tt.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,17 @@
 /* The tiny-Transformer training harness of the optimizer experiments
  * (train_compare, exp2_blockwise_gd, leave_out, ablation_vstat, trajectory):
  * see ttexp.h. */
-#include "ttexp.h"
+#include "harness/ttexp.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "harness/lr_grid.h"
+#include "harness/seeds.h"
+#include "hessian/hessian.h"
+#include "optim/optim.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,46 +182,35 @@ typedef struct {
     const ttexp_setup *s;
     const ttexp_schedule *sc;
     ttexp_job *jobs;
-    int njobs, next, done;
-    pthread_mutex_t lock;
-    progress *prog;
+    ttexp *e;                 /* (workers) each worker's model and data, opened at its first job */
+    int *opened;
 } ttexp_pool;
 
-static void *ttexp_worker(void *arg)
+static void ttexp_item(void *arg, int j, int w)
 {
     ttexp_pool *p = arg;
-    ttexp e;
-    ttexp_open(&e, p->s);
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        int j = p->next++;
-        pthread_mutex_unlock(&p->lock);
-        if (j >= p->njobs) break;
-        ttexp_train(&e, &p->jobs[j].method, p->sc, &p->jobs[j].rec);
-        pthread_mutex_lock(&p->lock);
-        p->done++;
-        if (p->prog) progress_update(p->prog, p->done);
-        pthread_mutex_unlock(&p->lock);
+    if (!p->opened[w]) {
+        ttexp_open(&p->e[w], p->s);
+        p->opened[w] = 1;
     }
-    ttexp_close(&e);
-    return NULL;
+    ttexp_train(&p->e[w], &p->jobs[j].method, p->sc, &p->jobs[j].rec);
 }
 
 /* Runs every job (each from the setup's params0) on `threads` threads. */
 void ttexp_run_jobs(const ttexp_setup *s, const ttexp_schedule *sc, ttexp_job *jobs, int njobs, int threads,
-                           const char *label)
+                    const char *label)
 {
     progress prog;
     progress_start(&prog, label, njobs);
-    ttexp_pool pool = {.s = s, .sc = sc, .jobs = jobs, .njobs = njobs, .lock = PTHREAD_MUTEX_INITIALIZER, .prog = &prog};
-    if (threads < 1) threads = 1;
-    if (threads > njobs) threads = njobs;
+    int nw = parallel_workers(njobs, threads);
+    ttexp_pool pool = {.s = s, .sc = sc, .jobs = jobs, .e = xcalloc((size_t)nw, sizeof(ttexp)),
+                       .opened = xcalloc((size_t)nw, sizeof(int))};
     openblas_set_num_threads(1);
-    pthread_t *tid = xmalloc(threads * sizeof(pthread_t));
-    for (int t = 0; t < threads; t++)
-        if (pthread_create(&tid[t], NULL, ttexp_worker, &pool) != 0) DIE("pthread_create failed");
-    for (int t = 0; t < threads; t++) pthread_join(tid[t], NULL);
-    free(tid);
+    parallel_for(njobs, nw, ttexp_item, &pool, &prog, 0);
+    for (int w = 0; w < nw; w++)
+        if (pool.opened[w]) ttexp_close(&pool.e[w]);
+    free(pool.e);
+    free(pool.opened);
     progress_end(&prog);
 }
 

@@ -13,7 +13,13 @@
 #ifndef TTEXP_H
 #define TTEXP_H
 
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "harness/lr_grid.h"
+#include "optim/optim.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 
 typedef struct {
     tt_config cfg;
@@ -21,7 +27,7 @@ typedef struct {
     int eval_B;               /* held-out evaluation batch (sequences) */
     int order;                /* Markov source: the next token depends on this many previous ones */
     int successors;           /* Markov source: likely successors per context */
-    unsigned long seed;       /* the run: initialisation and training batches (harness.h, seeds) */
+    unsigned long seed;       /* the run: initialisation and training batches (harness/seeds.h) */
     unsigned long data_seed;  /* the data: Markov chain and the held-out batch */
     tt_data_opts data;        /* the token source (markov by default); cfg.V is its vocabulary */
     int train_set;            /* 0: a fresh batch of B sequences every step; n > 0: full-batch
@@ -111,7 +117,7 @@ void ttexp_run_jobs(const ttexp_setup *s, const ttexp_schedule *sc, ttexp_job *j
 void ttexp_jobs_free(ttexp_job *jobs, int n);
 
 /* A searched learning rate (or any positive factor: a leave-out multiplier, blockwise
- * GD's c): an lr_grid (harness.h) over the planned range of `range` that extends at
+ * GD's c): an lr_grid (harness/lr_grid.h) over the planned range of `range` that extends at
  * its edges, in the same log spacing, until the best is interior or a bound stops it.
  * Every evaluated point is kept: jobs[i] ran at g.lr[i] (ascending). The selection
  * score is ttexp_record.score (lower is better, +inf diverged). */
@@ -178,7 +184,7 @@ double ttexp_train_excess_share(ttexp *e, const ttexp_record *x, const ttexp_rec
  * length. NAN when neither moved. */
 double ttexp_normalised_distance(const double *x, const double *a, const double *w0, size_t P);
 
-/* The claim `id` of the claim table (harness.h); DIE if it is not there. The
+/* The claim `id` of the claim table (verdict/verdict.h); DIE if it is not there. The
  * experiments print each claim's per-seed statistic against the table's threshold. */
 const claim_rule *ttexp_claim(const char *id);
 /* claims.txt: the claim's id and words, then its statistic, side and threshold, this

@@ -34,3 +34,19 @@ void hstream_run_dist(hstream *s, model *m, const hessian_opts *o)
     hstream_run_strided(s, m, (size_t)dist_rank() * pw, (size_t)dist_size() * pw, &ho);
     hstream_reduce(s);
 }
+
+double *exact_block_eigs(model *m, const partition *p, const hessian_opts *o, size_t *off)
+{
+    hstream_opts so = {p, 1, 0, POOL_MAX};
+    hstream *s = hstream_new(m, &so);
+    hstream_run_dist(s, m, o);
+    off[0] = 0;
+    for (int b = 0; b < p->nblocks; b++) off[b + 1] = off[b] + p->b[b].n;
+    double *eig = NULL;
+    if (dist_rank() == 0) {
+        eig = xmalloc((off[p->nblocks] ? off[p->nblocks] : 1) * sizeof(double));
+        for (int b = 0; b < p->nblocks; b++) sym_eigvals((int)p->b[b].n, hstream_block(s, b), eig + off[b]);
+    }
+    hstream_free(s);
+    return eig;
+}

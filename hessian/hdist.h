@@ -26,6 +26,11 @@
 void hstream_run_dist(hstream *s, model *m, const hessian_opts *o);
 /* Only the reduction (each rank fed its own rows already). */
 void hstream_reduce(hstream *s);
+/* The exact eigenvalues of every diagonal block H_bb of p (covering 0..P−1) by
+ * the streamed analysis (hstream_run_dist over the ranks): on rank 0 a
+ * malloc'ed array, block b's ascending at off[b] (off: nblocks + 1); NULL on
+ * the other ranks. */
+double *exact_block_eigs(model *m, const partition *p, const hessian_opts *o, size_t *off);
 
 /* ---- the full H over a process grid (hscal.c) ---- */
 typedef enum { EIG_EVR, EIG_EVD } eig_method;

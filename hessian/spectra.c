@@ -368,16 +368,6 @@ int lanczos_batches(int nrun, const size_t *dim, int mmax, int panel, double bas
 
 /* ---- probes ----------------------------------------------------------------------------------- */
 
-uint64_t probe_seed(uint64_t seed, uint64_t op, uint64_t probe)
-{
-    uint64_t s = seed;
-    uint64_t h = splitmix64(&s);
-    s = h ^ op;
-    h = splitmix64(&s);
-    s = h ^ probe;
-    return splitmix64(&s);
-}
-
 void rademacher(double *z, size_t n, uint64_t seed)
 {
     uint64_t s = seed, bits = 0;
@@ -424,7 +414,7 @@ void hutchinson_samples(const spectra_op *A, int probes, uint64_t seed, double *
             int b = (r0 + j) / probes, i = (r0 + j) % probes;
             size_t n = A->dim[b];
             double *z = xmalloc(n * sizeof(double));
-            rademacher(z, n, probe_seed(seed, (uint64_t)b, (uint64_t)i));
+            rademacher(z, n, seed_hash(SEED_PROBES, seed, (uint64_t)b, (uint64_t)i));
             X[j] = z;
             Y[j] = xmalloc(n * sizeof(double));
             ops[j] = b;
@@ -496,7 +486,7 @@ void slq_run_batches(slq_data *d, const spectra_op *A, const slq_opts *o, int fi
         for (int j = 0; j < k; j++) {
             int r = r0 + j, b = r / o->probes, i = r % o->probes;
             double *z = xmalloc(dim[r] * sizeof(double));
-            rademacher(z, dim[r], probe_seed(o->seed, (uint64_t)b, (uint64_t)i));
+            rademacher(z, dim[r], seed_hash(SEED_PROBES, o->seed, (uint64_t)b, (uint64_t)i));
             L[j] = lanczos_new(dim[r], o->steps, z, 0, 0);
             free(z);
             op[j] = b;
@@ -639,7 +629,7 @@ void extremes_run_batches(extremes_data *e, const spectra_op *A, int mmax, doubl
         for (int j = 0; j < k; j++) {
             int b = r0 + j;
             double *z = xmalloc(A->dim[b] * sizeof(double));
-            gaussian_probe(z, A->dim[b], probe_seed(o->seed, (uint64_t)b, UINT64_MAX));
+            gaussian_probe(z, A->dim[b], seed_hash(SEED_PROBES, o->seed, (uint64_t)b, UINT64_MAX));
             L[j] = lanczos_new(A->dim[b], mmax, z, nev, tol);
             free(z);
             op[j] = b;

@@ -37,7 +37,7 @@
  * zᵀ A z = n α_1 (the first Lanczos step), tr A ≈ n · mean α_1.
  *
  * Determinism: probe i of operator b has the Rademacher vector of the stream
- * seeded by probe_seed(seed, b, i) (splitmix64 of the three, not seed + i);
+ * seeded by seed_hash(SEED_PROBES, seed, b, i) (core.h: splitmix64 of the three, not seed + i);
  * the Lanczos runs are grouped into batches (lanczos_batches: consecutive runs
  * up to `panel` of them and a fixed memory cap), and a batch's runs advance in
  * lock step, so every run meets the same panels whatever runs before or
@@ -143,9 +143,6 @@ void lanczos_run(const spectra_op *A, int nrun, lanczos *const *L, const int *op
 
 /* ---- probes ----------------------------------------------------------------------------------- */
 
-/* The seed of probe `probe` of operator `op`: splitmix64 of seed, then of op,
- * then of probe (each step mixes the whole previous state). */
-uint64_t probe_seed(uint64_t seed, uint64_t op, uint64_t probe);
 /* z (length n) ±1 from the splitmix64 stream of `seed`, 64 entries per draw. */
 void rademacher(double *z, size_t n, uint64_t seed);
 /* z (length n) N(0, 1) from the splitmix64 stream of `seed` (Box–Muller). A
@@ -172,8 +169,8 @@ void hutchinson_samples(const spectra_op *A, int probes, uint64_t seed, double *
 /* ---- SLQ ---------------------------------------------------------------------------------------- */
 
 /* The Lanczos tridiagonals of n_v probes × m steps for every operator: probe i
- * of operator b runs from the Rademacher z of probe_seed(seed, b, i), at most
- * min(m, dim_b) steps. Layout: run r = b·probes + i; its count[r] steps in
+ * of operator b runs from the Rademacher z of seed_hash(SEED_PROBES, seed, b,
+ * i), at most min(m, dim_b) steps. Layout: run r = b·probes + i; its count[r] steps in
  * alpha[r·steps ..] and beta[r·steps ..] (beta[r·steps + j] couples steps j
  * and j + 1; the rest of the row is 0). Any m' ≤ count[r] prefix is the m'-step
  * run from the same probe (full reorthogonalisation makes the prefix exact). */
@@ -235,7 +232,7 @@ void smoothed_density(double *rho, const double *grid, int ngrid, const double *
 
 /* ---- Lanczos extremes per operator ---------------------------------------------------------- */
 
-/* For every operator b: Lanczos from the Gaussian z of probe_seed(seed, b,
+/* For every operator b: Lanczos from the Gaussian z of seed_hash(SEED_PROBES, seed, b,
  * UINT64_MAX) (independent of the SLQ probes; Gaussian: see gaussian_probe) for at most `mmax` steps
  * (≤ dim_b), stopping when the nev largest and nev smallest Ritz pairs have
  * residual ≤ tol · max|θ|. Out per operator: the nev smallest and nev largest

@@ -2,6 +2,7 @@
 # one block, merged query/key heads and a random layout of Algorithm 3's block
 # sizes, each at its searched lr and 2x, 4x it (docs/coarse.md). Quick: 2 layers;
 # paper: 4 layers (the 2-layer paper run: coarse --scale paper --layers 2).
+TT_EXPS += coarse
 COARSE_PNGS := $(FIG)/coarse.png
 $(RES)/coarse/run.txt: $(BUILD)/bin/coarse
 	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet

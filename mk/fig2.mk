@@ -1,5 +1,6 @@
 # Paper Fig. 2: the exact Hessian of the 8-neuron MLP at 0, 50% and
 # 100% of Adam training, as |H| heatmaps, with the block-diagonal claim.
+NON_TT_EXPS += fig2
 FIG2_PNGS := $(FIG)/fig2_init.png $(FIG)/fig2_mid.png $(FIG)/fig2_end.png
 $(RES)/fig2/run.txt: $(BUILD)/bin/fig2
 	$< --scale $(SCALE) --out $(@D) --quiet

@@ -1,5 +1,6 @@
 # Paper Fig. 3: the three-block random quadratic; GD, blockwise GD, Adam (beta2 -> 1), Adam-mini.
 # One scale only: the paper's own problem, with the controls of its claims, runs in about a second.
+NON_TT_EXPS += fig3
 $(RES)/fig3/run.txt: $(BUILD)/bin/fig3
 	$< --out $(@D) --quiet
 $(RES)/fig3/claims.txt: $(RES)/fig3/run.txt ;

@@ -1,5 +1,6 @@
 # Paper Fig. 4: r = kappa(D_Adam H)/kappa(H) against tau for rotated random PD matrices.
 # Quick scale by default; SCALE=paper runs the paper's 40 theta x 100 x x 51 R.
+NON_TT_EXPS += fig4
 $(RES)/fig4/run.txt: $(BUILD)/bin/fig4
 	$< --scale $(SCALE) --out $(@D) --quiet
 $(RES)/fig4/claims.txt: $(RES)/fig4/run.txt ;

@@ -2,6 +2,7 @@
 # Transformer at 1% of training; the kappa(H) vs kappa(D_Adam H) table; the
 # Principle-1 partition checker on the Transformer and on the MLP; the block
 # structure of every tensor through steps 0-100 (block_structure).
+TT_EXPS += fig6 partition_check block_structure
 FIG6_BLOCKS := query key value attn_proj mlp_fc1 mlp_proj embed output
 FIG6_PNGS := $(FIG6_BLOCKS:%=$(FIG)/fig6_%.png)
 $(RES)/fig6/run.txt: $(BUILD)/bin/fig6

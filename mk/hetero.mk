@@ -2,6 +2,7 @@
 # every Algorithm 3 block of the tiny Transformer (fig6 setup) and of the MLP
 # (partition_check's) at initialisation, 1% and the end of training: eigenvalue
 # densities per block type, log10 |lambda|max per block against random blocks.
+TT_EXPS += hetero
 HETERO_PNGS := $(FIG)/hetero_spectra.png $(FIG)/hetero_lmax.png
 $(RES)/hetero/run.txt: $(BUILD)/bin/hetero
 	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet

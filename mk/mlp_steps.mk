@@ -4,6 +4,7 @@
 # squared-loss twin) and takes H at steps 0, 1, 2, 5, ..., 7,900.
 # make mlp_steps: the figure of one seed; make verdicts: its claims over the
 # seeds and the figure of every seed.
+NON_TT_EXPS += mlp_steps
 $(RES)/mlp_steps/run.txt: $(BUILD)/bin/mlp_steps
 	$< --scale $(SCALE) --out $(@D) --quiet
 $(RES)/mlp_steps/claims.txt: $(RES)/mlp_steps/run.txt

@@ -6,6 +6,7 @@
 # P = 1.06M (8 layers, C 128, M 256), SLQ of every Algorithm 3 head block, 32 blocks of every
 # other Algorithm 3 type and every tensor, next to the exact small one (tens of minutes;
 # wall time and memory from /usr/bin/time -v into $(RES)/spectra_big/time_*.txt).
+NON_TT_EXPS += spectra
 SPECTRA_FLAGS := --hess-batch 64 --quiet
 $(RES)/spectra/exact/run.txt: $(BUILD)/bin/spectra
 	$< --method exact $(SPECTRA_FLAGS) --out $(@D)

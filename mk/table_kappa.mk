@@ -3,6 +3,7 @@
 # and from AdamW's v-hat, at checkpoints after 1, 2, 5 steps and at 1%, 5%, 10%, 100% of one
 # training run (the paper's "after 1 training step" and "at 1% training step" among them). This
 # one run replaces the first version's two (table_kappa at 1%, table_kappa_step1 after 1 step).
+TT_EXPS += table_kappa
 $(RES)/table_kappa/run.txt: $(BUILD)/bin/table_kappa
 	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
 $(RES)/table_kappa/claims.txt $(RES)/table_kappa/table.md $(RES)/table_kappa/sweep.csv: $(RES)/table_kappa/run.txt

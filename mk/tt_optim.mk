@@ -1,4 +1,5 @@
 # Optimizer experiments on the tiny Transformer.
+TT_EXPS += train_compare exp2_blockwise_gd leave_out ablation_vstat trajectory
 TT_OPTIM_SCALE := --scale $(SCALE) $(TT_DATA)
 
 $(RES)/train_compare/run.txt: $(BUILD)/bin/train_compare

@@ -4,7 +4,7 @@
 #   VCMD_<program> := <its flags; SEED stands for the seed>   (default below)
 # runs once per seed into $(VRUNS)/<program>/seed<s>/ (make -j spreads the runs
 # over the cores; each run uses one thread, so results do not depend on -j);
-# then the verdicts program judges every claim of harness's claim table.
+# then the verdicts program judges every claim of the claim table (verdict/claims.c).
 #   SEEDS=5 (how many), SEED0=1 (the first): seeds SEED0 .. SEED0+SEEDS-1;
 #   another block of seeds (SEED0=6) writes $(RES)/verdicts-seed6/.
 #   VERDICT_SKIP="exp2_blockwise_gd leave_out": those experiments are not run

@@ -1,6 +1,7 @@
 # Extension: why mean(v) works (vspread). The spread of AdamW's v-hat inside
 # rows, columns, heads and random groups along the fig6 training, and
 # Adam-mini's per-block learning rate against Adam's per block type.
+TT_EXPS += vspread
 VSPREAD_PNGS := $(FIG)/vspread_spread.png $(FIG)/vspread_lr.png
 $(RES)/vspread/run.txt: $(BUILD)/bin/vspread
 	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet

@@ -287,10 +287,10 @@ dataset *dataset_synthetic_channels(int n, int channels, int rows, int cols, int
     dataset *d = dataset_alloc(n, channels, rows, cols, classes);
     double *mean = xmalloc((size_t)classes * d->dim * sizeof(double));
     /* the class means from the seed's first stream, each split's samples from one of its own */
-    gsl_rng *r = rng_new(seed_mix(seed, 0, 0));
+    gsl_rng *r = rng_new(seed_hash(SEED_RUN, seed, 0, 0));
     for (size_t e = 0; e < (size_t)classes * d->dim; e++) mean[e] = rng_gaussian(r, 1.0);
     rng_free(r);
-    r = rng_new(seed_mix(seed, 1, (unsigned long)stream));
+    r = rng_new(seed_hash(SEED_RUN, seed, 1, (unsigned long)stream));
     for (int i = 0; i < n; i++) {
         int c = (int)rng_int(r, (unsigned long)classes);
         d->y[i] = c;

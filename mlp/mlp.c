@@ -4,7 +4,6 @@
 #include "mlp.h"
 #include <cblas.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -305,13 +304,13 @@ static void tail_cols(const mlp_impl *im, size_t j, size_t jend, double *out, si
 typedef struct {
     const mlp_impl *im;
     const double *SW, *K;   /* shared: (N, C, h) and (h, h, N) */
-    size_t j0, jend;        /* the panel's columns (j0: its lower bound too) */
+    size_t j0;              /* the panel's first column (its lower bound too) */
     int lower;
     double *out;            /* (k, P) */
     size_t P;
-    size_t next;            /* next chunk's first column */
-    pthread_mutex_t lock;
-    double flops;
+    size_t *start;          /* (nchunks + 1) the chunks' first columns, and the end */
+    double **L, **E;        /* (workers) each worker's workspaces: L (FC1_CHUNK, N), E (N, tail) */
+    double *flops;          /* (workers) */
 } fc1_job;
 
 /* Columns j..j+s-1 of fc1 (inside neuron i) into out rows (j - j0)..; L (s, N) and E (N, tail) workspaces. */
@@ -344,35 +343,45 @@ static void fc1_chunk(fc1_job *J, size_t j, int s, double *L, double *E, double 
     gemm_counted(flops, 0, 0, s, (int)tail, N, xt, N, E, (int)tail, 0.0, o + im->o2, (int)P);
 }
 
-static void *fc1_worker(void *arg)
+/* Chunk c of the job on worker w: its workspaces taken at its first chunk. */
+static void fc1_item(void *arg, int c, int w)
 {
     fc1_job *J = arg;
-    const mlp_impl *im = J->im;
-    size_t Nn = im->N, tail = J->P - im->o2, d1 = im->d1;
-    size_t end = J->jend < im->P1 ? J->jend : im->P1;
-    double *L = xmalloc(FC1_CHUNK * Nn * sizeof(double)), *E = xmalloc(Nn * tail * sizeof(double)), flops = 0;
-    for (;;) {
-        pthread_mutex_lock(&J->lock);
-        size_t j = J->next, seg_end = (j / d1 + 1) * d1, stop = j + FC1_CHUNK;
-        if (stop > seg_end) stop = seg_end;
-        if (stop > end) stop = end;
-        J->next = stop;
-        pthread_mutex_unlock(&J->lock);
-        if (j >= end) break;
-        fc1_chunk(J, j, (int)(stop - j), L, E, &flops);
+    size_t Nn = J->im->N, tail = J->P - J->im->o2;
+    if (!J->L[w]) {
+        J->L[w] = xmalloc(FC1_CHUNK * Nn * sizeof(double));
+        J->E[w] = xmalloc(Nn * tail * sizeof(double));
     }
-    pthread_mutex_lock(&J->lock);
-    J->flops += flops;
-    pthread_mutex_unlock(&J->lock);
-    free(L);
-    free(E);
-    return NULL;
+    fc1_chunk(J, J->start[c], (int)(J->start[c + 1] - J->start[c]), J->L[w], J->E[w], &J->flops[w]);
 }
 
-static int worker_count(const mlp_impl *im)
+/* The fc1 columns j0..end-1 in chunks of at most FC1_CHUNK inside one neuron,
+ * over the workers; returns the flops. */
+static double fc1_columns(fc1_job *J, size_t end, int threads)
 {
-    int n = im->threads ? im->threads : toolkit_threads();
-    return n < 1 ? 1 : n > 64 ? 64 : n;
+    size_t d1 = J->im->d1;
+    int n = 0;
+    J->start = xmalloc(((end - J->j0) + 1) * sizeof(size_t));
+    for (size_t j = J->j0; j < end; n++) {
+        size_t stop = (j / d1 + 1) * d1;
+        if (stop > j + FC1_CHUNK) stop = j + FC1_CHUNK;
+        J->start[n] = j;
+        j = stop < end ? stop : end;
+    }
+    J->start[n] = end;
+    int nw = parallel_workers(n, threads);
+    J->L = xcalloc((size_t)nw, sizeof(double *));
+    J->E = xcalloc((size_t)nw, sizeof(double *));
+    J->flops = xcalloc((size_t)nw, sizeof(double));
+    parallel_for(n, nw, fc1_item, J, NULL, 0);
+    double flops = 0;
+    for (int w = 0; w < nw; w++) {
+        flops += J->flops[w];
+        free(J->L[w]);
+        free(J->E[w]);
+    }
+    free(J->L), free(J->E), free(J->flops), free(J->start);
+    return flops;
 }
 
 static void hess_cols_any(model *m, size_t j0, int k, double *out, int lower)
@@ -408,19 +417,9 @@ static void hess_cols_any(model *m, size_t j0, int k, double *out, int lower)
     if (j < im->P1) { /* fc1 columns, chunks over the workers, each on one BLAS thread */
         int saved = openblas_get_num_threads();
         openblas_set_num_threads(1);
-        fc1_job J = {.im = im, .SW = SW, .K = K, .j0 = j0, .jend = jend, .lower = lower, .out = out, .P = P,
-                     .next = j0};
-        pthread_mutex_init(&J.lock, NULL);
+        fc1_job J = {.im = im, .SW = SW, .K = K, .j0 = j0, .lower = lower, .out = out, .P = P};
         size_t end = jend < im->P1 ? jend : im->P1;
-        int nt = worker_count(im), nchunks = (int)((end - j0 + FC1_CHUNK - 1) / FC1_CHUNK) + 1;
-        if (nt > nchunks) nt = nchunks;
-        pthread_t tid[64];
-        for (int t = 1; t < nt; t++)
-            if (pthread_create(&tid[t], NULL, fc1_worker, &J)) DIE("cannot start a worker thread");
-        fc1_worker(&J);
-        for (int t = 1; t < nt; t++) pthread_join(tid[t], NULL);
-        pthread_mutex_destroy(&J.lock);
-        im->flops += J.flops;
+        im->flops += fc1_columns(&J, end, toolkit_workers(im->threads));
         openblas_set_num_threads(saved);
         j = end;
     }

@@ -9,7 +9,7 @@
  * 2. The block-diagonal quadratic of Fig. 3: Haar-random Q_l,
  *    eigenvalues drawn i.i.d. from given sets, H = blockdiag(H_1, …).
  * 3. f(w) = ½ wᵀHw with its optimal constant steps, whole and per block (the
- *    shared optimizers run on it in harness/quad_train.c).
+ *    shared optimizers run on it in experiments/fig3_util.c).
  * The claims' statistics live here too: Fig. 4's per-curve trend (Spearman of
  * r against τ, and with τ shuffled) and Fig. 3's gap between two loss traces.
  *

@@ -2,7 +2,6 @@
  * summaries (mean, median, quartiles) and the Spearman correlation. */
 #include "quad.h"
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,8 @@ unsigned long quad_task_seed(unsigned long seed, int d, double kappa, int draw)
 {
     uint64_t kbits;
     memcpy(&kbits, &kappa, sizeof kbits);
-    return seed_mix(seed_mix(seed, (unsigned long)d, kbits), 0x71756164UL /* "quad" */, (unsigned long)draw);
+    uint64_t task = seed_hash(SEED_RUN, seed, (unsigned long)d, kbits);
+    return seed_hash(SEED_RUN, task, 0x71756164UL /* "quad" */, (unsigned long)draw);
 }
 
 /* The control's r at one sample: D = diag(1/|z|), z ~ N(0, I) from crng. */
@@ -66,25 +66,14 @@ static long sweep_draw(quad_sweep_result *s, int draw, const quad_sweep_config *
 typedef struct {
     const quad_sweep_config *c;
     quad_sweep_result *s;
-    pthread_mutex_t lock;
-    int next, done;
-} sweep_queue;
+    long *skipped;           /* (nthetas) per draw */
+} sweep_job;
 
-static void *sweep_worker(void *arg)
+static void sweep_item(void *arg, int draw, int worker)
 {
-    sweep_queue *w = arg;
-    for (;;) {
-        pthread_mutex_lock(&w->lock);
-        int draw = w->next < w->c->nthetas ? w->next++ : -1;
-        pthread_mutex_unlock(&w->lock);
-        if (draw < 0) return NULL;
-        long skipped = sweep_draw(w->s, draw, w->c);
-        pthread_mutex_lock(&w->lock);
-        w->s->skipped += skipped;
-        w->done++;
-        if (w->c->prog) progress_update(w->c->prog, w->c->prog_base + w->done);
-        pthread_mutex_unlock(&w->lock);
-    }
+    (void)worker;
+    sweep_job *w = arg;
+    w->skipped[draw] = sweep_draw(w->s, draw, w->c);
 }
 
 quad_sweep_result *quad_sweep_run(const quad_sweep_config *c)
@@ -102,16 +91,10 @@ quad_sweep_result *quad_sweep_run(const quad_sweep_config *c)
         s->ca = xmalloc(ns * sizeof(double));
         s->cb = xmalloc(ns * sizeof(double));
     }
-    sweep_queue w = {.c = c, .s = s, .next = 0, .done = 0};
-    pthread_mutex_init(&w.lock, NULL);
-    int nt = c->threads < c->nthetas ? c->threads : c->nthetas;
-    pthread_t *tid = xmalloc((size_t)nt * sizeof(pthread_t));
-    for (int t = 1; t < nt; t++)
-        if (pthread_create(&tid[t], NULL, sweep_worker, &w) != 0) DIE("pthread_create failed");
-    sweep_worker(&w);
-    for (int t = 1; t < nt; t++) pthread_join(tid[t], NULL);
-    free(tid);
-    pthread_mutex_destroy(&w.lock);
+    sweep_job w = {.c = c, .s = s, .skipped = xcalloc((size_t)c->nthetas, sizeof(long))};
+    parallel_for(c->nthetas, c->threads, sweep_item, &w, c->prog, c->prog_base);
+    for (int k = 0; k < c->nthetas; k++) s->skipped += w.skipped[k];
+    free(w.skipped);
     return s;
 }
 

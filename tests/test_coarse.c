@@ -3,7 +3,12 @@
  * sizes), the loss-spike counter on a hand-built curve, the capped loss share, and the
  * four claims in the claim table with their controls. */
 #include "check.h"
+#include "core/core.h"
+#include "core/model.h"
 #include "harness/coarse_util.h"
+#include "harness/ttexp.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 #include <stdlib.h>
 
 static int cmp_size(const void *a, const void *b)

@@ -571,6 +571,98 @@ static void test_partitions(void)
     free(pf);
 }
 
+/* The one seed hash keeps the three schemes it replaced, value for value: the
+ * run streams' seed_mix (from pi's digits), spectra's probe_seed (from 0) and
+ * the trace probes' probe_seed(seed ^ 0x7ace, ...), as they were written. */
+static uint64_t old_seed_mix(uint64_t seed, uint64_t tag, uint64_t index)
+{
+    uint64_t h = 0x243f6a8885a308d3ULL, words[3] = {seed, tag, index};
+    for (int i = 0; i < 3; i++) {
+        uint64_t x = h ^ words[i];
+        h = splitmix64(&x);
+    }
+    return h;
+}
+
+static uint64_t old_probe_seed(uint64_t seed, uint64_t op, uint64_t probe)
+{
+    uint64_t s = seed, h = splitmix64(&s);
+    s = h ^ op;
+    h = splitmix64(&s);
+    s = h ^ probe;
+    return splitmix64(&s);
+}
+
+static void test_seed_hash(void)
+{
+    uint64_t x = 12345;
+    int same_run = 1, same_probe = 1, same_trace = 1, apart = 1;
+    for (int k = 0; k < 1000; k++) {
+        uint64_t a = splitmix64(&x) >> (k % 64), b = splitmix64(&x) >> (k % 61), c = splitmix64(&x) >> (k % 59);
+        if (k < 10) a = (uint64_t)k, b = 0, c = (uint64_t)k; /* small seeds too */
+        same_run &= seed_hash(SEED_RUN, a, b, c) == old_seed_mix(a, b, c);
+        same_probe &= seed_hash(SEED_PROBES, a, b, c) == old_probe_seed(a, b, c);
+        same_trace &= seed_hash(SEED_TRACE, a, b, c) == old_probe_seed(a ^ 0x7ace, b, c);
+        apart &= seed_hash(SEED_RUN, a, b, c) != seed_hash(SEED_PROBES, a, b, c);
+    }
+    CHECK(same_run, "SEED_RUN = the run streams' old seed_mix");
+    CHECK(same_probe, "SEED_PROBES = spectra's old probe_seed");
+    CHECK(same_trace, "SEED_TRACE = the old probe_seed of seed ^ 0x7ace");
+    CHECK(apart, "domains apart");
+    CHECK(seed_hash(SEED_RUN, 1, 2, 0) != seed_hash(SEED_RUN, 2, 1, 0) &&
+              seed_hash(SEED_RUN, 1, 0, 1) != seed_hash(SEED_RUN, 1, 1, 0),
+          "no seed + k collisions");
+}
+
+/* parallel_for: every item once, on the workers it says, whatever the thread count. */
+typedef struct {
+    int n;
+    int *count, *by;
+    double *out;
+} loop_ctx;
+
+static void loop_item(void *ctx, int i, int worker)
+{
+    loop_ctx *c = ctx;
+    c->count[i]++;
+    c->by[i] = worker;
+    double s = 0;
+    for (int k = 1; k <= 200 + i % 37; k++) s += sin(i * 0.01 * k) / k;
+    c->out[i] = s;
+}
+
+static void test_parallel_for(void)
+{
+    int n = 500;
+    double *ref = NULL;
+    for (int threads = 0; threads <= 5; threads++) {
+        loop_ctx c = {.n = n, .count = xcalloc((size_t)n, sizeof(int)), .by = xcalloc((size_t)n, sizeof(int)),
+                      .out = xcalloc((size_t)n, sizeof(double))};
+        parallel_for(n, threads, loop_item, &c, NULL, 0);
+        int once = 1, workers_ok = 1, nw = parallel_workers(n, threads);
+        for (int i = 0; i < n; i++) {
+            once &= c.count[i] == 1;
+            workers_ok &= c.by[i] >= 0 && c.by[i] < nw;
+        }
+        CHECK(once, "threads %d: every item exactly once", threads);
+        CHECK(workers_ok, "threads %d: worker ids in 0..%d", threads, nw - 1);
+        if (!ref) ref = c.out;
+        else {
+            CHECK(!memcmp(ref, c.out, (size_t)n * sizeof(double)), "threads %d: the same results bitwise", threads);
+            free(c.out);
+        }
+        free(c.count), free(c.by);
+    }
+    free(ref);
+    CHECK(parallel_workers(0, 4) == 0 && parallel_workers(3, 8) == 3 && parallel_workers(9, 0) == 1 &&
+              parallel_workers(9, 4) == 4,
+          "worker counts");
+    loop_ctx none = {0};
+    parallel_for(0, 4, loop_item, &none, NULL, 0); /* no item: fn never called (it would write through NULL) */
+    CHECK(toolkit_workers(3) == 3 && toolkit_workers(100) == 64 && toolkit_workers(0) == toolkit_threads(),
+          "toolkit_workers");
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_core.XXXXXX");
@@ -582,6 +674,8 @@ int main(void)
     test_atomic_output();
     test_rng();
     test_rng_seed_map();
+    test_seed_hash();
+    test_parallel_for();
     test_cli_lists();
     test_cli_parse();
     test_spectra();

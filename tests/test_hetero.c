@@ -1,4 +1,4 @@
-/* Tests of the extensions' measurements (harness/hetero_util.c): groups and
+/* Tests of the extensions' measurements (harness/groups.c, experiments/hetero_util.c, vspread_util.c): groups and
  * random groups; block spectra on blocks with prescribed eigenvalues; the
  * spread of h_b and its split by type; block_heterogeneity, its random
  * baseline and control on made Hessians (heterogeneous by block, by coordinate
@@ -6,7 +6,14 @@
  * gradients built to be row-constant, rank-one and random through AdamW; the
  * additive fit; Adam-mini's lr ratio. */
 #include "check.h"
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "experiments/hetero_util.h"
+#include "experiments/vspread_util.h"
+#include "harness/groups.h"
+#include "optim/optim.h"
+#include "quad/quad.h"
+#include "verdict/verdict.h"
 #include <stdlib.h>
 
 /* ---- groups ------------------------------------------------------------------------------------- */

@@ -4,8 +4,12 @@
  * Hessians, and of table_kappa's negative control on synthetic blocks made to
  * fail the claim's rule. */
 #include "check.h"
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "hessian/hessian.h"
+#include "quad/quad.h"
 #include "tests/fixtures.h"
+#include "tinytransformer/tt.h"
 #include <stdlib.h>
 
 #define EPS_MACH 2.220446049250313e-16

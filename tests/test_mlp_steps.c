@@ -2,8 +2,14 @@
  * MLP, the factor p(1 − p), Collobert's formula for the Hessian entries between
  * two hidden neurons (the quantity the claims are about), the log-log slope,
  * and the two controls failing their rules where they are made to. */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "experiments/mlp_steps_util.h"
+#include "hessian/hessian.h"
+#include "mlp/mlp.h"
+#include "quad/quad.h"
 #include "tests/check.h"
+#include "verdict/verdict.h"
 #include <stdlib.h>
 
 enum { IN = 3, WIDTH = 2, C = 4, N = 5 };

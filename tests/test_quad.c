@@ -5,7 +5,13 @@
  * shuffled control, Fig. 3's loss gap) with each control failing its rule. */
 #include "check.h"
 #include "bench/quad_listing.h"
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "experiments/fig3_util.h"
+#include "harness/lr_grid.h"
+#include "optim/optim.h"
+#include "quad/quad.h"
+#include "verdict/verdict.h"
 #include <stdlib.h>
 
 /* max |QᵀQ - I| */

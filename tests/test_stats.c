@@ -1,7 +1,9 @@
 /* Tests of verdict/stats and judge: t intervals, sign tests, verdicts, extending lr grids, median.
  * Expected values are closed forms worked out by hand in the comments. */
 #include "check.h"
-#include "harness/harness.h"
+#include "core/core.h"
+#include "harness/lr_grid.h"
+#include "verdict/verdict.h"
 #include <stdlib.h>
 
 #define T_0975_4 2.7764451051977987 /* Student t quantile 0.975 with 4 degrees of freedom */

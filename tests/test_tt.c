@@ -6,10 +6,14 @@
  * causal masking, the linear forward/backward against loops, data sources and
  * user errors. */
 #include "check.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/tt_train.h"
 #include "hessian/hessian.h"
-#include "harness/harness.h"
-#include "tinytransformer/tt_kernels.h"
+#include "optim/optim.h"
 #include "tests/fixtures.h"
+#include "tinytransformer/tt.h"
+#include "tinytransformer/tt_kernels.h"
 #include <cblas.h>
 #include <stdlib.h>
 #include <unistd.h>

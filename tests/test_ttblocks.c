@@ -3,12 +3,17 @@
  * rule, Principle 1's criterion (hessian/blocks.c) on hand-made tensors and
  * on their random permutations (its control), Algorithm 3's split recovered
  * from its partition, the Fig. 6 blocks, the checkpoint Hessian of
- * harness/ckpt.c (file round trip, determinism, against an independent
+ * harness/tt_ckpt.c (file round trip, determinism, against an independent
  * in-memory run; in steps at several checkpoints), and the key-head null
  * direction that makes κ of key heads infinite. */
 #include "check.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "harness/tt_ckpt.h"
+#include "harness/tt_train.h"
 #include "hessian/hessian.h"
-#include "harness/harness.h"
+#include "tinytransformer/tt.h"
 #include <stdlib.h>
 #include <unistd.h>
 

@@ -4,7 +4,14 @@
  * past their first grid, full-batch training sets, excess shares, the normalised
  * trajectory distance, and the optimizer claims' rules against their controls. */
 #include "check.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/lr_grid.h"
+#include "harness/seeds.h"
 #include "harness/ttexp.h"
+#include "optim/optim.h"
+#include "tinytransformer/tt.h"
+#include "verdict/verdict.h"
 
 static ttexp_setup small_setup(int order)
 {

@@ -23,7 +23,12 @@
  * heatmap stops gnuplot too and leaves no temporary. The script is found next
  * to the program (build/bin/heatmap -> plots/heatmap.gp) unless --script says.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "harness/models.h"
+#include "harness/tt_ckpt.h"
+#include "hessian/hessian.h"
 #include "hessian/hview.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -275,29 +280,29 @@ static void render(const char *script, const char *dir, const char *png)
 typedef struct {
     const char *spec, *cspec;  /* the block's rows and columns */
     const char *hpath, *tensors, *run, *out, *pool, *png, *script;
-    const char *model_path, *model_config; /* --model: a Transformer trained elsewhere */
+    model_cli mc;              /* --model FILE: a Transformer trained elsewhere, its data and Hessian batch */
     char *script_found;        /* the default script's path, found from the program's location */
-    tt_data_opts data;         /* with --model: the data its Hessian batch comes from */
-    int pixels, max_lines, hess_batch;
-    long data_seed;
+    int pixels, max_lines;
     double decades;
 } hm_args;
 
 static hm_args parse_args(int argc, char **argv)
 {
-    hm_args x = {.out = "results/heatmap", .pool = "max", .max_lines = 256, .decades = 6, .hess_batch = 256,
-                 .data_seed = 1};
+    hm_args x = {.out = "results/heatmap", .pool = "max", .max_lines = 256, .decades = 6};
+    model_cli_init(&x.mc);
+    x.mc.model_name = NULL;
+    ckpt_cli *k = &x.mc.cli;
     const cli_opt opts[] = {
         {"block", OPT_STRING, &x.spec, "the block's rows: NAME, NAME[head h], NAME[row r], NAME[col c] or i0:i1"},
         {"cols", OPT_STRING, &x.cspec, "its columns, the same way (default: the rows: a diagonal block)"},
         {"h", OPT_STRING, &x.hpath, "a saved H (.npy, P x P), read row by row"},
         {"tensors", OPT_STRING, &x.tensors, "the layout (tensors.csv; default: next to --h, or in --run)"},
         {"run", OPT_STRING, &x.run, "a hessian_blocks output folder: the block is cut from its kept blocks"},
-        {"model", OPT_STRING, &x.model_path, "a Transformer in nanoGPT's layout (.safetensors): the block computed"},
-        {"model-config", OPT_STRING, &x.model_config, "with --model: its config JSON when the metadata lacks n_head"},
-        TT_DATA_OPTS(x.data),
-        {"hess-batch", OPT_INT, &x.hess_batch, "with --model: held-out sequences H is taken on"},
-        {"data-seed", OPT_LONG, &x.data_seed, "with --model: the data's seed (Markov chain, held-out sequences)"},
+        {"model", OPT_STRING, &x.mc.model_name, "a Transformer in nanoGPT's layout (.safetensors): the block computed"},
+        {"model-config", OPT_STRING, &k->model_config, "with --model: its config JSON when the metadata lacks n_head"},
+        TT_DATA_OPTS(k->data),
+        {"hess-batch", OPT_INT, &k->hess_batch, "with --model: held-out sequences H is taken on (0: 256)"},
+        {"data-seed", OPT_LONG, &k->data_seed, "with --model: the data's seed (Markov chain, held-out sequences)"},
         {"pixels", OPT_INT, &x.pixels, "0: full resolution; else pool to at most this many pixels per side"},
         {"pool", OPT_STRING, &x.pool, "with --pixels: max or mean"},
         {"decades", OPT_DOUBLE, &x.decades, "log colour range below max |H|, in decades"},
@@ -316,10 +321,11 @@ static hm_args parse_args(int argc, char **argv)
               "tensor / head / neuron lines for plots/heatmap.gp.",
               opts, sizeof opts / sizeof *opts);
     if (!x.spec) die_user("--block is required (e.g. --block h0.attn.query)");
-    if ((x.hpath != NULL) + (x.run != NULL) + (x.model_path != NULL) != 1)
+    if ((x.hpath != NULL) + (x.run != NULL) + (x.mc.model_name != NULL) != 1)
         die_user("give exactly one of --h (a saved H), --run (a hessian_blocks folder) and --model (a .safetensors)");
-    if (x.model_config && !x.model_path) die_user("--model-config goes with --model");
-    if (x.data_seed < 0) die_user("--data-seed must be >= 0 (got %ld)", x.data_seed);
+    if (k->model_config && !x.mc.model_name) die_user("--model-config goes with --model");
+    if (x.mc.model_name && model_kind_named(x.mc.model_name))
+        die_user("--model %s: a model file is needed here (its block at its own weights), not a kind", x.mc.model_name);
     if (x.pixels < 0 || x.pixels > 16384) die_user("--pixels must be in 0..16384 (got %d)", x.pixels);
     pool_parse(x.pool);
     if (!(x.decades >= 1 && x.decades <= 16)) die_user("--decades must be in 1..16 (got %g)", x.decades);
@@ -332,33 +338,13 @@ static hm_args parse_args(int argc, char **argv)
     return x;
 }
 
-/* --model: fig6 --model's model and Hessian batch, at its own weights. */
-static void open_model(const hm_args *x, tt_ckpt *ck)
-{
-    tt_ckpt_setup s = tt_ckpt_defaults();
-    s.model_path = x->model_path;
-    s.model_config = x->model_config;
-    model *m0 = tt_load_nanogpt(x->model_path, x->model_config);
-    s.cfg = *tt_config_of(m0);
-    model_free(m0);
-    s.data = x->data;
-    if (token_source_is_text(&s.data) && s.data.vocab == 0) s.data.vocab = s.cfg.V;
-    s.hess_batch = x->hess_batch;
-    s.data_seed = (unsigned long)x->data_seed;
-    tt_data *d = token_source(&s.data, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
-    int v = tt_data_vocab(d);
-    tt_data_free(d);
-    if (v != s.cfg.V)
-        die_user("%s has a vocabulary of %d but the data gives %d symbols (--vocab-size)", x->model_path, s.cfg.V, v);
-    tt_ckpt_start(&s, ck);
-}
-
 /* The layout: the model's own with --model; else --tensors, else tensors.csv in --run or next to --h. */
-static model *read_layout(const hm_args *x, tt_ckpt *ck)
+static model *read_layout(hm_args *x, model_ckpt *k)
 {
-    if (x->model_path) {
-        open_model(x, ck);
-        return ck->m;
+    if (x->mc.model_name) { /* fig6 --model's model and Hessian batch, at its own weights */
+        model_ckpt_check(k, &x->mc, x->mc.model_name);
+        model_ckpt_start(k);
+        return k->m;
     }
     char *tpath;
     if (x->tensors) {
@@ -400,8 +386,8 @@ static void write_heatmap(const hm_args *x, const model *lay, const block *R, co
     if (x->cspec) snprintf(t1, sizeof t1, "Hessian block %s x %s", R->name, C->name);
     else snprintf(t1, sizeof t1, "Hessian block %s", R->name);
     gp_string(title, sizeof title, t1);
-    snprintf(t2, sizeof t2, "%s%s", x->hpath || x->model_path ? "from " : "from the kept blocks of ",
-             x->hpath ? x->hpath : x->run ? x->run : x->model_path);
+    snprintf(t2, sizeof t2, "%s%s", x->hpath || x->mc.model_name ? "from " : "from the kept blocks of ",
+             x->hpath ? x->hpath : x->run ? x->run : x->mc.model_name);
     char t3[400];
     snprintf(t3, sizeof t3, "%s; solid: heads (or neurons, tensors), dotted: neurons in heads", t2);
     gp_string(sub2, sizeof sub2, t3);
@@ -426,25 +412,26 @@ static void write_heatmap(const hm_args *x, const model *lay, const block *R, co
 int main(int argc, char **argv)
 {
     hm_args x = parse_args(argc, argv);
-    tt_ckpt ck = {0};
-    model *lay = read_layout(&x, &ck);
+    model_ckpt k = {0};
+    model *lay = read_layout(&x, &k);
     block R = block_named(lay, x.spec), C = block_named(lay, x.cspec ? x.cspec : x.spec);
     output_keep_previous(); /* --out may be the --run folder it reads */
     ensure_dir(x.out);
     double *A = x.hpath ? cut_from_h(x.hpath, lay->P, &R, &C)
                 : x.run ? cut_from_run(x.run, lay->P, &R, &C)
-                        : cut_from_model(ck.m, &R, &C);
+                        : cut_from_model(k.m, &R, &C);
     for (size_t e = 0; e < R.n * C.n; e++)
         if (!isfinite(A[e]))
             die_user("%s: the block holds a non-finite value (%g) at row %zu, column %zu: not a Hessian to draw",
-                     x.hpath ? x.hpath : x.run ? x.run : x.model_path, A[e], e / C.n, e % C.n);
+                     x.hpath ? x.hpath : x.run ? x.run : x.mc.model_name, A[e], e / C.n, e % C.n);
     size_t shape[2] = {R.n, C.n};
     npy_write_in(x.out, "block.npy", A, 2, shape);
     write_heatmap(&x, lay, &R, &C, A);
     run_write_info(x.out, 0);
     free(A);
-    if (x.model_path) tt_ckpt_free(&ck);
+    if (k.m) model_ckpt_free(&k);
     else model_free(lay);
+    model_cli_free(&x.mc);
     free(x.script_found);
     return 0;
 }

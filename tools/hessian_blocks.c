@@ -25,9 +25,13 @@
  * vhat.npy, spectrum.npy/.csv (--full-spectrum), H.npy (--write-h), train/
  * (the Transformer's training run), run.txt.
  */
+#include "core/core.h"
 #include "core/dist.h"
-#include "harness/harness.h"
+#include "core/model.h"
+#include "harness/models.h"
 #include "hessian/hdist.h"
+#include "hessian/hessian.h"
+#include "hessian/stream.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,41 +61,19 @@ typedef struct {
 
 /* ---- setup ---------------------------------------------------------------------------------- */
 
-static partition *make_partition(const run *r)
-{
-    const char *s = r->part_name;
-    if (!strcmp(s, "alg3")) return partition_alg3(r->k.m, 0);
-    if (!strcmp(s, "alg3-value-whole")) return partition_alg3(r->k.m, 1);
-    if (!strcmp(s, "alg2") || !strcmp(s, "tensors")) return partition_alg2(r->k.m);
-    if (!strcmp(s, "rows")) return partition_uniform(r->k.m, SPLIT_ROWS);
-    if (!strcmp(s, "cols")) return partition_uniform(r->k.m, SPLIT_COLS);
-    return partition_read(s, r->k.m);
-}
-
 /* What can only be checked against the model — a partition file, --eig-range
- * — checked before any training and before the output folder, on an untrained
- * model of the same layout: under MPI every rank meets the error together
- * (rank 0's one line), and no train/ is left behind. */
-static void check_against_layout(const run *r)
+ * — checked before any training and before the output folder, on the model
+ * at its initialisation (model_ckpt_start: the one model_ckpt_open trains):
+ * under MPI every rank meets the error together (rank 0's one line), and no
+ * train/ is left behind. */
+static void check_against_layout(run *r)
 {
-    const char *s = r->part_name;
-    int builtin = !strcmp(s, "alg3") || !strcmp(s, "alg3-value-whole") || !strcmp(s, "alg2") || !strcmp(s, "tensors") ||
-                  !strcmp(s, "rows") || !strcmp(s, "cols");
-    if (builtin && !r->eig_range.n) return;
-    mlp_ckpt mc = {0};
-    model *m;
-    if (r->k.is_tt) {
-        m = tt_new(&r->k.setup.cfg);
-    } else {
-        mlp_ckpt_model(&r->k.ms, 0, &mc);
-        m = mc.m;
-    }
+    model_ckpt_start(&r->k);
+    size_t P = r->k.m->P;
     if (r->eig_range.n == 2 && (r->eig_range.v[0] < 1 || r->eig_range.v[1] < r->eig_range.v[0] ||
-                                (size_t)r->eig_range.v[1] > m->P))
-        die_user("--eig-range %d,%d is not inside 1..%zu", r->eig_range.v[0], r->eig_range.v[1], m->P);
-    if (!builtin) partition_free(partition_read(s, m));
-    if (r->k.is_tt) model_free(m);
-    else mlp_ckpt_free(&mc);
+                                (size_t)r->eig_range.v[1] > P))
+        die_user("--eig-range %d,%d is not inside 1..%zu", r->eig_range.v[0], r->eig_range.v[1], P);
+    partition_free(model_partition(&r->k, r->part_name)); /* a file: read against the layout */
 }
 
 /* The model at the checkpoint on every rank (rank 0 trains and writes train/),
@@ -330,7 +312,7 @@ static void parse_args(run *r, int argc, char **argv)
     model_cli_init(&r->mc);
     const cli_opt opts[] = {
         MODEL_CLI_OPTS(&r->mc),
-        {"partition", OPT_STRING, &r->part_name, "alg3, alg3-value-whole, alg2 (= tensors), rows, cols, or a partition file"},
+        {"partition", OPT_STRING, &r->part_name, "alg3, alg3-value-whole, alg2 (= tensors), rows, cols, whole, or a partition file"},
         {"path", OPT_STRING, &r->path_name, "stream (panel by panel, no H held) or full (the full H: the reference; one process)"},
         {"lower", OPT_FLAG, &r->lower, "symmetric fast path (lower panels, ~0.65x the R-passes; row masses then equal across rank counts to ~1e-16, not bitwise)"},
         {"pixels", OPT_INT, &r->pixels, "pooled |H| heatmap: at most this many pixels per side"},
@@ -365,7 +347,7 @@ static void parse_args(run *r, int argc, char **argv)
     if ((r->write_h || r->skip_blocks || r->eig_range.n) && !r->full_spectrum)
         die_user("--write-h, --skip-blocks and --eig-range go with --full-spectrum");
     r->full = full;
-    model_cli_check(&r->mc, &r->k);
+    model_ckpt_check(&r->k, &r->mc, r->mc.model_name);
 }
 
 /* The block analysis (stream or full path) and its outputs on rank 0. */
@@ -410,10 +392,7 @@ int main(int argc, char **argv)
     dist_own_work();
 
     build_model(&r);
-    r.p = make_partition(&r);
-    if (r.eig_range.n == 2 && (r.eig_range.v[0] < 1 || r.eig_range.v[1] < r.eig_range.v[0] ||
-                               (size_t)r.eig_range.v[1] > r.k.m->P))
-        die_user("--eig-range %d,%d is not inside 1..%zu", r.eig_range.v[0], r.eig_range.v[1], r.k.m->P);
+    r.p = model_partition(&r.k, r.part_name);
     if (!core_quiet)
         fprintf(stderr, "hessian_blocks: %s, P = %zu, %d blocks (%s), checkpoint step %ld, %d rank%s x %d worker%s, %s panels\n",
                 r.k.m->kind, r.k.m->P, r.p->nblocks, r.part_name, r.k.step, dist_size(), dist_size() > 1 ? "s" : "",
@@ -425,6 +404,7 @@ int main(int argc, char **argv)
     partition_free(r.p);
     free(r.d);
     model_ckpt_free(&r.k);
+    model_cli_free(&r.mc);
     dist_finalize();
     return 0;
 }

@@ -23,7 +23,9 @@
  * Principle 1 picks it at --level (pick_score: the score the pick held with
  * inside its parent split); with --save-h, H.npy.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
 #include "hessian/hessian.h"
 #include "tinytransformer/llama.h"
 #include <stdlib.h>

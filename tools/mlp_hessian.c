@@ -16,6 +16,7 @@
  *   mlp_hessian --merge part/H_cols_0_3000.npy,part/H_cols_3000_6370.npy --out whole
  */
 #include "core/core.h"
+#include "core/model.h"
 #include "hessian/hessian.h"
 #include "mlp/mlp.h"
 #include <errno.h>

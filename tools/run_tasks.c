@@ -31,6 +31,7 @@
  */
 #include "core/core.h"
 #include "core/dist.h"
+#include "core/model.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

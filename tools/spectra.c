@@ -28,9 +28,15 @@
  * × probes × steps), lanczos.csv and ritz_vectors.npy (with --nev), summary.csv,
  * train/ (the Transformer's training run), run.txt.
  */
+#include "core/core.h"
 #include "core/dist.h"
-#include "harness/harness.h"
+#include "core/model.h"
+#include "harness/groups.h"
+#include "harness/models.h"
+#include "hessian/hdist.h"
+#include "hessian/hessian.h"
 #include "hessian/spectra.h"
+#include "tools/spectra_util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +92,9 @@ static void run_slq(run *r)
     }
     r->trace = xmalloc((size_t)nb * sizeof(double));
     r->trace_se = xmalloc((size_t)nb * sizeof(double));
-    if (r->trace_probes > 0) hutchinson_dist(A, r->trace_probes, (uint64_t)r->probe_seed ^ 0x7ace, NULL, r->trace, r->trace_se);
+    /* the trace probes: domain SEED_TRACE of the seed hash (it enters as seed ^ domain), apart from the SLQ probes */
+    if (r->trace_probes > 0)
+        hutchinson_dist(A, r->trace_probes, (uint64_t)r->probe_seed ^ SEED_TRACE, NULL, r->trace, r->trace_se);
     spectra_op_free(A);
     if (dist_rank() > 0) return;
     r->width = r->probes * r->steps;
@@ -416,7 +424,7 @@ static void check_args(run *r)
     if (!(r->zero_rel >= 0 && r->zero_rel < 1)) die_user("--zero must be in [0, 1) (got %g)", r->zero_rel);
     if (!(r->basis_gb > 0)) die_user("--basis-gb must be > 0 (got %g)", r->basis_gb);
     if (r->probe_seed < 0) die_user("--probe-seed must be >= 0 (got %ld)", r->probe_seed);
-    model_cli_check(&r->mc, &r->k);
+    model_ckpt_check(&r->k, &r->mc, r->mc.model_name);
 }
 
 /* The blocks analysed: the partition's (a partition file need not cover the
@@ -425,7 +433,7 @@ static void check_args(run *r)
  * block's type, numbered over the types analysed. */
 static void choose_blocks(run *r)
 {
-    r->full = partition_by_name(r->k.m, r->part_name);
+    r->full = model_partition_blocks(&r->k, r->part_name);
     if (r->exact) partition_check_cover(r->full, r->k.m->P, "--method exact's partition");
     int nf = r->full->nblocks, *ftype = xmalloc(((size_t)nf + 1) * sizeof(int));
     char (*names)[BLOCK_TYPE_LEN] = xmalloc(MAX_TYPES * sizeof *names);
@@ -462,6 +470,7 @@ static void run_free(run *r)
     partition_free(r->p);
     partition_free(r->full);
     model_ckpt_free(&r->k);
+    model_cli_free(&r->mc);
 }
 
 int main(int argc, char **argv)

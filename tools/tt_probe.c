@@ -14,7 +14,10 @@
  * a tied tensor's rows the sum of both uses), v.safetensors, vocab.csv (text),
  * run.txt.
  */
-#include "harness/harness.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "tinytransformer/tt.h"
 #include <stdlib.h>
 #include <string.h>
 

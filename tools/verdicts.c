@@ -15,7 +15,7 @@
  * --plan prints the runs the alternatives need ("experiment name flags" lines);
  * mk/sensitivity.mk makes them from it.
  */
-#include "harness/harness.h"
+#include "verdict/verdict.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,11 +1,22 @@
 /* verdict — the verdict engine: every claim of the paper the toolkit tests,
- * judged over seeds. Three parts, one header:
+ * judged over seeds. Seven parts, one header:
  *   verdict/stats.c     the statistics: a Student-t interval over seeds, an
  *                       exact sign test, verdicts with a negative control;
- *   verdict/claims.c    the claim table, fixed before the runs;
+ *   verdict/claims.c    the claim table, fixed before the runs: one file of
+ *                       families per experiment (verdict/claims/), collected
+ *                       and checked;
  *   verdict/statfile.c  the per-run stats.csv every experiment writes and the
- *                       judge reads.
- * The judge itself is tools/verdicts.c. Built on core/ only.
+ *                       judge reads;
+ *   verdict/runs.c      one seed's run folder as the judge reads it (its
+ *                       stats.csv, its run.txt for provenance);
+ *   verdict/judge.c     one claim judged: its reading over the seeds, its
+ *                       control's, their paired difference's, the verdict;
+ *   verdict/study.c     every claim judged over one set of seeds, with Holm's
+ *                       correction in each family and the alternatives;
+ *   verdict/report.c    the study written: verdicts.csv, sensitivity.csv,
+ *                       verdicts.md, summary.md.
+ * tools/verdicts.c is the program around them (flags, run folders, output
+ * folder). Built on core/ only.
  *
  * One principle throughout: a verdict is never computed from a non-finite
  * number. Non-finite data (NaN, +inf, -inf: a diverged or failed run) are

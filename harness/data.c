@@ -1,38 +1,13 @@
-/* The command-line glue and the MLP's data pipeline shared by the experiments. */
-#include "harness.h"
-#include <math.h>
-#include <stdarg.h>
+/* The programs' data pipelines (data.h): the token source of every Transformer
+ * program and the MLP's image data set. */
+#include "harness/data.h"
+#include "core/core.h"
+#include "harness/seeds.h"
+#include "mlp/mlp.h"
+#include "tinytransformer/tt.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Each purpose's tag: four ASCII letters, so that a tag is readable in a debugger. */
-static unsigned long stream_tag(seed_stream s)
-{
-    switch (s) {
-    case SEED_INIT: return 0x696e6974UL;      /* "init" */
-    case SEED_BATCHES: return 0x62617463UL;   /* "batc" */
-    case SEED_BASELINES: return 0x62617365UL; /* "base" */
-    case SEED_DRAWS: return 0x64726177UL;     /* "draw" */
-    case SEED_DATA: return 0x64617461UL;      /* "data" */
-    case SEED_HELD_OUT: return 0x68656c64UL;  /* "held" */
-    }
-    DIE("unknown seed stream %d", (int)s);
-}
-
-unsigned long seed_for(unsigned long base, seed_stream s) { return seed_mix(base, stream_tag(s), 0); }
-
-unsigned long seed_for_nth(unsigned long base, seed_stream s, unsigned long k)
-{
-    return seed_mix(base, stream_tag(s), k);
-}
-
-int scale_parse(const char *scale)
-{
-    if (strcmp(scale, "paper") == 0) return 1;
-    if (strcmp(scale, "quick") == 0) return 0;
-    die_user("--scale must be quick or paper (got '%s')", scale);
-}
 
 int token_source_is_text(const tt_data_opts *o)
 {
@@ -78,6 +53,34 @@ const char *token_source_name(const tt_data_opts *o)
     if (!token_source_is_text(o)) return "markov";
     snprintf(name, sizeof name, "text %s", o->text ? o->text : TT_TEXT_DEFAULT);
     return name;
+}
+
+/* A symbol as one CSV field: printable ASCII as itself (but comma, quote and
+ * space named), the rest as escapes or 0xNN. */
+static void symbol_text(char *out, size_t n, int sym)
+{
+    if (sym == TT_SYMBOL_OTHER) snprintf(out, n, "other");
+    else if (sym == TT_SYMBOL_TOKEN || sym < 0) snprintf(out, n, "token");
+    else if (sym == ' ') snprintf(out, n, "space");
+    else if (sym == ',') snprintf(out, n, "comma");
+    else if (sym == '"') snprintf(out, n, "quote");
+    else if (sym == '\n') snprintf(out, n, "\\n");
+    else if (sym == '\t') snprintf(out, n, "\\t");
+    else if (sym > 32 && sym < 127) snprintf(out, n, "%c", sym);
+    else snprintf(out, n, "0x%02x", sym);
+}
+
+void token_source_write_vocab(const tt_data *d, const char *dir)
+{
+    if (tt_data_transitions(d)) return;
+    outfile *f = csv_open_in(dir, "vocab.csv", "id,byte,char,count");
+    for (int i = 0; i < tt_data_vocab(d); i++) {
+        int sym = tt_data_symbol(d, i);
+        char text[16];
+        symbol_text(text, sizeof text, sym);
+        csv_row(f, "%d,%d,%s,%zu", i, sym >= 0 ? sym : -1, text, tt_data_count(d, i));
+    }
+    csv_close(f);
 }
 
 /* The tokens of a (B, T+1) .npy of whole numbers in 0..65535 (the model checks its range). */
@@ -142,84 +145,6 @@ void probe_write(const char *out, double loss, size_t P, const int *tok, int B, 
     for (size_t i = 0; i < n; i++) tk[i] = tok[i];
     npy_write_in(out, "tokens.npy", tk, 2, shape);
     free(tk);
-}
-
-/* A symbol as one CSV field: printable ASCII as itself (but comma, quote and
- * space named), the rest as escapes or 0xNN. */
-static void symbol_text(char *out, size_t n, int sym)
-{
-    if (sym == TT_SYMBOL_OTHER) snprintf(out, n, "other");
-    else if (sym == TT_SYMBOL_TOKEN || sym < 0) snprintf(out, n, "token");
-    else if (sym == ' ') snprintf(out, n, "space");
-    else if (sym == ',') snprintf(out, n, "comma");
-    else if (sym == '"') snprintf(out, n, "quote");
-    else if (sym == '\n') snprintf(out, n, "\\n");
-    else if (sym == '\t') snprintf(out, n, "\\t");
-    else if (sym > 32 && sym < 127) snprintf(out, n, "%c", sym);
-    else snprintf(out, n, "0x%02x", sym);
-}
-
-void token_source_write_vocab(const tt_data *d, const char *dir)
-{
-    if (tt_data_transitions(d)) return;
-    outfile *f = csv_open_in(dir, "vocab.csv", "id,byte,char,count");
-    for (int i = 0; i < tt_data_vocab(d); i++) {
-        int sym = tt_data_symbol(d, i);
-        char text[16];
-        symbol_text(text, sizeof text, sym);
-        csv_row(f, "%d,%d,%s,%zu", i, sym >= 0 ? sym : -1, text, tt_data_count(d, i));
-    }
-    csv_close(f);
-}
-
-/* One table for every experiment, so that a method is searched over the same
- * range wherever it runs. The first grid spans two decades (three for GD, whose
- * best lr moves most between setups) and is extended at its edges; the bounds
- * stop the extension where a value stops making sense:
- *  - Adam family, Adafactor: a peak lr of 1 moves every weight by about 1 per
- *    step (the weights are O(0.1)); 1e-5 moves it by at most 3e-3 in 300 steps.
- *  - SM3 divides by √(Σ g²), which grows like √t, so its lr sits about a decade
- *    above Adam's; its bounds sit a decade higher too.
- *  - GD: 1e-4 barely moves the weights in 300 steps (gradients are O(0.1)); 1e3
- *    is far past divergence at every seed seen.
- *  - Blockwise GD's "lr" is the factor c of its Hessian rule
- *    η_b = c / max(|λ|max(H_bb), median): the quadratic's step limit is c < 2.
- *  - Heavy ball (AdamW's momentum without v, β1 = 0.9): the quadratic's step limit
- *    is 2(1+β1)/(1−β1) = 38 times GD's, so its ranges sit about a decade above GD's.
- *  - The block statistics of the ablation scale v by up to the block size (l1)
- *    or far below mean(v) (min): wide bounds.
- *  - Leave-out: the multiplier of η_t = lr·mult/RMS(g_t at init) (1 = Adam's step
- *    at initialisation). Query and key have almost no gradient at initialisation
- *    (uniform attention), so their centre 1/RMS(g) is huge and their best
- *    multiplier lies decades lower: the lower bound is 1e-6.
- *  - Coordinate search (Exp 2): the factor applied to one group's current rates. */
-static const lr_range LR_RANGES[LR_RANGE_COUNT] = {
-    [LR_GD] = {"gd", 1e-2, 10, 1e-4, 1e3, "single learning rate"},
-    [LR_BLOCKGD] = {"blockgd", 2e-2, 2, 2e-5, 2e2, "factor c of eta_b = c / max(|lambda|max(H_bb), median)"},
-    [LR_HEAVY_BALL] = {"heavy-ball", 1, 100, 1e-3, 1e4, "single learning rate, beta1 0.9"},
-    [LR_BLOCKHB] = {"blockhb", 0.2, 20, 2e-5, 2e3, "factor c of the Hessian rule, beta1 0.9"},
-    [LR_ADAMW] = {"adamw", 1e-3, 1e-1, 1e-5, 1, "peak learning rate"},
-    [LR_ADAM_MINI] = {"adam-mini", 1e-3, 1e-1, 1e-5, 1, "peak learning rate"},
-    [LR_ADAM] = {"adam", 1e-3, 1e-1, 1e-5, 1, "peak learning rate"},
-    [LR_ADAFACTOR] = {"adafactor", 1e-3, 1e-1, 1e-5, 1, "peak learning rate (relative_step off)"},
-    [LR_SM3] = {"sm3", 1e-2, 1, 1e-4, 10, "peak learning rate"},
-    [LR_VSTAT] = {"adam-mini-vstat", 1e-3, 1e-1, 1e-6, 10, "peak learning rate of each block statistic (ablation)"},
-    [LR_LEAVE_OUT] = {"leave-out", 0.1, 10, 1e-6, 1e3, "multiplier of a left-out tensor's eta_t = lr*mult/RMS(g_t)"},
-    [LR_COORD] = {"coordinate", 0.25, 4, 1.0 / 64, 64, "factor on one group's current rates (Exp 2 search)"},
-};
-
-const lr_range *lr_range_of(lr_method m)
-{
-    if (m < 0 || m >= LR_RANGE_COUNT) DIE("no learning-rate range %d", m);
-    return &LR_RANGES[m];
-}
-
-void echo_file(const char *path)
-{
-    if (core_quiet) return;
-    FILE *rd = fopen(path, "r");
-    for (int ch; rd && (ch = fgetc(rd)) != EOF;) fputc(ch, stderr);
-    if (rd) fclose(rd);
 }
 
 /* ---- the MLP's data ------------------------------------------------------------------------- */

@@ -1,8 +1,16 @@
-/* The Hessian at a training checkpoint (paper Fig. 6: "at 1% training step"):
- * the tiny Transformer trained with AdamW (and the command line fig6,
- * table_kappa and partition_check share for it), and the MLP trained with Adam. */
-#include "harness.h"
-#include <math.h>
+/* The tiny Transformer at a training checkpoint and its Hessian there (paper
+ * Fig. 6: "at 1% training step"), trained with AdamW, and the command line
+ * fig6, table_kappa, partition_check and the model registry share for it
+ * (tt_ckpt.h). */
+#include "harness/tt_ckpt.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/data.h"
+#include "harness/seeds.h"
+#include "harness/tt_train.h"
+#include "hessian/hessian.h"
+#include "optim/optim.h"
+#include "tinytransformer/tt.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,7 +66,12 @@ void tt_ckpt_start(const tt_ckpt_setup *s, tt_ckpt *out)
     out->data = token_source(&s->data, c->V, c->T, s->order, s->successors, s->data_seed);
     if (tt_data_vocab(out->data) != c->V)
         DIE("token source has %d symbols, the model V = %d", tt_data_vocab(out->data), c->V);
-    out->m = s->model_path ? tt_load_nanogpt(s->model_path, s->model_config) : tt_new(c);
+    if (s->file) { /* the file as ckpt_cli_setup read it: not read again */
+        out->m = tt_new(tt_config_of(s->file));
+        memcpy(out->m->params, s->file->params, s->file->P * sizeof(double));
+    } else {
+        out->m = s->model_path ? tt_load_nanogpt(s->model_path, s->model_config) : tt_new(c);
+    }
     if (out->m->P != tt_param_count(c)) DIE("the model file changed its configuration");
     /* the Hessian batch: its own stream, so it is the same whatever the training */
     out->tokens = xmalloc((size_t)s->hess_batch * (c->T + 1) * sizeof(int));
@@ -71,7 +84,7 @@ void tt_ckpt_start(const tt_ckpt_setup *s, tt_ckpt *out)
 }
 
 /* v̂ of a model trained elsewhere: the mean of g² over TT_VHAT_BATCHES training
- * batches at its parameters (harness.h). */
+ * batches at its parameters (tt_ckpt.h). */
 static void estimate_vhat(const tt_ckpt_setup *s, tt_ckpt *c)
 {
     model *m = c->m;
@@ -190,7 +203,7 @@ void ckpt_cli_init(ckpt_cli *c)
     c->frac = 0.01;
 }
 
-tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
+void ckpt_cli_check_run(ckpt_cli *c)
 {
     int paper = scale_parse(c->scale);
     if (c->hess_batch == 0) c->hess_batch = paper ? 1024 : 256;
@@ -198,14 +211,19 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     if (c->seed < 0) die_user("--seed must be >= 0 (got %ld)", c->seed);
     if (c->data_seed < 0) die_user("--data-seed must be >= 0 (got %ld)", c->data_seed);
     if (!(c->frac > 0 && c->frac <= 1)) die_user("--checkpoint must be a fraction in (0, 1] (got %g)", c->frac);
+}
+
+tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
+{
+    ckpt_cli_check_run(c);
     tt_ckpt_setup s = tt_ckpt_defaults();
     s.cfg = (tt_config){.V = c->V, .C = c->C, .heads = c->heads, .M = c->M, .layers = c->layers, .T = c->T,
                         .bias = c->bias, .seed = seed_for((unsigned long)c->seed, SEED_INIT)};
     if (c->model_config && !c->model_path) die_user("--model-config goes with --model FILE.safetensors");
     if (c->model_path) { /* the model's own sizes; its vocabulary is the text's by default */
-        model *m = tt_load_nanogpt(c->model_path, c->model_config);
-        s.cfg = *tt_config_of(m);
-        model_free(m);
+        if (!c->file) c->file = tt_load_nanogpt(c->model_path, c->model_config);
+        s.cfg = *tt_config_of(c->file);
+        s.file = c->file;
         if (token_source_is_text(&c->data) && c->data.vocab == 0) c->data.vocab = s.cfg.V;
         s.model_path = c->model_path;
         s.model_config = c->model_config;
@@ -236,6 +254,12 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     return s;
 }
 
+void ckpt_cli_free(ckpt_cli *c)
+{
+    model_free(c->file);
+    c->file = NULL;
+}
+
 /* ---- the blocks of Fig. 6 ------------------------------------------------------------------ */
 
 const fig6_block FIG6_BLOCKS[FIG6_NBLOCKS] = {
@@ -254,120 +278,4 @@ int fig6_tensor(const model *m, int layer, int k)
     int t = model_find_tensor(m, name);
     if (t < 0) DIE("no tensor %s", name);
     return t;
-}
-
-/* ---- the MLP -------------------------------------------------------------------------------- */
-
-typedef struct {
-    model *m;
-    const mlp_data *data;
-    gsl_rng *rng;
-    int batch;
-    double *X, *ckpt_params, *ckpt_vhat;
-    int *y;
-    long step;
-    optimizer *opt;
-} mlp_run;
-
-/* Before each step: batch sequences drawn uniformly with replacement. */
-static void mlp_next_batch(void *ctx, long s)
-{
-    (void)s;
-    mlp_run *r = ctx;
-    int *idx = xmalloc((size_t)r->batch * sizeof(int));
-    for (int i = 0; i < r->batch; i++) idx[i] = (int)rng_int(r->rng, (unsigned long)r->data->train->n);
-    dataset_gather(r->data->train, idx, r->batch, r->X, r->y);
-    mlp_set_batch(r->m, r->X, r->y, r->batch);
-    free(idx);
-}
-
-static void mlp_keep_checkpoint(void *ctx, long s, double loss, double lr)
-{
-    (void)loss, (void)lr;
-    mlp_run *r = ctx;
-    if (s + 1 != r->step) return;
-    memcpy(r->ckpt_params, r->m->params, r->m->P * sizeof(double));
-    optim_vhat(r->opt, r->ckpt_vhat);
-}
-
-void mlp_ckpt_model(const mlp_ckpt_setup *s, int do_train, mlp_ckpt *out)
-{
-    memset(out, 0, sizeof *out);
-    if (s->width < 1 || s->width > 4096) die_user("MLP width must be in 1..4096 (got %d)", s->width);
-    if (s->eval_n < 1) die_user("MLP Hessian batch must be >= 1 image (got %d)", s->eval_n);
-    if (s->steps < 1) die_user("training steps must be >= 1 (got %ld)", s->steps);
-    if (s->batch < 1) die_user("batch size must be >= 1 (got %d)", s->batch);
-    mlp_data_load(&out->data, s->data, NULL, s->pool, 1, seed_for(s->data_seed, SEED_DATA));
-    const dataset *train = out->data.train;
-    mlp_config cfg = {.in = train->dim, .width = s->width, .classes = train->classes, .act = act_parse(s->act),
-                      .bias = 1, .loss = LOSS_XENT, .seed = seed_for(s->seed, SEED_INIT)};
-    double *X = xmalloc((size_t)s->eval_n * train->dim * sizeof(double));
-    int *y = xmalloc((size_t)s->eval_n * sizeof(int));
-    mlp_data_head(&out->data, s->eval_n, "MLP Hessian batch", X, y);
-    out->m = mlp_new(&cfg);
-    out->total = s->steps;
-    out->step = checkpoint_step(s->frac, s->steps);
-    if (!do_train) {
-        mlp_set_batch(out->m, X, y, s->eval_n);
-        free(X), free(y);
-        return;
-    }
-
-    mlp_run r = {.m = out->m, .data = &out->data, .rng = rng_new(seed_for(s->seed, SEED_BATCHES)), .batch = s->batch,
-                 .step = out->step};
-    r.X = xmalloc((size_t)s->batch * train->dim * sizeof(double));
-    r.y = xmalloc((size_t)s->batch * sizeof(int));
-    r.ckpt_params = xmalloc(out->m->P * sizeof(double));
-    optim_config oc = optim_defaults(OPTIM_ADAM);
-    optim_check_config(&oc, s->lr);
-    optimizer *opt = optim_new(OPTIM_ADAM, &oc, out->m->P, NULL, out->m);
-    r.opt = opt;
-    r.ckpt_vhat = out->vhat = xmalloc(out->m->P * sizeof(double));
-    train_config tc = {.steps = s->steps, .lr = s->lr, .schedule = SCHED_COSINE, .final_frac = 0.1};
-    train_hooks h = {.set_batch = mlp_next_batch, .after_step = mlp_keep_checkpoint, .ctx = &r};
-    int diverged = 0;
-    long ran = train_run(out->m, opt, &tc, &h, &diverged);
-    optim_free(opt);
-    if (diverged) die_diverged("MLP training diverged at step %ld; lower the learning rate", ran);
-    memcpy(out->m->params, r.ckpt_params, out->m->P * sizeof(double));
-    free(r.X), free(r.y), free(r.ckpt_params);
-    rng_free(r.rng);
-
-    mlp_set_batch(out->m, X, y, s->eval_n);
-    free(X), free(y);
-}
-
-void mlp_ckpt_hessian(const mlp_ckpt_setup *s, mlp_ckpt *out)
-{
-    mlp_ckpt_model(s, 1, out);
-    hessian_opts o = hessian_defaults();
-    o.label = "MLP Hessian";
-    out->H = hessian_full(out->m, &o);
-}
-
-void mlp_ckpt_free(mlp_ckpt *c)
-{
-    model_free(c->m);
-    mlp_data_free(&c->data);
-    free(c->H);
-    free(c->vhat);
-    memset(c, 0, sizeof *c);
-}
-
-void mlp_cli_init(mlp_cli *c)
-{
-    *c = (mlp_cli){.data = "fashion-mnist", .act = "tanh", .width = 8, .pool = 4, .eval_n = 1000};
-}
-
-mlp_ckpt_setup mlp_cli_setup(const mlp_cli *c, const ckpt_cli *k)
-{
-    if (strcmp(c->data, "fashion-mnist") != 0 && strcmp(c->data, "synthetic") != 0)
-        die_user("--mlp-data must be fashion-mnist or synthetic (got '%s')", c->data);
-    if (c->width < 1 || c->width > 4096) die_user("--mlp-width must be in 1..4096 (got %d)", c->width);
-    if (c->pool < 1 || c->pool > 8) die_user("--mlp-pool must be in 1..8 (got %d)", c->pool);
-    if (c->eval_n < 1 || c->eval_n > 10000) die_user("--mlp-eval-n must be in 1..10000 (got %d)", c->eval_n);
-    act_parse(c->act);
-    return (mlp_ckpt_setup){.data = c->data, .act = c->act, .width = c->width, .pool = c->pool, .eval_n = c->eval_n,
-                            .batch = k->batch, .steps = k->steps, .lr = k->lr, .frac = k->frac,
-                            .seed = (unsigned long)k->seed, .data_seed = (unsigned long)k->data_seed};
 }

@@ -1,6 +1,9 @@
 /* The MLP's softmax probabilities and the softmax factor p(1 − p) of Collobert's
- * argument (mlp_steps; harness.h, last section). */
-#include "harness.h"
+ * argument (mlp_steps_util.h). */
+#include "experiments/mlp_steps_util.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "mlp/mlp.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,11 @@
 /* The shared optimizers (optim/) on the quadratic f(w) = ½ wᵀHw, g = Hw:
  * loss traces and a learning-rate search on a grid that extends at its edges. */
-#include "harness.h"
+#include "experiments/fig3_util.h"
+#include "core/core.h"
+#include "core/model.h"
+#include "harness/lr_grid.h"
+#include "optim/optim.h"
+#include "quad/quad.h"
 #include <cblas.h>
 #include <float.h>
 #include <math.h>
