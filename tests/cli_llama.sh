@@ -61,6 +61,30 @@ check "a fresh tied MHA model" "$P" --C 8 --heads 2 --tied 1 --save-hf "$TMPD/ti
 expect_user_error "a direction of another layout" "$P" --model "$TMPD/tied" --direction "$TMPD/a/v.safetensors" \
   --out "$TMPD/x"
 expect_no_files "no output after a bad direction" "$TMPD/x"
+# ---- the registry's llama kind (harness/model_llama.c): every program that takes any model
+source tests/lib_numcmp.sh
+check "partition_check --model llama" "$BIN/partition_check" --model llama --steps 40 --out "$TMPD/pc" --quiet
+grep -q "Llama-style" "$TMPD/pc/claims.txt" && grep -q "model.layers.0.self_attn.q_proj.weight" "$TMPD/pc/summary.csv" &&
+  cli_ok || cli_fail "partition_check --model llama: no Llama tensors in its outputs"
+check "hessian_blocks --model llama (streamed)" "$BIN/hessian_blocks" --model llama --steps 40 --out "$TMPD/hbs" --quiet
+check "hessian_blocks --model llama --path full" "$BIN/hessian_blocks" --model llama --steps 40 --path full \
+  --out "$TMPD/hbf" --quiet
+numcmp "$TMPD/hbs/blocks.csv" "$TMPD/hbf/blocks.csv" && cli_ok || cli_fail "llama: streamed and full blocks.csv differ"
+check "spectra --model llama" "$BIN/spectra" --model llama --steps 40 --out "$TMPD/sp" --quiet
+check "partition_check on a Hugging Face folder" "$BIN/partition_check" --model "$TMPD/hf" --data text --T 6 \
+  --hess-batch 8 --out "$TMPD/pcf" --quiet
+grep -q "$TMPD/hf" "$TMPD/pcf/claims.txt" && cli_ok || cli_fail "partition_check: the file is not named in its claims"
+# heatmap has no --T: a file model runs at T 8, which its max_position_embeddings must allow
+check "a fresh model of T 8" "$P" --C 8 --heads 2 --kv-heads 1 --T 8 --save-hf "$TMPD/hf8" --out "$TMPD/p8" --quiet
+check "heatmap of the kv head of a Hugging Face folder" "$BIN/heatmap" --model "$TMPD/hf8" --data text --hess-batch 4 \
+  --block 'model.layers.0.self_attn.k_proj.weight' --out "$TMPD/hm" --quiet
+[ "$(head -c 200 "$TMPD/hm/block.npy" | grep -ao "(32, 32)")" = "(32, 32)" ] && cli_ok ||
+  cli_fail "heatmap: the one kv head's block is not 32 x 32 (4 rows of 8)"
+expect_user_error "--model-config without a file" "$BIN/partition_check" --model llama --model-config x.json \
+  --out "$TMPD/x"
+expect_user_error "a bad --llama-kv-heads" "$BIN/partition_check" --model llama --llama-kv-heads 3 --out "$TMPD/x"
+grep -q "kv heads must be >= 1 and divide heads = 4" "$TMPD/err" && cli_ok || cli_fail "kv heads: $(cat "$TMPD/err")"
+
 # ---- the probes' shared batch flags (harness probe_batch)
 for prog in llama_probe tt_probe; do
   expect_user_error "$prog --batch 0" "$BIN/$prog" --model "$TMPD/hf" --batch 0 --out "$TMPD/x"

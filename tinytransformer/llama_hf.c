@@ -355,6 +355,35 @@ static char *read_config(const char *path)
     return buf;
 }
 
+int llama_hf_looks(const char *path)
+{
+    if (path_is_folder(path)) {
+        char *cfg = path_join(path, "config.json");
+        FILE *fp = fopen(cfg, "rb");
+        free(cfg);
+        if (fp) fclose(fp);
+        return fp != NULL;
+    }
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return 0;
+    unsigned char len[8];
+    int found = 0;
+    if (fread(len, 1, 8, fp) == 8) {
+        size_t n = 0;
+        for (int i = 7; i >= 0; i--) n = n << 8 | len[i];
+        if (n > 1 << 20) n = 1 << 20; /* the header's first MB is enough to name it */
+        if (n > 0) {
+            char *h = xmalloc(n + 1);
+            size_t got = fread(h, 1, n, fp);
+            h[got] = 0;
+            found = strstr(h, "\"model.embed_tokens.weight\"") != NULL;
+            free(h);
+        }
+    }
+    fclose(fp);
+    return found;
+}
+
 model *llama_load_hf(const char *path, const char *config_path, int T)
 {
     char *file = NULL, *cfgfile = NULL;

@@ -686,6 +686,7 @@ model *llama_new(const llama_config *c)
     m->loss = llama_loss_fn;
     m->grad = llama_grad_fn;
     m->hvp = llama_hvp_fn;
+    m->T = c->T, m->V = c->V, m->set_tokens = llama_set_batch;
     m->destroy = llama_destroy;
     llama_init_params(m, c->seed);
     return m;
