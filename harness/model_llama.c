@@ -102,6 +102,7 @@ static void llama_train(model_ckpt *k, const char *train_dir)
     free(st->train_dir);
     st->train_dir = xstrdup(train_dir);
     if (k->file) {
+        k->final_loss = k->loss0; /* nothing trained */
         free(st->file_vhat);
         st->file_vhat = xmalloc(k->m->P * sizeof(double));
         ckpt_estimate_vhat(k->m, st->d, st->train.batch, st->train.seed, st->file_vhat);
@@ -110,6 +111,7 @@ static void llama_train(model_ckpt *k, const char *train_dir)
         if (r.diverged) /* a run that diverged is not analysed */
             die_diverged("training diverged at step %ld; lower the learning rate; %s holds the steps before it",
                          r.steps_done, train_dir);
+        k->final_loss = r.final_loss;
     }
     k->m->set_tokens(k->m, st->tokens, st->hess_batch);
 }

@@ -9,6 +9,7 @@
 #include "harness/tt_train.h"
 #include "hessian/hessian.h"
 #include "tinytransformer/llama.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,8 @@ void model_ckpt_start(model_ckpt *k)
 {
     if (k->m) return;
     k->kind->start(k);
+    k->loss0 = k->m->loss(k->m);
+    k->final_loss = NAN;
     size_t P = k->m->P;
     k->vhat = xcalloc(P, sizeof(double));
     k->p0 = xmalloc(P * sizeof(double));

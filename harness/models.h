@@ -19,7 +19,8 @@
  *               registry keeps these parameters: checkpoint fraction 0)
  *   train       (rank 0 only) one training run keeping a checkpoint at every
  *               fraction k->fracs[i] > 0 (a file model: its v̂ estimated),
- *               leaving the model on its Hessian batch
+ *               leaving the model on its Hessian batch; k->final_loss if it
+ *               can say (else it stays NAN)
  *   load        checkpoint i of a fraction > 0 (or the file's) into
  *               k->m->params and k->vhat (P, allocated) and k->step; after
  *               train, on rank 0 (the registry loads fraction 0 itself)
@@ -111,6 +112,9 @@ typedef struct {
     double eps;                /* the optimizer's ε (D = 1/(√v̂ + ε)) */
     long step, total;          /* the checkpoint's step and the run's steps; 0, 0 for a file */
     double loss;               /* the Hessian-batch loss there (model_ckpt_open) */
+    double loss0;              /* the Hessian-batch loss at the initialisation (model_ckpt_start) */
+    double final_loss;         /* the last training batch's loss after training (train; NAN if the kind does not
+                                  say; a file: loss0) */
     int hess_panel;            /* the panel of model_ckpt_hessian: tt --panel, mlp the engine's default (its H
                                   depends on the panel in the last bits: as fig2 and partition_check took it) */
 } model_ckpt;

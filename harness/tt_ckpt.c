@@ -285,13 +285,14 @@ const fig6_block FIG6_BLOCKS[FIG6_NBLOCKS] = {
 
 int fig6_tensor(const model *m, int layer, int k)
 {
-    static const char *suffix[6] = {"attn.query", "attn.key", "attn.value", "attn.proj", "mlp.fc_1", "mlp.proj"};
-    char name[64];
+    static const tensor_role roles[FIG6_NBLOCKS] = {ROLE_QUERY, ROLE_KEY, ROLE_VALUE, ROLE_ATTN_PROJ, ROLE_MLP_FC,
+                                                     ROLE_MLP_PROJ, ROLE_EMBED, ROLE_OUTPUT};
     if (k < 0 || k >= FIG6_NBLOCKS) DIE("no Fig. 6 block %d", k);
-    if (k == 6) snprintf(name, sizeof name, "wte");
-    else if (k == 7) snprintf(name, sizeof name, "%s", tt_config_of(m)->tied ? "wte" : "lm_head");
-    else snprintf(name, sizeof name, "h%d.%s", layer, suffix[k]);
-    int t = model_find_tensor(m, name);
-    if (t < 0) DIE("no tensor %s", name);
-    return t;
+    for (int pass = 0; pass < 2; pass++) /* a tied head is the embedding: output falls back to it */
+        for (int t = 0; t < m->ntensors; t++) {
+            const tensor_info *ti = &m->tensors[t];
+            tensor_role want = pass && k == 7 ? ROLE_EMBED : roles[k];
+            if (ti->role == want && (k >= 6 || ti->layer == layer)) return t;
+        }
+    return -1;
 }

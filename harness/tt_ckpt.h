@@ -154,7 +154,10 @@ typedef struct {
     split_kind claimed;
 } fig6_block;
 extern const fig6_block FIG6_BLOCKS[FIG6_NBLOCKS];
-/* The tensor of Fig. 6 block k in Transformer block `layer` (embed and output are the model's). */
+/* The tensor of Fig. 6 block k in Transformer block `layer`, by role: the
+ * first of that role in the layer (the Llama's gate_proj for mlp_fc1); embed
+ * and output are the model's (a tied output is the embedding). -1 if the
+ * model has none (not a Transformer). */
 int fig6_tensor(const model *m, int layer, int k);
 
 #endif

@@ -85,6 +85,25 @@ expect_user_error "--model-config without a file" "$BIN/partition_check" --model
 expect_user_error "a bad --llama-kv-heads" "$BIN/partition_check" --model llama --llama-kv-heads 3 --out "$TMPD/x"
 grep -q "kv heads must be >= 1 and divide heads = 4" "$TMPD/err" && cli_ok || cli_fail "kv heads: $(cat "$TMPD/err")"
 
+# ---- fig6 on the registry: the eight blocks of the Llama, by role; make figures ARCH=llama
+check "fig6 --model llama" "$BIN/fig6" --model llama --steps 40 --hess-batch 16 --save-h 0 --out "$TMPD/f6" --quiet
+grep -q "^query,model.layers.0.self_attn.q_proj.weight," "$TMPD/f6/summary.csv" &&
+  grep -q "^mlp_fc1,model.layers.0.mlp.gate_proj.weight," "$TMPD/f6/summary.csv" &&
+  grep -q "^output,lm_head.weight," "$TMPD/f6/summary.csv" && cli_ok || cli_fail "fig6 --model llama: not the Llama's blocks"
+grep -q 'title_text = "Hessian of self\\\\_attn.k\\\\_proj (2 heads)' "$TMPD/f6/plotvars_key.gp" && cli_ok ||
+  cli_fail "fig6 --model llama: key's title: $(grep title_text "$TMPD/f6/plotvars_key.gp")"
+check "fig6 on a tied Hugging Face folder" "$BIN/fig6" --model "$TMPD/hf8" --data text --hess-batch 8 --save-h 0 \
+  --out "$TMPD/f6f" --quiet
+grep -q "^output,model.embed_tokens.weight," "$TMPD/f6f/summary.csv" 2>/dev/null ||
+  grep -q "^output,lm_head.weight," "$TMPD/f6f/summary.csv" && cli_ok || cli_fail "fig6 on a folder: no output block"
+expect_user_error "fig6 --model mlp" "$BIN/fig6" --model mlp --mlp-data synthetic --out "$TMPD/x"
+plan=$(MAKEFLAGS= make --no-print-directory -n figures-only ARCH=llama RES="$TMPD/rl" FIG="$TMPD/fl" 2>&1)
+echo "$plan" | grep -q "bin/fig6 .*--model llama" && echo "$plan" | grep -q "bin/partition_check --model llama" &&
+  ! echo "$plan" | grep -q "bin/fig4\|bin/train_compare\|bin/block_structure" && cli_ok ||
+  cli_fail "make figures ARCH=llama: $(echo "$plan" | grep -o 'build/bin/[a-z0-9_]*' | sort -u | tr '\n' ' ')"
+MAKEFLAGS= make --no-print-directory -n figures-only ARCH=gpt >"$TMPD/arch" 2>&1
+grep -q "ARCH must be tt or llama" "$TMPD/arch" && cli_ok || cli_fail "ARCH=gpt: $(head -c 200 "$TMPD/arch")"
+
 # ---- the probes' shared batch flags (harness probe_batch)
 for prog in llama_probe tt_probe; do
   expect_user_error "$prog --batch 0" "$BIN/$prog" --model "$TMPD/hf" --batch 0 --out "$TMPD/x"
