@@ -48,7 +48,8 @@
 typedef struct {
     char tag[16];                /* init, mid, end or pNNN */
     offdiag_stats hidden, whole; /* the hidden-neuron blocks (in fc1-fc1), the neuron blocks of the whole H */
-    offdiag_stats hidden_perm, whole_perm; /* the same on a random permutation (the control) */
+    offdiag_stats hidden_perm, whole_perm; /* the same on a random permutation (calibration: 0 by construction) */
+    offdiag_stats hidden_cols, whole_cols; /* the split by input neurons (columns): the control, which can pass */
     double hidden_block_min;     /* the smallest excess of one hidden neuron's block */
     double mass, base, hmass, hbase; /* old rule: whole and hidden mass ratios, their random means */
     double share;                /* share of ||H||_F^2 in fc1-fc1 */
@@ -192,6 +193,13 @@ static void measure(run *r, const double *H, const partition *neurons, const par
     c->whole = offdiag_structure(H, P, neurons);
     c->hidden_perm = offdiag_structure_random(H, P, hidden, r->perm_rng);
     c->whole_perm = offdiag_structure_random(H, P, neurons, r->perm_rng);
+    /* the control: every tensor split by its input neurons (columns) instead of its output neurons */
+    partition *hcols = partition_new(), *wcols = partition_new();
+    partition_add_tensor(hcols, m, 0, SPLIT_COLS);
+    for (int t = 0; t < m->ntensors; t++) partition_add_tensor(wcols, m, t, m->tensors[t].cols > 1 ? SPLIT_COLS : SPLIT_WHOLE);
+    c->hidden_cols = offdiag_structure(H, P, hcols);
+    c->whole_cols = offdiag_structure(H, P, wcols);
+    partition_free(hcols), partition_free(wcols);
     double *he = xmalloc((size_t)hidden->nblocks * sizeof(double));
     offdiag_block_excess(H, P, hidden, he);
     c->hidden_block_min = he[0];
@@ -304,10 +312,10 @@ static void after_step(void *ctx, long s, double loss, double lr)
 #define MASS_FACTOR 3.0
 
 /* The four off-diagonal statistics of a checkpoint. */
-enum { HIDDEN, WHOLE, HIDDEN_PERM, WHOLE_PERM };
+enum { HIDDEN, WHOLE, HIDDEN_PERM, WHOLE_PERM, HIDDEN_COLS, WHOLE_COLS };
 static const offdiag_stats *stats_of(const ckpt_result *c, int which)
 {
-    const offdiag_stats *all[4] = {&c->hidden, &c->whole, &c->hidden_perm, &c->whole_perm};
+    const offdiag_stats *all[6] = {&c->hidden, &c->whole, &c->hidden_perm, &c->whole_perm, &c->hidden_cols, &c->whole_cols};
     return all[which];
 }
 
@@ -337,6 +345,8 @@ static void write_stats(const run *r)
     stats_put(f, "fig2.control.hidden.min_excess", min_excess(r->res, n, HIDDEN_PERM));
     stats_put(f, "fig2.whole.min_excess", min_excess(r->res, n, WHOLE));
     stats_put(f, "fig2.control.whole.min_excess", min_excess(r->res, n, WHOLE_PERM));
+    stats_put(f, "fig2.cols.hidden.min_excess", min_excess(r->res, n, HIDDEN_COLS));
+    stats_put(f, "fig2.cols.whole.min_excess", min_excess(r->res, n, WHOLE_COLS));
     for (int k = 0; k < n; k++) {
         const ckpt_result *c = &r->res[k];
         char name[96];
@@ -344,6 +354,8 @@ static void write_stats(const run *r)
         PUT("hidden_excess", c->hidden.excess);
         PUT("hidden_block_excess_min", c->hidden_block_min);
         PUT("whole_excess", c->whole.excess);
+        PUT("hidden_cols_excess", c->hidden_cols.excess);
+        PUT("whole_cols_excess", c->whole_cols.excess);
         PUT("old_hidden_mass", c->hmass);
         PUT("old_hidden_random", c->hbase);
         PUT("old_whole_mass", c->mass);

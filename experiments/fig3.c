@@ -46,6 +46,10 @@ static const char *SUMMARY =
     "  (1) Adam beats GD on H;        control: the same on a homogeneous H (three blocks from {1,2,3});\n"
     "  (2) GD beats Adam on H1;       control: the same on a diagonal 30x30 block, 10 eigenvalues from each set;\n"
     "  (3) blockwise GD beats Adam;   control: blockwise GD on a random partition of the 90 coordinates.\n"
+    "  (2') the same on H2 and H3 (the paper: 'similar phenomena apply to all the three sub-blocks');\n"
+    "  alignment (the paper: 'This aligns with the convergence rates in Figure 3'): Fig. 4's r = kappa(D_Adam H)/kappa(H)\n"
+    "  (median of 20 x, D from g = Hx) on H, H1, H2, H3; Adam beats GD exactly where r < 1 on all four;\n"
+    "  control: the same with D = diag(1/|z|), z ~ N(0, I) (a scaling that knows nothing of H).\n"
     "Reference (not a control): GD vs Adam on diag(eigenvalues of H1). Writes stats.csv for make verdicts.";
 
 typedef struct {
@@ -183,7 +187,7 @@ typedef struct {
 } fig3_args;
 
 /* The study's problems: H, its first block, the controls' matrices, H permuted. */
-enum { P_FULL, P_H1, P_HOM, P_DSP, P_DH1, NPROB };
+enum { P_FULL, P_H1, P_HOM, P_DSP, P_DH1, P_H2, P_H3, NPROB };
 typedef struct {
     int n, bsize;
     problem p[NPROB];
@@ -196,7 +200,7 @@ typedef struct {
 } problems;
 
 /* Adam's (and Adam-mini's) lr grids, in the order they run. */
-enum { G_FULL_ADAM, G_FULL_MINI, G_H1_ADAM, G_H1_MINI, G_HOM, G_DSP, G_DH1, NGRID };
+enum { G_FULL_ADAM, G_FULL_MINI, G_H1_ADAM, G_H1_MINI, G_HOM, G_DSP, G_DH1, G_H2_ADAM, G_H3_ADAM, NGRID };
 static const struct {
     int prob;
     optim_kind kind;
@@ -206,6 +210,7 @@ static const struct {
     [G_H1_ADAM] = {P_H1, OPTIM_ADAM, "adam"},     [G_H1_MINI] = {P_H1, OPTIM_ADAM_MINI, "adam_mini"},
     [G_HOM] = {P_HOM, OPTIM_ADAM, "adam"},        [G_DSP] = {P_DSP, OPTIM_ADAM, "adam"},
     [G_DH1] = {P_DH1, OPTIM_ADAM, "adam"},
+    [G_H2_ADAM] = {P_H2, OPTIM_ADAM, "adam"},     [G_H3_ADAM] = {P_H3, OPTIM_ADAM, "adam"},
 };
 
 /* What ran: GD at 2/(L+mu) on every problem, blockwise GD on H and on H permuted, the grids. */
@@ -215,9 +220,20 @@ typedef struct {
     quad_grid *grid[NGRID];
 } runs;
 
-/* Each claim's gap and its control's; the reference and Adam-mini's gap (not claims). */
+/* Fig. 4's r = kappa(D H)/kappa(H) on H and on its three blocks, the median over
+ * ALIGN_POINTS draws: D_Adam from g = Hx, x ~ N(0, 1/sqrt(d)) (Fig. 4's recipe), and the
+ * random-D control D = diag(1/|z|), z ~ N(0, I). */
+#define ALIGN_POINTS 20
+enum { A_FULL, A_H1, A_H2, A_H3, NALIGN };
+
+/* Each claim's gap and its control's; GD vs Adam on H2 and H3 (the same claim as on H1,
+ * "similar phenomena apply to all the three sub-blocks"); r on H and its blocks; the
+ * reference and Adam-mini's gap (not claims). */
 typedef struct {
     double gap[3], control[3];
+    double gap_h23[2];
+    double r[NALIGN], r_control[NALIGN];
+    int aligned, aligned_control;  /* on all four: Adam beats GD exactly where r < 1 */
     double ref, mini;
 } fig3_stats;
 
@@ -286,12 +302,18 @@ static void make_problems(problems *q, const fig3_args *x)
     p[P_HOM] = new_problem("homogeneous", n, q->w0);
     p[P_DSP] = new_problem("diag_spread", bsize, q->w0);
     p[P_DH1] = new_problem("diag_h1", bsize, q->w0);
+    p[P_H2] = new_problem("h2", bsize, q->w0 + bsize);
+    p[P_H3] = new_problem("h3", bsize, q->w0 + 2 * bsize);
     block_quadratic(p[P_FULL].H, q->lambda, draws, sizes, sets, len, 3);
     block_quadratic(p[P_HOM].H, q->lambda_hom, draws, sizes, homogeneous, len, 3);
     diag_quadratic(p[P_DSP].H, q->lambda_sp, draws, thirds, sets, len, 3);
     for (int i = 0; i < n; i++) q->w0[i] = rng_gaussian(init, 1.0);
-    for (int i = 0; i < bsize; i++)
-        memcpy(p[P_H1].H + (size_t)i * bsize, p[P_FULL].H + (size_t)i * n, bsize * sizeof(double));
+    for (int b = 0; b < 3; b++) {
+        problem *sub = &p[b == 0 ? P_H1 : b == 1 ? P_H2 : P_H3];
+        for (int i = 0; i < bsize; i++)
+            memcpy(sub->H + (size_t)i * bsize, p[P_FULL].H + ((size_t)(b * bsize + i) * n + (size_t)b * bsize),
+                   bsize * sizeof(double));
+    }
     memset(p[P_DH1].H, 0, (size_t)bsize * bsize * sizeof(double));
     for (int i = 0; i < bsize; i++) p[P_DH1].H[(size_t)i * bsize + i] = q->lambda[i];
     /* the random partition: H's coordinates permuted, then cut into three contiguous blocks */
@@ -330,6 +352,43 @@ static void run_all(runs *r, const problems *q, const search *srch)
 static curve gd_curve(const runs *r, int p) { return (curve){"gd", r->lr_gd[p], r->gd[p]}; }
 static curve grid_curve(const runs *r, int k, long steps) { return best_of(GRIDS[k].opt, r->grid[k], steps); }
 
+/* The median of r over ALIGN_POINTS draws on one matrix (definition a), D_Adam or random D. */
+static double median_r(const double *H, int d, gsl_rng *rng, int random_d)
+{
+    double *x = xmalloc((size_t)d * sizeof(double)), *v = xmalloc(ALIGN_POINTS * sizeof(double));
+    int n = 0;
+    for (int p = 0; p < ALIGN_POINTS; p++) {
+        for (int i = 0; i < d; i++) x[i] = rng_gaussian(rng, random_d ? 1.0 : pow(d, -0.25));
+        quad_ratio q;
+        if (random_d ? quad_ratio_dense_scaled(&q, H, x, d) : quad_ratio_dense(&q, H, x, d)) v[n++] = q.a;
+    }
+    double m = median_of(v, n);
+    free(x), free(v);
+    return m;
+}
+
+/* "This aligns with the convergence rates in Figure 3" (Sec. 2.1): r on H and its three
+ * blocks, and whether Adam beats GD exactly where r < 1 on all four. */
+static void judge_alignment(fig3_stats *st, const problems *q, const runs *r, long steps, unsigned long seed)
+{
+    static const int PROB[NALIGN] = {P_FULL, P_H1, P_H2, P_H3};
+    gsl_rng *rng = rng_new(seed_hash(SEED_RUN, seed_for(seed, SEED_DRAWS), 0x616c6967UL /* "alig" */, 0));
+    gsl_rng *crng = rng_new(seed_hash(SEED_RUN, seed_for(seed, SEED_BASELINES), 0x616c6967UL, 0));
+    /* the gap Adam - GD on each problem: negative where Adam beats GD */
+    double adam_gd[NALIGN] = {st->gap[0], -st->gap[1], -st->gap_h23[0], -st->gap_h23[1]};
+    st->aligned = st->aligned_control = 1;
+    for (int k = 0; k < NALIGN; k++) {
+        const problem *p = &q->p[PROB[k]];
+        st->r[k] = median_r(p->H, p->n, rng, 0);
+        st->r_control[k] = median_r(p->H, p->n, crng, 1);
+        int adam_wins = adam_gd[k] < 0;
+        st->aligned &= adam_wins == (st->r[k] < 1);
+        st->aligned_control &= adam_wins == (st->r_control[k] < 1);
+    }
+    (void)r, (void)steps;
+    rng_free(rng), rng_free(crng);
+}
+
 static fig3_stats judge(const runs *r, long steps)
 {
     curve adam = grid_curve(r, G_FULL_ADAM, steps);
@@ -341,6 +400,8 @@ static fig3_stats judge(const runs *r, long steps)
     st.control[1] = quad_log_gap(r->gd[P_DSP], grid_curve(r, G_DSP, steps).loss, steps);
     st.gap[2] = quad_log_gap(bgd.loss, adam.loss, steps);
     st.control[2] = quad_log_gap(rnd.loss, adam.loss, steps);
+    st.gap_h23[0] = quad_log_gap(r->gd[P_H2], grid_curve(r, G_H2_ADAM, steps).loss, steps);
+    st.gap_h23[1] = quad_log_gap(r->gd[P_H3], grid_curve(r, G_H3_ADAM, steps).loss, steps);
     st.ref = quad_log_gap(r->gd[P_DH1], grid_curve(r, G_DH1, steps).loss, steps);
     st.mini = quad_log_gap(grid_curve(r, G_FULL_MINI, steps).loss, adam.loss, steps);
     return st;
@@ -365,11 +426,15 @@ static void write_results(const char *out, const problems *q, const runs *r, lon
     curve hom_c[2] = {gd_curve(r, P_HOM), grid_curve(r, G_HOM, steps)};
     curve dsp_c[2] = {gd_curve(r, P_DSP), grid_curve(r, G_DSP, steps)};
     curve dh1_c[2] = {gd_curve(r, P_DH1), grid_curve(r, G_DH1, steps)};
+    curve h2_c[2] = {gd_curve(r, P_H2), grid_curve(r, G_H2_ADAM, steps)};
+    curve h3_c[2] = {gd_curve(r, P_H3), grid_curve(r, G_H3_ADAM, steps)};
     write_curves(out, "loss_full.csv", full_c, 5, steps);
     write_curves(out, "loss_h1.csv", sub_c, 3, steps);
     write_curves(out, "loss_homogeneous.csv", hom_c, 2, steps);
     write_curves(out, "loss_diag_spread.csv", dsp_c, 2, steps);
     write_curves(out, "loss_diag_h1.csv", dh1_c, 2, steps);
+    write_curves(out, "loss_h2.csv", h2_c, 2, steps);
+    write_curves(out, "loss_h3.csv", h3_c, 2, steps);
     f = csv_open_in(out, "lrs.csv", "problem,method,lr,note");
     csv_row(f, "full,gd,%.10g,2/(L+mu) of H", r->lr_gd[P_FULL]);
     for (int b = 0; b < 3; b++) csv_row(f, "full,blockgd,%.10g,2/(L+mu) of block H%d", r->blr[b], b + 1);
@@ -386,6 +451,10 @@ static void write_results(const char *out, const problems *q, const runs *r, lon
     csv_row(f, "diag_spread,adam,%.10g,best of grid", dsp_c[1].lr);
     csv_row(f, "diag_h1,gd,%.10g,2/(L+mu)", r->lr_gd[P_DH1]);
     csv_row(f, "diag_h1,adam,%.10g,best of grid", dh1_c[1].lr);
+    csv_row(f, "h2,gd,%.10g,2/(L+mu) of H2", r->lr_gd[P_H2]);
+    csv_row(f, "h2,adam,%.10g,best of grid", h2_c[1].lr);
+    csv_row(f, "h3,gd,%.10g,2/(L+mu) of H3", r->lr_gd[P_H3]);
+    csv_row(f, "h3,adam,%.10g,best of grid", h3_c[1].lr);
     csv_close(f);
     f = csv_open_in(out, "grid.csv", "problem,method,lr,score,final_loss,best,status");
     for (int k = 0; k < NGRID; k++) write_grid(out, q->p[GRIDS[k].prob].name, GRIDS[k].opt, r->grid[k], steps, f);
@@ -402,6 +471,17 @@ static void write_stats(const char *out, const problems *q, const runs *r, const
         stats_put(f, GAP[c], st->gap[c]);
         stats_put(f, CONTROL[c], st->control[c]);
     }
+    stats_put(f, "fig3.gap.gd_adam.h2", st->gap_h23[0]);
+    stats_put(f, "fig3.gap.gd_adam.h3", st->gap_h23[1]);
+    /* "all the three sub-blocks": the worst of the three gaps (GD beats Adam on every block when < 0) */
+    stats_put(f, "fig3.gap.gd_adam.worst_block", fmax(st->gap[1], fmax(st->gap_h23[0], st->gap_h23[1])));
+    static const char *ALIGN[NALIGN] = {"full", "h1", "h2", "h3"};
+    for (int k = 0; k < NALIGN; k++) {
+        stats_putf(f, st->r[k], "fig3.r.%s", ALIGN[k]);
+        stats_putf(f, st->r_control[k], "fig3.control.r.%s", ALIGN[k]);
+    }
+    stats_put_share(f, st->aligned, 1, "fig3.aligned");
+    stats_put_share(f, st->aligned_control, 1, "fig3.control.aligned");
     stats_put(f, "fig3.ref.gap.gd_adam.diag_h1", st->ref);
     stats_put(f, "fig3.ref.gap.adam_mini_adam.full", st->mini);
     for (int k = 0; k < NGRID; k++)
@@ -432,6 +512,12 @@ static void write_claims(const fig3_args *x, const problems *q, const runs *r, c
                 "GD vs Adam on a diagonal block with eigenvalues from all three sets", st->control[1], steps);
     print_claim(cl, 3, "blockwise GD beats Adam on H", (curve){"blockgd", 1, r->bgd}, adam, st->gap[2],
                 "blockwise GD on a random partition of the coordinates vs Adam", st->control[2], steps);
+    fprintf(cl, "(2') the same on H2 and H3 ('similar phenomena apply to all the three sub-blocks'): gap %+.4g, %+.4g\n"
+                "Fig. 4's r = kappa(D_Adam H)/kappa(H) (median of %d x, D from g = Hx): H %.3g, H1 %.3g, H2 %.3g, H3 %.3g;\n"
+                "random D: %.3g, %.3g, %.3g, %.3g. Adam beats GD exactly where r < 1 on all four: %s (random D: %s)\n",
+            st->gap_h23[0], st->gap_h23[1], ALIGN_POINTS, st->r[0], st->r[1], st->r[2], st->r[3], st->r_control[0],
+            st->r_control[1], st->r_control[2], st->r_control[3], st->aligned ? "yes" : "no",
+            st->aligned_control ? "yes" : "no");
     fprintf(cl, "Reference, not a control: GD vs Adam on diag(eigenvalues of H1): gap %+.4g decades. On a diagonal H,\n"
                 "D_Adam H = diag(1/|w|) at a point, so kappa(D_Adam H) = max|w|/min|w| whatever kappa(H) is (Fig. 4 at\n"
                 "tau = 1): at kappa(H1) = 3 one step beats Adam with or without the rotation.\n"
@@ -468,6 +554,7 @@ int main(int argc, char **argv)
     runs r = {0};
     run_all(&r, &q, &srch);
     fig3_stats st = judge(&r, x.steps);
+    judge_alignment(&st, &q, &r, x.steps, (unsigned long)x.seed);
     write_results(x.out, &q, &r, x.steps);
     write_stats(x.out, &q, &r, &st);
     write_claims(&x, &q, &r, &st);

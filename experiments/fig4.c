@@ -5,9 +5,15 @@
  * (d, κ): nthetas angle draws, each scaled by R = k/(nr-1), k = 0..nr-1, and
  * npoints points x per matrix. Writes <out>/fig4a.csv and fig4b.csv (one row
  * per (d, κ, R)), fig4a_phase.csv and fig4b_phase.csv (samples binned by the
- * τ of their matrix), stats.csv (the claim's share of falling curves in four
- * readings, its random-D control, the shuffled-τ reference, the R ≤ R* readings,
- * and every curve's Spearman ρ), claims.txt, run.txt.
+ * τ of their matrix), fig4a_matrices.csv and fig4b_matrices.csv (every matrix:
+ * R, τ, median and mean r), stats.csv, claims.txt, run.txt.
+ *
+ * The claims are read against each matrix's own τ (τ is not monotone in R, so a
+ * reading against R tests another sentence; quad.h "read against τ"): r falls
+ * as τ → 1 (Spearman over log-τ bins), the level (r < 1 near diagonal, r > 1
+ * when dense), and "τ is the only changing factor" (what R explains of log r at
+ * fixed τ). The first version's readings against R stay in stats.csv as
+ * references (fig4.share_falling*, fig4.rho*).
  *
  * The control: the same sweep with D = diag(1/|z|), z ~ N(0, I) drawn independently
  * of H (and of x) for every sample, from the baselines stream of --seed: a diagonal
@@ -41,13 +47,16 @@ static const char *SUMMARY =
     "infinite in theory: 1/min|g_i| has no finite mean for Gaussian x); the mean is the paper's averaging.\n"
     "Panel a: kappa = --kappa over --ds; panel b: d = --d over --kappas. The paper lists neither set;\n"
     "these defaults are ours. Scales: quick (8 theta x 20 x x 51 R) and paper (40 x 100 x 51).\n"
-    "Claim (claims.txt, stats.csv): per curve, rho = Spearman correlation of the statistic of r at each R\n"
-    "with the mean tau there, over ALL R; the curve 'falls as tau -> 1' when rho <= -0.5. Per seed: the share\n"
-    "of curves that fall; 'most' = more than half. Four readings: kappa definition a or b x median or mean\n"
-    "of r per R (a with the median is primary). Control: the same with D = diag(1/|z|), z ~ N(0, I) drawn\n"
-    "independently of H for every sample (the baselines stream of --seed): a scaling that knows nothing of H.\n"
-    "Also written: the 'as tau -> 1' reading over R = 0..R* (the smallest mean tau; the first version's\n"
-    "rule) with its control, and tau shuffled across R in each curve (the first control, a reference).\n"
+    "Claims (claims.txt, stats.csv fig4.tau.*), read against each matrix's own tau (tau is not monotone in R),\n"
+    "per curve, with r of a matrix the median (or mean) over its points: (1) r falls as tau -> 1: Spearman\n"
+    "rho <= -0.5 between tau and r over 24 log-tau bins (median tau, median r per bin; also over the matrices\n"
+    "themselves); (2) the level: median r < 1 over the matrices with tau >= 0.9 and > 1 over the tenth with\n"
+    "the smallest tau; (3) tau the only changing factor: R explains < 25% of log r at fixed tau (partial R^2\n"
+    "of R after log tau within 10 equal-count tau bins). Per seed: the share of curves for which each holds.\n"
+    "Control: the same with D = diag(1/|z|), z ~ N(0, I) drawn independently of H for every sample (the\n"
+    "baselines stream of --seed): a scaling that knows nothing of H. fig4<panel>_matrices.csv has every matrix.\n"
+    "References (the first version's readings against R): rho with the mean tau at each R over all R and\n"
+    "over R = 0..R*, and tau shuffled across R (stats.csv fig4.share_falling*, fig4.rho*).\n"
     "Seeds (--seed S): the theta and x draws from its draws stream (streams: harness/seeds.h seed_for).";
 
 /* The four readings of the claim "r falls as tau -> 1": kappa definition (a:
@@ -57,7 +66,13 @@ static const char *SUMMARY =
 enum { A_MEDIAN, B_MEDIAN, A_MEAN, B_MEAN, NREAD };
 static const char *READING[NREAD] = {"a_median", "b_median", "a_mean", "b_mean"};
 
-#define KAPPA_MAX 1e12 /* largest kappa(H) --kappa and --kappas accept (see parse_args) */
+#define KAPPA_MAX 1e12
+/* Read against each matrix's tau: "close to diagonal" is tau >= 0.9, "dense" the tenth of the
+ * matrices with the smallest tau; "tau is the only changing factor" holds on a curve when R
+ * explains less than a quarter of log r's variance within 10 equal-count tau bins. */
+static const quad_tau_options TAU_OPTIONS = {.diag_tau = 0.9, .dense_share = 0.1, .nbins = 10,
+                                             .nlog = PHASE_BINS, .log_lo = PHASE_LOG_LO};
+#define TAU_ONLY_R2 0.25 /* largest kappa(H) --kappa and --kappas accept (see parse_args) */
 
 typedef struct {
     const char *scale, *out, *panels;
@@ -96,7 +111,9 @@ typedef struct {
     int kstar;                  /* index of the smallest mean tau */
     double R_star, tau_min;
     double at_tau1[NREAD], at_densest[NREAD];  /* the statistic at R = 0 and at R* */
+    double control_at_tau1[NREAD], control_at_densest[NREAD]; /* the random D's */
     double share_ge1[2];        /* share of samples with r >= 1 at R*, definitions a and b */
+    quad_tau_reading tau[NREAD], tau_control[NREAD]; /* read against each matrix's own tau */
 } curve_eval;
 
 /* ---- set up --------------------------------------------------------------------------- */
@@ -229,6 +246,30 @@ static double share_at_least_one(const quad_sweep_result *s, const double *r, in
     return n ? (double)ge / n : NAN;
 }
 
+/* The sample array and the median/mean choice of reading m, for D_Adam or the control. */
+static const double *samples_of(const quad_sweep_result *s, int m, int control)
+{
+    int b = m == B_MEDIAN || m == B_MEAN;
+    return control ? (b ? s->cb : s->ca) : (b ? s->rb : s->ra);
+}
+
+/* Every reading of the curve against the tau of each of its matrices (quad.h). */
+static void read_against_tau(curve_eval *c, const quad_sweep_result *s)
+{
+    int n = s->nthetas * s->nr;
+    double *rm = xmalloc((size_t)n * sizeof(double)), *R = xmalloc((size_t)n * sizeof(double));
+    for (int t = 0; t < s->nthetas; t++)
+        for (int k = 0; k < s->nr; k++) R[(size_t)t * s->nr + k] = (double)k / (s->nr - 1);
+    for (int m = 0; m < NREAD; m++)
+        for (int control = 0; control < 2; control++) {
+            quad_matrix_stat(rm, s, samples_of(s, m, control), m == A_MEAN || m == B_MEAN);
+            quad_tau_reading q = quad_read_against_tau(s->tau, rm, R, n, &TAU_OPTIONS);
+            if (control) c->tau_control[m] = q;
+            else c->tau[m] = q;
+        }
+    free(rm), free(R);
+}
+
 /* tau is not monotone in R: it falls from 1 (R = 0) to its minimum at R* and
  * rises a little again, while r keeps changing. The claim is judged over every
  * R (the paper's R in {k/50}); R = 0..R* alone is kept for reference. */
@@ -252,9 +293,11 @@ static curve_eval evaluate(const curve *cv, const int *perm)
         c.rho_branch[m] = c.kstar >= 2 ? quad_trend_rho(tau, v, NULL, c.kstar + 1) : NAN;
         c.rho_control_branch[m] = c.kstar >= 2 ? quad_trend_rho(tau, vc, NULL, c.kstar + 1) : NAN;
         c.at_tau1[m] = v[0], c.at_densest[m] = v[c.kstar];
+        c.control_at_tau1[m] = vc[0], c.control_at_densest[m] = vc[c.kstar];
     }
     c.share_ge1[0] = share_at_least_one(s, s->ra, c.kstar);
     c.share_ge1[1] = share_at_least_one(s, s->rb, c.kstar);
+    read_against_tau(&c, s);
     free(tau), free(v), free(vc);
     return c;
 }
@@ -325,7 +368,27 @@ static void write_curve_phase(outfile *ph, int row, const quad_sweep_result *s)
     free(ba), free(bb);
 }
 
-/* fig4<panel>.csv and fig4<panel>_phase.csv over the panel's curves (row: the curve's index in its panel). */
+/* One curve's rows of fig4<panel>_matrices.csv: every matrix, its R, its tau, and the median of r
+ * over its points (a, b; D_Adam and the random-D control). */
+static void write_curve_matrices(outfile *f, int row, const quad_sweep_result *s)
+{
+    size_t n = (size_t)s->nthetas * s->nr;
+    double *st[6];
+    for (int j = 0; j < 6; j++) st[j] = xmalloc(n * sizeof(double));
+    quad_matrix_stat(st[0], s, s->ra, 0), quad_matrix_stat(st[1], s, s->rb, 0);
+    quad_matrix_stat(st[2], s, s->ra, 1), quad_matrix_stat(st[3], s, s->rb, 1);
+    quad_matrix_stat(st[4], s, s->ca, 0), quad_matrix_stat(st[5], s, s->cb, 0);
+    for (int t = 0; t < s->nthetas; t++)
+        for (int k = 0; k < s->nr; k++) {
+            size_t m = (size_t)t * s->nr + k;
+            csv_row(f, "%d,%d,%g,%d,%.6f,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g", row, s->d, s->kappa, t,
+                    (double)k / (s->nr - 1), s->tau[m], st[0][m], st[1][m], st[2][m], st[3][m], st[4][m], st[5][m]);
+        }
+    for (int j = 0; j < 6; j++) free(st[j]);
+}
+
+/* fig4<panel>.csv, fig4<panel>_phase.csv and fig4<panel>_matrices.csv over the panel's curves
+ * (row: the curve's index in its panel). */
 static void write_panel(const char *out, char panel, const curve *cv, int ncurves)
 {
     char name[32];
@@ -335,14 +398,19 @@ static void write_panel(const char *out, char panel, const curve *cv, int ncurve
                                 "control_rb_mean,control_rb_median");
     snprintf(name, sizeof name, "fig4%c_phase.csv", panel);
     outfile *ph = csv_open_in(out, name, "row,d,kappa,tau_lo,tau_hi,tau_mid,samples,ra_mean,ra_median,rb_mean,rb_median");
+    snprintf(name, sizeof name, "fig4%c_matrices.csv", panel);
+    outfile *mx = csv_open_in(out, name, "row,d,kappa,draw,R,tau,ra_median,rb_median,ra_mean,rb_mean,"
+                                         "control_ra_median,control_rb_median");
     int row = 0;
     for (int i = 0; i < ncurves; i++) {
         if (cv[i].panel != panel) continue;
         write_curve_rows(f, &cv[i]);
+        write_curve_matrices(mx, row, cv[i].s);
         write_curve_phase(ph, row++, cv[i].s);
     }
     csv_close(f);
     csv_close(ph);
+    csv_close(mx);
 }
 
 /* "a_d50_k500": a curve's name in stats.csv. */
@@ -374,6 +442,52 @@ static int falling(const curve_eval *ev, int n, int which, int m)
     return k;
 }
 
+/* The three sentences read against each matrix's tau, per curve: r falls as tau -> 1; the
+ * level (r < 1 near diagonal, r > 1 when dense); tau the only changing factor. */
+enum { TAU_FALLS, TAU_FALLS_MATRICES, TAU_LEVEL, TAU_ONLY, NTAU };
+static const char *TAU_SHARE[NTAU] = {"share_falling", "share_falling_matrices", "share_level", "share_tau_only"};
+
+static int tau_holds(const quad_tau_reading *q, int which)
+{
+    switch (which) {
+    case TAU_FALLS: return q->rho_bins <= QUAD_FALLS_RHO;
+    case TAU_FALLS_MATRICES: return q->rho <= QUAD_FALLS_RHO;
+    case TAU_LEVEL: return q->level;
+    default: return q->r2_R < TAU_ONLY_R2;
+    }
+}
+
+static void write_tau_stats(outfile *st, const curve *cv, const curve_eval *ev, int n)
+{
+    char cn[48];
+    for (int m = 0; m < NREAD; m++)
+        for (int control = 0; control < 2; control++) {
+            const char *pre = control ? "fig4.control.tau" : "fig4.tau";
+            for (int w = 0; w < NTAU; w++) {
+                int k = 0;
+                for (int i = 0; i < n; i++) k += tau_holds(control ? &ev[i].tau_control[m] : &ev[i].tau[m], w);
+                stats_put_share(st, k, n, "%s.%s.%s", pre, TAU_SHARE[w], READING[m]);
+            }
+            /* the level read as the issue's first reading: r at R = 0 (tau = 1) against r at R* */
+            int k = 0;
+            for (int i = 0; i < n; i++) {
+                double d0 = control ? ev[i].control_at_tau1[m] : ev[i].at_tau1[m];
+                double ds = control ? ev[i].control_at_densest[m] : ev[i].at_densest[m];
+                k += d0 < 1 && ds > 1;
+            }
+            stats_put_share(st, k, n, "%s.share_level_rstar.%s", pre, READING[m]);
+            for (int i = 0; i < n; i++) {
+                const quad_tau_reading *q = control ? &ev[i].tau_control[m] : &ev[i].tau[m];
+                curve_name(cn, sizeof cn, &cv[i]);
+                stats_putf(st, q->rho_bins, "%s.rho.%s.%s", pre, READING[m], cn);
+                stats_putf(st, q->rho, "%s.rho_matrices.%s.%s", pre, READING[m], cn);
+                stats_putf(st, q->r_diag, "%s.r_diag.%s.%s", pre, READING[m], cn);
+                stats_putf(st, q->r_dense, "%s.r_dense.%s.%s", pre, READING[m], cn);
+                stats_putf(st, q->r2_R, "%s.r2_R.%s.%s", pre, READING[m], cn);
+            }
+        }
+}
+
 static void write_stats(const char *out, const curve *cv, const curve_eval *ev, int n)
 {
     static const char *SHARE_NAME[NRHO] = {"fig4.share_falling", "fig4.control.share_falling",
@@ -393,6 +507,7 @@ static void write_stats(const char *out, const curve *cv, const curve_eval *ev, 
             curve_name(cn, sizeof cn, &cv[i]);
             for (int w = 0; w < NRHO; w++) stats_putf(st, rho_of(&ev[i], w, m), "%s.%s.%s", RHO_NAME[w], READING[m], cn);
         }
+    write_tau_stats(st, cv, ev, n);
     csv_close(st);
 }
 
@@ -424,26 +539,43 @@ static void write_curve_table(FILE *cl, const curve *cv, const curve_eval *ev, i
     }
 }
 
+/* claims.txt's second table: every curve read against its matrices' own tau (a_median). */
+static void write_tau_table(FILE *cl, const curve *cv, const curve_eval *ev, int n)
+{
+    fprintf(cl, "Read against each matrix's own tau (a_median; control = random D):\n"
+                "%-12s | %-15s | %-27s | %-15s\n", "curve", "rho (bins)", "level: r diag -> r dense",
+            "R at fixed tau");
+    for (int i = 0; i < n; i++) {
+        const quad_tau_reading *q = &ev[i].tau[A_MEDIAN], *c = &ev[i].tau_control[A_MEDIAN];
+        char cn[48];
+        curve_name(cn, sizeof cn, &cv[i]);
+        fprintf(cl, "%-12s | %+.3f%c (%+.2f) | %7.3g -> %-7.3g%c (%5.2g) | %.2f%c (%.2f)\n", cn, q->rho_bins,
+                tau_holds(q, TAU_FALLS) ? '*' : ' ', c->rho_bins, q->r_diag, q->r_dense, q->level ? '*' : ' ',
+                c->r_diag, q->r2_R, tau_holds(q, TAU_ONLY) ? '*' : ' ', c->r2_R);
+    }
+    fprintf(cl, "(* = holds on the curve: rho <= %g; r < 1 near diagonal and > 1 dense; R explains < %g)\n\n",
+            QUAD_FALLS_RHO, TAU_ONLY_R2);
+}
+
 static void write_claims(const fig4_args *a, const curve *cv, const curve_eval *ev, int n)
 {
     outfile *cf = outfile_open_in(a->out, "claims.txt");
     FILE *cl = outfile_fp(cf);
-    fprintf(cl, "E1 (paper Fig. 4): for most d and kappa, r = kappa(D_Adam H)/kappa(H) falls as tau -> 1.\n"
-                "Per curve, rho = Spearman correlation of the statistic of r at each R with the mean tau there,\n"
-                "over all %d R; the curve falls when rho <= %g. Per seed: the share of the %d curves that fall\n"
-                "(a curve in both panels counts in each); 'most' = more than half. Four readings: kappa by\n"
-                "(a) eigenvalues of D^1/2 H D^1/2 or (b) singular values of DH, statistic median or mean of r;\n"
-                "a_median is the primary claim. Control: the same share with D = diag(1/|z|), z ~ N(0, I) independent\n"
-                "of H (a scaling that knows nothing of H). Also: rho over R = 0..R* only ('as tau -> 1', the first\n"
-                "version's rule) with its control; tau shuffled across R (the first control). make verdicts judges.\n"
+    fprintf(cl, "E1 (paper Fig. 4, Sec. 2.1): \"for H_b with most dimension d and kappa(H_b), r decreases as tau -> 1.\n"
+                "That is, D_Adam is effective when H_b is close to diagonal, and D_Adam is not so effective when H_b is\n"
+                "dense\"; \"This ensures tau is the only changing factor\". Read against each matrix's own tau (tau is\n"
+                "not monotone in R). Per seed: the share of the %d curves (a curve in both panels counts in each) on\n"
+                "which each sentence holds; make verdicts judges them over seeds beside the random-D control.\n"
                 "Counts: %d theta x %d x x %d R per (d, kappa), seed %ld.\n\n",
-            a->nr, QUAD_FALLS_RHO, n, a->nthetas, a->npoints, a->nr, a->seed);
+            n, a->nthetas, a->npoints, a->nr, a->seed);
+    write_tau_table(cl, cv, ev, n);
+    fprintf(cl, "References, read against R (the first version's rule):\n");
     write_curve_table(cl, cv, ev, n);
     fprintf(cl, "\n");
     for (int m = 0; m < NREAD; m++) {
         int k[NRHO];
         for (int w = 0; w < NRHO; w++) k[w] = falling(ev, n, w, m);
-        fprintf(cl, "E1 %-9s %s: %d of %d curves fall over all R (%s in this seed); control (random D): %d of %d; "
+        fprintf(cl, "ref %-9s %s: %d of %d curves fall over all R (%s in this seed); control (random D): %d of %d; "
                     "R<=R* only: %d of %d (control %d of %d); shuffled tau: %d of %d\n",
                 READING[m], m == A_MEDIAN ? "(primary)   " : "(robustness)", k[RHO_ALL], n,
                 2 * k[RHO_ALL] > n ? "most" : "not most", k[RHO_CONTROL], n, k[RHO_BRANCH], n, k[RHO_CONTROL_BRANCH], n,

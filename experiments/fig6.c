@@ -79,6 +79,7 @@ typedef struct {
     double mass_cols, mass_diag;
     int qkv;                  /* query, key or value: heads apply */
     split_mass heads, rows;   /* heads: qkv only */
+    offdiag_stats cols;       /* the split by input neurons (columns): the realistic control of every split claim */
     int claim_heads;          /* the claimed split is heads (else rows) */
 } blk_summary;
 
@@ -255,6 +256,9 @@ static blk_summary analyze_block(run *r, int k, int t)
     s.heads = s.qkv ? local_split_mass(Htt, Hperm, m, t, SPLIT_HEADS, r->rng, r->reps) : no_split(SPLIT_HEADS);
     s.claim_heads = FIG6_BLOCKS[k].claimed == SPLIT_HEADS;
     s.mass_cols = local_mass(Htt, m, t, SPLIT_COLS);
+    partition *by_cols = tensor_local_partition(m, t, SPLIT_COLS);
+    s.cols = offdiag_structure(Htt, n, by_cols);
+    partition_free(by_cols);
     s.mass_diag = local_mass(Htt, m, t, SPLIT_ENTRIES);
     free(Hperm);
     /* one row: the old columns, then per split (heads, rows) the off-diagonal ones with the control's */
@@ -309,6 +313,17 @@ static double min_excess(const run *r, const int *ks, int nk, int permuted)
     return v;
 }
 
+/* The smallest excess of the split by input neurons (columns) of blocks ks: the control. A
+ * linear layer's H couples the weights of one input neuron through x_j² in its
+ * Gauss-Newton part, so a column structure is a real competitor of the claimed one, and a
+ * rule that passed both would be seeing blocks in any grouping of the tensor. */
+static double min_cols_excess(const run *r, const int *ks, int nk)
+{
+    double v = INFINITY;
+    for (int i = 0; i < nk; i++) v = fmin(v, r->s[ks[i]].cols.excess);
+    return v;
+}
+
 static void claim_line(FILE *fp, const run *r, const char *text, const int *ks, int nk)
 {
     int ok = 1;
@@ -352,6 +367,19 @@ static double value_log10_ratio(const run *r)
 }
 static double key_query_log10_ratio(const run *r) { return fabs(log10(r->s[1].mean_abs / r->s[0].mean_abs)); }
 
+/* The paper's magnitude: "about 10^6 larger". Decades from it: |log10 ratio - 6|; "about"
+ * = within one decade. */
+#define PAPER_VALUE_DECADES 6.0
+
+/* Class 3 (Sec. 2.3): value's Hessian "is significantly different from that of query and key,
+ * although they all consist of four heads": the smaller head excess of query and key minus
+ * value's; the control is the same difference between key and query (one class). */
+static double qk_minus_value_heads(const run *r)
+{
+    return fmin(r->s[0].heads.od.excess, r->s[1].heads.od.excess) - r->s[2].heads.od.excess;
+}
+static double key_query_heads_gap(const run *r) { return fabs(r->s[1].heads.od.excess - r->s[0].heads.od.excess); }
+
 static void write_stats(const run *r)
 {
     outfile *f = stats_open(r->out);
@@ -361,6 +389,15 @@ static void write_stats(const run *r)
     stats_put(f, "fig6.control.neurons.min_excess", min_excess(r, NEURONS, 3, 1));
     stats_put(f, "fig6.tokens.min_excess", min_excess(r, TOKENS, 2, 0));
     stats_put(f, "fig6.control.tokens.min_excess", min_excess(r, TOKENS, 2, 1));
+    stats_put(f, "fig6.value.decades_from_paper", fabs(value_log10_ratio(r) - PAPER_VALUE_DECADES));
+    stats_put(f, "fig6.control.key_query.decades_from_paper", fabs(key_query_log10_ratio(r) - PAPER_VALUE_DECADES));
+    stats_put(f, "fig6.value.heads_excess", r->s[2].heads.od.excess);
+    stats_put(f, "fig6.value.qk_minus_value_heads", qk_minus_value_heads(r));
+    stats_put(f, "fig6.control.key_query.heads_gap", key_query_heads_gap(r));
+    stats_put(f, "fig6.cols.qk.min_excess", min_cols_excess(r, QK, 2));
+    stats_put(f, "fig6.cols.neurons.min_excess", min_cols_excess(r, NEURONS, 3));
+    stats_put(f, "fig6.cols.tokens.min_excess", min_cols_excess(r, TOKENS, 2));
+    for (int k = 0; k < NBLK; k++) stats_putf(f, r->s[k].cols.excess, "fig6.%s.cols_excess", FIG6_BLOCKS[k].key);
     stats_put(f, "fig6.value.log10_ratio", value_log10_ratio(r));
     stats_put(f, "fig6.control.key_query.log10_ratio", key_query_log10_ratio(r));
     for (int k = 0; k < NBLK; k++) {

@@ -182,6 +182,7 @@ typedef struct {
 /* The claims' statistics with their controls (the same tensors frozen). */
 typedef struct {
     int on_par, frozen_on_par;            /* tensors on par with Adam when left out alone */
+    int better, frozen_better;            /* tensors strictly better than Adam (excess < 0): Fig. 5(d)'s "for most blocks" */
     double share, share_frozen;           /* the same as shares of the tensors */
     double worst[MAX_X + 1], worst_frozen[MAX_X + 1]; /* per x, the worst draw's excess */
     double worst_x, worst_x_frozen;       /* the worst over x = 1, 2, 3 */
@@ -352,6 +353,8 @@ static leave_stats judge(study *st)
     for (int t = 0; t < st->nt; t++) {
         r.on_par += st->one[t].excess < TTEXP_ON_PAR;
         r.frozen_on_par += st->one[t].frozen < TTEXP_ON_PAR;
+        r.better += st->one[t].excess < 0;
+        r.frozen_better += st->one[t].frozen < 0;
     }
     for (int x = 1; x <= MAX_X; x++)
         for (int d = 0; d < st->x.draws; d++) {
@@ -410,6 +413,8 @@ static void write_stats(const study *st, const leave_stats *r)
     outfile *f = stats_open(st->x.a.out);
     stats_put_share(f, r->on_par, st->nt, "leave_out.share_on_par");
     stats_put_share(f, r->frozen_on_par, st->nt, "leave_out.control.frozen_share_on_par");
+    stats_put_share(f, r->better, st->nt, "leave_out.share_better");
+    stats_put_share(f, r->frozen_better, st->nt, "leave_out.control.frozen_share_better");
     stats_put(f, "leave_out.worst_x_excess", r->worst_x);
     stats_put(f, "leave_out.control.frozen_worst_x_excess", r->worst_x_frozen);
     for (int x = 1; x <= MAX_X; x++) {
@@ -441,6 +446,7 @@ static void write_claims(const study *st, const leave_stats *r)
         fprintf(c, "x = %d (worst of %d draw(s), leave_x.csv): %+.4f; frozen %+.4f\n", k, x->draws, r->worst[k],
                 r->worst_frozen[k]);
     ttexp_print_claim(c, "leave_out.per_tensor", r->share, r->share_frozen);
+    ttexp_print_claim(c, "leave_out.per_tensor_better", (double)r->better / nt, (double)r->frozen_better / nt);
     ttexp_print_claim(c, "leave_out.random_x", r->worst_x, r->worst_x_frozen);
     outfile_commit_echo(f);
 }

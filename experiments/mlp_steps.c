@@ -62,7 +62,8 @@ static const mlp_loss LOSSES[NLOSS] = {LOSS_XENT, LOSS_SQUARED};
 /* The statistics of H on the model's current batch. */
 typedef struct {
     offdiag_stats hidden, whole;   /* hidden-neuron blocks inside fc1–fc1; neuron blocks of all of H */
-    double hidden_perm, whole_perm; /* e with the same blocks on a random permutation */
+    double hidden_perm, whole_perm; /* e with the same blocks on a random permutation (calibration) */
+    double hidden_cols;            /* e of fc1 split by input neurons (columns): the control, which can pass */
     double block_min;              /* the smallest excess of one hidden neuron's block */
 } h_stats;
 
@@ -119,6 +120,10 @@ static h_stats analyse_h(run *r, model *m)
     st.whole = offdiag_structure(H, P, neurons);
     st.hidden_perm = offdiag_structure_random(H, P, hidden, r->perm_rng).excess;
     st.whole_perm = offdiag_structure_random(H, P, neurons, r->perm_rng).excess;
+    partition *cols = partition_new();
+    partition_add_tensor(cols, m, 0, SPLIT_COLS);
+    st.hidden_cols = offdiag_structure(H, P, cols).excess;
+    partition_free(cols);
     double *eb = xmalloc((size_t)hidden->nblocks * sizeof(double));
     offdiag_block_excess(H, P, hidden, eb);
     st.block_min = eb[0];
@@ -284,6 +289,7 @@ static int step_index(const run *r, long step)
  * checkpoint they need (0, 1, APPEAR_STEP) is not among --at-steps. */
 typedef struct {
     double e0, e1, e1_perm;             /* hidden e at steps 0 and 1; step 1 on the permutation */
+    double e1_cols;                     /* step 1, fc1 split by input neurons (the control) */
     double margin, margin_perm;         /* "appears": min(e_10 − LEVEL, LEVEL − e_0) */
     double pq_ratio, pq_ratio_sq;       /* p(1−p) at the last checkpoint over step 0: cross-entropy, squared twin */
     double rho, rho_sq;                 /* Spearman(1 − e, p(1−p)); the squared twin's 1 − e on the same p(1−p) */
@@ -313,6 +319,7 @@ static set_stats stats_of(const run *r, int s)
     st.e0 = k0 < 0 ? NAN : x->h[k0].hidden.excess;
     st.e1 = k1 < 0 ? NAN : x->h[k1].hidden.excess;
     st.e1_perm = k1 < 0 ? NAN : x->h[k1].hidden_perm;
+    st.e1_cols = k1 < 0 ? NAN : x->h[k1].hidden_cols;
     st.margin = k0 < 0 || ka < 0 ? NAN : fmin(x->h[ka].hidden.excess - LEVEL, LEVEL - x->h[k0].hidden.excess);
     st.margin_perm = k0 < 0 || ka < 0 ? NAN : fmin(x->h[ka].hidden_perm - LEVEL, LEVEL - x->h[k0].hidden_perm);
     st.pq_ratio = k0 < 0 ? NAN : x->pq[n - 1] / x->pq[k0];
@@ -338,6 +345,7 @@ static void put_stats(const run *r, outfile *f, int s, const set_stats *st)
 #define PUT(fmt, v) (snprintf(name, sizeof name, fmt, c), stats_put(f, name, v))
     PUT("mlp_steps.c%d.step1.hidden_excess", st->e1);
     PUT("mlp_steps.control.c%d.step1.hidden_excess", st->e1_perm);
+    PUT("mlp_steps.cols.c%d.step1.hidden_excess", st->e1_cols);
     PUT("mlp_steps.c%d.appear_margin", st->margin);
     PUT("mlp_steps.control.c%d.appear_margin", st->margin_perm);
     PUT("mlp_steps.c%d.pq_ratio", st->pq_ratio);

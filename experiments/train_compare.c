@@ -48,6 +48,8 @@ typedef struct {
     const ttexp_record *best[NMETHODS];
     int at_bound;                 /* searches that did not end interior */
     ttexp_job gd2;                /* GD at its best lr with another batch order */
+    ttexp_job mini_same;          /* Adam-mini (Algorithm 3) at AdamW's best lr ("the same hyperparameters") */
+    ttexp_job one_same;           /* one block for the whole model at AdamW's best lr: its control */
     int diverged;                 /* final runs (the best of each search, gd2) that diverged */
 } runs;
 
@@ -58,7 +60,7 @@ typedef struct {
 
 /* The claims' statistics. */
 typedef struct {
-    excess ex[NMETHODS], gd2;
+    excess ex[NMETHODS], gd2, mini_same, one_same;
     double on_par, on_par_control;             /* Adam-mini's excess; one block's */
     double adaptive_margin, block_margin;      /* GD's excess minus the adaptive's, minus blockwise GD's */
     double noise_margin;                       /* GD's minus GD with other batches: the control */
@@ -139,6 +141,15 @@ static void run_all(runs *r, ttexp *e, const ttexp_schedule *sc, const ttexp_arg
     r->gd2.method.batch_offset = 1;
     ttexp_record_alloc(&r->gd2.rec, sc, e->m->P, 0);
     ttexp_run_jobs(e->s, sc, &r->gd2, 1, 1, "GD, other batches");
+    /* Sec. 3: Adam-mini "performs on par with AdamW ... using the same hyperparameters": AdamW's lr */
+    double lr_adamw = ttexp_search_best(&r->grids[M_ADAMW])->method.lr;
+    r->mini_same = (ttexp_job){.method = ttexp_search_best(&r->grids[M_MINI3])->method};
+    r->one_same = (ttexp_job){.method = ttexp_search_best(&r->grids[M_MINI1])->method};
+    r->mini_same.method.lr = r->one_same.method.lr = lr_adamw;
+    ttexp_record_alloc(&r->mini_same.rec, sc, e->m->P, 0);
+    ttexp_record_alloc(&r->one_same.rec, sc, e->m->P, 0);
+    ttexp_run_jobs(e->s, sc, &r->mini_same, 1, 1, "Adam-mini at AdamW's lr");
+    ttexp_run_jobs(e->s, sc, &r->one_same, 1, 1, "one block at AdamW's lr");
     if (ttexp_diverged(r->best[M_ADAMW], sc)) die_diverged("AdamW (the reference) diverged at its best learning rate");
     r->diverged = ttexp_diverged(&r->gd2.rec, sc);
     for (int k = 0; k < NMETHODS; k++) r->diverged += ttexp_diverged(r->best[k], sc);
@@ -148,6 +159,8 @@ static void runs_free(runs *r)
 {
     for (int k = 0; k < NMETHODS; k++) ttexp_search_free(&r->grids[k]);
     ttexp_record_free(&r->gd2.rec);
+    ttexp_record_free(&r->mini_same.rec);
+    ttexp_record_free(&r->one_same.rec);
 }
 
 /* ---- judge ------------------------------------------------------------------------------------- */
@@ -166,6 +179,8 @@ static comparison compare(ttexp *e, const runs *r)
     comparison c;
     for (int k = 0; k < NMETHODS; k++) c.ex[k] = excess_of(e, r->best[k], r->best[M_ADAMW]);
     c.gd2 = excess_of(e, &r->gd2.rec, r->best[M_ADAMW]);
+    c.mini_same = excess_of(e, &r->mini_same.rec, r->best[M_ADAMW]);
+    c.one_same = excess_of(e, &r->one_same.rec, r->best[M_ADAMW]);
     c.on_par = c.ex[M_MINI3].share, c.on_par_control = c.ex[M_MINI1].share;
     c.adaptive_margin = ttexp_margin(c.ex[M_GD].share, fmax(0, c.ex[M_MINI3].share)); /* the worse of AdamW (0) and Adam-mini */
     c.block_margin = ttexp_margin(c.ex[M_GD].share, c.ex[M_BLOCKGD].share);
@@ -201,6 +216,8 @@ static void write_stats(const char *out, const comparison *c, const runs *r)
     stats_put(st, "train_compare.blockgd_margin_over_gd", c->block_margin);
     stats_put(st, "train_compare.control.gd_other_batches_margin", c->noise_margin);
     stats_put(st, "train_compare.alg2_minus_alg3", c->alg2_vs_3);
+    stats_put(st, "train_compare.same_hp.mini_excess", c->mini_same.share);
+    stats_put(st, "train_compare.control.same_hp.one_block_excess", c->one_same.share);
     stats_put(st, "train_compare.grids_at_bound", r->at_bound);
     stats_put(st, "train_compare.diverged", r->diverged);
     csv_close(st);
@@ -223,6 +240,7 @@ static void write_claims(ttexp *e, const ttexp_args *a, double init_loss, const 
     fprintf(fp, "  %-30s %.4f  %+.4f +- %.4f\n", "GD, other batch order", r->gd2.rec.final_eval, c->gd2.share,
             c->gd2.se);
     ttexp_print_claim(fp, "train_compare.mini_on_par", c->on_par, c->on_par_control);
+    ttexp_print_claim(fp, "train_compare.mini_same_hp", c->mini_same.share, c->one_same.share);
     ttexp_print_claim(fp, "train_compare.adaptive_beats_gd", c->adaptive_margin, c->noise_margin);
     ttexp_print_claim(fp, "train_compare.blockgd_beats_gd", c->block_margin, c->noise_margin);
     fprintf(fp, "reported: Adam-mini with the default partition (Algorithm 2) - Algorithm 3 = %+.4f of AdamW's progress "

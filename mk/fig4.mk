@@ -6,7 +6,7 @@ $(RES)/fig4/run.txt: $(BUILD)/bin/fig4
 $(RES)/fig4/claims.txt: $(RES)/fig4/run.txt ;
 # Panel a (kappa = 500, several d) and b (d = 50, several kappa), each drawn by three
 # scripts: fig4<panel>_<plot>.png from plots/fig4_<plot>.gp.
-FIG4_PLOTS := r_vs_tau phase r_vs_tau_readings
+FIG4_PLOTS := r_vs_tau phase r_vs_tau_readings r_vs_tau_R
 define fig4_panel
 $(FIG4_PLOTS:%=$(FIG)/fig4$(1)_%.png): $(FIG)/fig4$(1)_%.png: $(RES)/fig4/run.txt plots/fig4_%.gp
 	$$(call render,plots/fig4_$$*.gp,res='$(RES)/fig4'; panel='$(1)')

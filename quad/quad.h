@@ -61,6 +61,9 @@ int quad_ratio_scaled(quad_ratio *r, const double *q, double kappa, const double
 /* Dense reference: g = Hx (BLAS), κ(D^½HD^½) from LAPACK eigenvalues, κ(DH) from
  * singular values, each over κ(H) from H's own eigenvalues. Same return rule. */
 int quad_ratio_dense(quad_ratio *r, const double *H /* (d,d) */, const double *x, int d);
+/* The dense path with D = diag(1/|s|) from any vector s (quad_ratio_dense is this with
+ * s = Hx): for any symmetric PD H, e.g. Fig. 3's blocks. Same return rule. */
+int quad_ratio_dense_scaled(quad_ratio *r, const double *H /* (d,d) */, const double *s, int d);
 
 /* Smallest and largest eigenvalue of diag(dg) + ρ u uᵀ (ρ >= 0), from the
  * secular equation 1 + ρ Σ u_i²/(dg_i - λ) = 0 with the interlacing brackets
@@ -124,6 +127,39 @@ double spearman(const double *x, const double *y, int n);
 double quad_trend_rho(const double *tau, const double *s, const int *perm, int n);
 /* Share of the n curves with rho <= threshold; a NaN rho (a flat curve) does not fall. */
 double quad_share_falling(const double *rho, int n, double threshold);
+
+/* ---- Fig. 4 read against each matrix's own τ (tau_reading.c) ----------------------------
+ * Sec. 2.1: "for H_b with most dimension d and κ(H_b), r decreases as τ → 1. That is,
+ * D_Adam is effective when H_b is close to diagonal, and D_Adam is not so effective when
+ * H_b is dense", and "we change τ by only rotating the eigenvectors ... This ensures τ is
+ * the only changing factor". τ is not monotone in R, so each sentence is read against the
+ * τ of every matrix of a curve (nthetas × nr matrices), never against R. */
+
+/* Per matrix (nthetas × nr, the sweep's order): the median (use_mean 0) or mean of r over
+ * its finite samples; NaN when every x of the matrix was skipped. */
+void quad_matrix_stat(double *out /* (nthetas*nr) */, const quad_sweep_result *s, const double *r, int use_mean);
+
+typedef struct {
+    double diag_tau;     /* "close to diagonal": the matrices with tau >= diag_tau */
+    double dense_share;  /* "dense": this share of the matrices with the smallest tau */
+    int nbins;           /* equal-count tau bins for "tau is the only changing factor" */
+    int nlog;            /* bins of log10 tau over [log_lo, 0] for "r decreases as tau -> 1" */
+    double log_lo;
+} quad_tau_options;
+
+typedef struct {
+    int n;          /* matrices with a finite, positive r */
+    double rho_bins; /* Spearman over the log-tau bins (median tau, median r per bin; each level of tau
+                        counts once): "r decreases as tau -> 1" when <= QUAD_FALLS_RHO */
+    double rho;     /* Spearman(tau, r) over the matrices themselves (each matrix counts once) */
+    double r_diag;  /* median r over the near-diagonal matrices (NaN: none) */
+    double r_dense; /* median r over the densest matrices */
+    int level;      /* r_diag < 1 < r_dense: effective near diagonal, not when dense */
+    double r2_R;    /* partial R² of R in log r at fixed tau (within tau bins, after log tau): 0 when tau alone fixes r */
+} quad_tau_reading;
+/* One curve's matrices: tau[i], their r statistic rm[i], and the R they were made with. */
+quad_tau_reading quad_read_against_tau(const double *tau, const double *rm, const double *R, int n,
+                                       const quad_tau_options *o);
 
 /* ---- block-diagonal quadratic (paper Fig. 3) ------------------------------------------ */
 /* Haar-random orthogonal Q (n×n): QR of a Gaussian matrix (dgeqrf + dorgqr),

@@ -56,12 +56,11 @@ int quad_ratio_scaled(quad_ratio *r, const double *q, double kappa, const double
     return 1;
 }
 
-int quad_ratio_dense(quad_ratio *r, const double *H, const double *x, int d)
+int quad_ratio_dense_scaled(quad_ratio *r, const double *H, const double *s, int d)
 {
     size_t dd = (size_t)d * d;
-    double *g = xmalloc((size_t)d * sizeof(double)), *dg = xmalloc((size_t)d * sizeof(double));
-    cblas_dgemv(CblasRowMajor, CblasNoTrans, d, d, 1.0, H, d, x, 1, 0.0, g, 1);
-    int ok = inverse_gradient_diag(dg, g, d);
+    double *dg = xmalloc((size_t)d * sizeof(double));
+    int ok = inverse_gradient_diag(dg, s, d);
     if (ok) {
         double *A = xmalloc(dd * sizeof(double)), *B = xmalloc(dd * sizeof(double));
         for (int i = 0; i < d; i++)
@@ -76,7 +75,15 @@ int quad_ratio_dense(quad_ratio *r, const double *H, const double *x, int d)
         free(A);
         free(B);
     }
-    free(g);
     free(dg);
+    return ok;
+}
+
+int quad_ratio_dense(quad_ratio *r, const double *H, const double *x, int d)
+{
+    double *g = xmalloc((size_t)d * sizeof(double));
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, d, d, 1.0, H, d, x, 1, 0.0, g, 1);
+    int ok = quad_ratio_dense_scaled(r, H, g, d);
+    free(g);
     return ok;
 }

@@ -89,9 +89,15 @@ head -1 "$R/blocks_query.csv" | grep -q ",kappa_DH_svd,offdiag_excess$" && cli_o
 head -1 "$R/summary.csv" | grep -q ",heads_share,heads_chance,heads_excess,.*,rows_perm_excess,rows_perm_mass,claimed_excess$" && cli_ok || cli_fail "summary: off-diagonal columns"
 for n in fig6.qk_heads.min_excess fig6.control.qk_heads.min_excess fig6.neurons.min_excess \
          fig6.control.neurons.min_excess fig6.tokens.min_excess fig6.control.tokens.min_excess \
-         fig6.value.log10_ratio fig6.control.key_query.log10_ratio; do
+         fig6.value.log10_ratio fig6.control.key_query.log10_ratio fig6.value.decades_from_paper \
+         fig6.control.key_query.decades_from_paper fig6.value.heads_excess fig6.value.qk_minus_value_heads \
+         fig6.control.key_query.heads_gap fig6.cols.qk.min_excess fig6.cols.neurons.min_excess fig6.cols.tokens.min_excess \
+         fig6.value.cols_excess; do
   grep -qE "^$n,-?[0-9]" "$R/stats.csv" && cli_ok || cli_fail "fig6 stats.csv: $n"
 done
+# decades from the paper's 10^6 is |log10 ratio - 6|
+awk -F, '{v[$1] = $2} END {d = v["fig6.value.log10_ratio"] - 6; if (d < 0) d = -d; exit !((d - v["fig6.value.decades_from_paper"])^2 < 1e-20)}' \
+  "$R/stats.csv" && cli_ok || cli_fail "fig6: decades from the paper's 10^6"
 expect_claim_stats fig6 "$R/stats.csv"
 [ "$(grep -cE '^old rule (PASS|FAIL): ' "$R/claims.txt")" -eq 3 ] && cli_ok || cli_fail "fig6: the old rule's 3 lines kept"
 check "fig6 without H" "$F" "${TINY[@]}" --reps 3 --save-h 0 --out "$TMPD/f6n"
@@ -142,6 +148,11 @@ expect_pooled_shares "table_kappa: shares with count and total" "$R/stats.csv" '
 awk -F, '$1 == "table_kappa.share_up.fig4.H.1pct.total" {t = $2} $1 == "table_kappa.n_measurable.fig4.H.1pct" {n = $2}
          END {exit !(t != "" && t == n)}' "$R/stats.csv" && cli_ok || cli_fail "table_kappa: total = measurable blocks"
 [ "$(grep -c '^first version at step ' "$R/claims.txt")" -eq 2 ] && cli_ok || cli_fail "table_kappa: the first version's lines"
+# the paper's regime: the spectrum within two decades of |lambda|max, so every kappa there is <= 100
+[ "$(grep -c "^paper's regime " "$R/claims.txt")" -eq 4 ] && cli_ok || cli_fail "table_kappa: the paper's regime lines"
+awk -F, '$1 ~ /^table_kappa\.top\.median_kappa_paper_blocks\./ {n++; if (!($2 >= 1 && $2 <= 100 * (1 + 1e-12))) bad = 1}
+         $1 ~ /^table_kappa\.top\.share_up\.(fig4|adam)\.H\.(1pct|step1)$/ {m++}
+         END {exit !(n == 2 && m == 4 && !bad)}' "$R/stats.csv" && cli_ok || cli_fail "table_kappa: kappa <= 100 in the paper's regime"
 expect_user_error "table_kappa: draws" "$K" --draws -1 --out "$TMPD/d"
 expect_user_error "table_kappa: too many draws" "$K" --draws 20000 --out "$TMPD/d"
 expect_no_files "no output after bad draws" "$TMPD/d"

@@ -19,7 +19,7 @@ if [ "$(id -u)" != 0 ]; then  # root writes anywhere: the /proc case above cover
 fi
 check "fig4 small run" "$P" --thetas 2 --points 3 --rs 5 --ds 2,7 --d 6 --kappas 3,40 --out "$TMPD/run" --quiet
 expect_claim_stats fig4 "$TMPD/run/stats.csv"
-for f in fig4a.csv fig4b.csv fig4a_phase.csv fig4b_phase.csv stats.csv claims.txt run.txt; do
+for f in fig4a.csv fig4b.csv fig4a_phase.csv fig4b_phase.csv fig4a_matrices.csv fig4b_matrices.csv stats.csv claims.txt run.txt; do
   [ -s "$TMPD/run/$f" ] && cli_ok || cli_fail "fig4 writes $f"
 done
 [ "$(head -1 "$TMPD/run/fig4a.csv" | cut -d, -f1-4)" = "d,kappa,R,tau_mean" ] && cli_ok || cli_fail "fig4a.csv header"
@@ -27,8 +27,26 @@ done
 [ "$(wc -l <"$TMPD/run/fig4a.csv")" -eq 11 ] && cli_ok || cli_fail "fig4a.csv has one row per (d, R)"
 # R = 0 rows: tau = 1 exactly
 awk -F, 'NR>1 && $3==0 && $4!=1 {bad=1} END{exit bad}' "$TMPD/run/fig4a.csv" && cli_ok || cli_fail "tau = 1 at R = 0"
-[ "$(grep -Ec "^E1 (a|b)_(median|mean) .*: [0-9]+ of 4 curves fall over all R" "$TMPD/run/claims.txt")" -eq 4 ] \
-  && cli_ok || cli_fail "claims.txt: one line per reading"
+[ "$(grep -Ec "^ref (a|b)_(median|mean) .*: [0-9]+ of 4 curves fall over all R" "$TMPD/run/claims.txt")" -eq 4 ] \
+  && cli_ok || cli_fail "claims.txt: one reference line per reading"
+# read against each matrix's own tau: every matrix in fig4<panel>_matrices.csv (2 curves x 2 theta x 5 R),
+# the three shares per reading for D_Adam and the control, and their per-curve numbers
+[ "$(wc -l <"$TMPD/run/fig4a_matrices.csv")" -eq 21 ] && cli_ok || cli_fail "fig4a_matrices.csv: one row per matrix"
+awk -F, 'NR>1 && $5==0 && $6!=1 {bad=1} END{exit bad}' "$TMPD/run/fig4a_matrices.csv" && cli_ok || cli_fail "matrices: tau = 1 at R = 0"
+for r in a_median b_median a_mean b_mean; do
+  for w in share_falling share_falling_matrices share_level share_tau_only; do
+    for pre in fig4.tau fig4.control.tau; do
+      grep -Eq "^$pre.$w.$r,(0|0\.25|0\.5|0\.75|1)$" "$TMPD/run/stats.csv" && cli_ok || cli_fail "stats.csv: $pre.$w.$r is a share of 4 curves"
+    done
+  done
+  for n in rho rho_matrices r_diag r_dense r2_R; do
+    [ "$(grep -c "^fig4\.tau\.$n\.$r\." "$TMPD/run/stats.csv")" -eq 4 ] && cli_ok || cli_fail "stats.csv: tau.$n of each curve ($r)"
+  done
+done
+# the level share is the count of curves with r_diag < 1 < r_dense
+awk -F, '$1 ~ /^fig4\.tau\.r_diag\.a_median\./ {split($1, p, "."); c = p[5]; dg[c] = $2} $1 ~ /^fig4\.tau\.r_dense\.a_median\./ {split($1, p, "."); dn[p[5]] = $2}
+         $1 == "fig4.tau.share_level.a_median" {s = $2} END {for (c in dg) {n++; k += (dg[c] + 0 < 1 && dn[c] + 0 > 1)}; exit !(n == 4 && s == k / n)}' \
+  "$TMPD/run/stats.csv" && cli_ok || cli_fail "share_level = count of r_diag < 1 < r_dense"
 # stats.csv: the share, its random-D control, the R <= R* reading and its control, the shuffled-tau and
 # R <= R* references per reading, and every curve's rho in each
 for r in a_median b_median a_mean b_mean; do
@@ -92,10 +110,10 @@ done
 [ "$(wc -l <"$TMPD/run3/loss_full.csv")" -eq 62 ] && cli_ok || cli_fail "loss_full.csv: steps 0..60"
 head -c 128 "$TMPD/run3/H.npy" | grep -aq "'shape': (18, 18)" && cli_ok || cli_fail "H.npy is 18x18"
 head -c 128 "$TMPD/run3/H1.npy" | grep -aq "'shape': (6, 6)" && cli_ok || cli_fail "H1.npy is 6x6"
-# the grids: seven (problem, method), at least the 4 planned points each, exactly one best each, a status
+# the grids: nine (problem, method), at least the 4 planned points each, exactly one best each, a status
 [ "$(head -1 "$TMPD/run3/grid.csv")" = "problem,method,lr,score,final_loss,best,status" ] && cli_ok || cli_fail "grid.csv header"
-[ "$(awk -F, 'NR>1 && $6==1' "$TMPD/run3/grid.csv" | wc -l)" -eq 7 ] && cli_ok || cli_fail "one best lr per grid"
-[ "$(awk -F, 'NR>1 {print $1 "," $2}' "$TMPD/run3/grid.csv" | sort | uniq -c | awk '$1 >= 4' | wc -l)" -eq 7 ] \
+[ "$(awk -F, 'NR>1 && $6==1' "$TMPD/run3/grid.csv" | wc -l)" -eq 9 ] && cli_ok || cli_fail "one best lr per grid"
+[ "$(awk -F, 'NR>1 {print $1 "," $2}' "$TMPD/run3/grid.csv" | sort | uniq -c | awk '$1 >= 4' | wc -l)" -eq 9 ] \
   && cli_ok || cli_fail "every grid has at least its planned points"
 awk -F, 'NR>1 && $7 != "INTERIOR" && $7 != "EDGE AT BOUND" && $7 != "NONE FINITE" {bad=1} END{exit bad}' \
   "$TMPD/run3/grid.csv" && cli_ok || cli_fail "grid.csv: a status per row"
@@ -111,10 +129,19 @@ grep -q "^fig3.grid_interior.full_adam,0$" "$TMPD/run3b/stats.csv" && grep -q "f
   && cli_ok || cli_fail "claims.txt has three claims, each with its control"
 for n in fig3.gap.adam_gd.full fig3.control.gap.adam_gd.homogeneous fig3.gap.gd_adam.h1 \
          fig3.control.gap.gd_adam.diag_spread fig3.gap.blockgd_adam.full fig3.control.gap.blockgd_random_adam.full \
-         fig3.ref.gap.gd_adam.diag_h1; do
+         fig3.ref.gap.gd_adam.diag_h1 fig3.gap.gd_adam.h2 fig3.gap.gd_adam.h3 fig3.r.full fig3.r.h1 fig3.r.h2 fig3.r.h3 \
+         fig3.control.r.full fig3.control.r.h3; do
   grep -Eq "^$n,-?[0-9]" "$TMPD/run3/stats.csv" && cli_ok || cli_fail "fig3 stats.csv: $n is a number"
 done
-[ "$(grep -c '^fig3.grid_interior\.' "$TMPD/run3/stats.csv")" -eq 7 ] && cli_ok || cli_fail "fig3 stats.csv: grid status per grid"
+[ "$(grep -c '^fig3.grid_interior\.' "$TMPD/run3/stats.csv")" -eq 9 ] && cli_ok || cli_fail "fig3 stats.csv: grid status per grid"
+# the alignment of r with the winner: a 0/1 share of one seed, yes exactly when on each of H, H1, H2, H3
+# Adam beats GD (gap < 0 on H; gd_adam > 0 on a block) where r < 1
+awk -F, '{v[$1] = $2} END {a = (v["fig3.gap.adam_gd.full"] < 0) == (v["fig3.r.full"] < 1);
+  a = a && ((v["fig3.gap.gd_adam.h1"] > 0) == (v["fig3.r.h1"] < 1)) && ((v["fig3.gap.gd_adam.h2"] > 0) == (v["fig3.r.h2"] < 1));
+  a = a && ((v["fig3.gap.gd_adam.h3"] > 0) == (v["fig3.r.h3"] < 1));
+  exit !(v["fig3.aligned.total"] == 1 && v["fig3.aligned.count"] == a)}' "$TMPD/run3/stats.csv" \
+  && cli_ok || cli_fail "fig3.aligned: Adam beats GD exactly where r < 1"
+[ -s "$TMPD/run3/loss_h2.csv" ] && [ -s "$TMPD/run3/loss_h3.csv" ] && cli_ok || cli_fail "fig3: loss curves on H2 and H3"
 check "fig3 seed 2" "$P" --steps 60 --block 6 --lr-points 4 --seed 2 --out "$TMPD/run3s2" --quiet
 ! cmp -s "$TMPD/run3/H.npy" "$TMPD/run3s2/H.npy" && cli_ok || cli_fail "fig3: another seed, another H"
 cli_summary

@@ -249,8 +249,9 @@ static void test_report(void)
               "verdicts.md: the paper's number beside the measured mean");
         CHECK(strstr(md, "- Changed after the confirmation run: its threshold moved after the confirmation run."),
               "verdicts.md: the change after the confirmation run");
-        CHECK(strstr(csv, ",hypothesis,paper_lo,paper_hi\n") && strstr(csv, ",1,5,7\n") && strstr(csv, ",0,nan,nan\n"),
-              "verdicts.csv: the hypothesis flag and the paper's number");
+        CHECK(strstr(csv, ",hypothesis,paper_lo,paper_hi,seeds_to_decide\n") && strstr(csv, ",1,5,7,") &&
+                  strstr(csv, ",0,nan,nan,"),
+              "verdicts.csv: the hypothesis flag, the paper's number, the seeds to decide");
     }
     free(sum), free(md), free(csv);
     CHECK(remove_tree(tmp) == 0, "cleaned up %s", tmp);

@@ -608,8 +608,42 @@ static void test_heatmap(void)
     free(bpath);
 }
 
+/* The column split, the control of every "blocks by output neuron / head / token" claim, can
+ * pass: a linear layer W (rows x cols) has Gauss-Newton H = A (x) S, A over outputs, S = sum
+ * x x' over inputs (entry (i,j),(k,l) = A_ik S_jl). With S near-diagonal (inputs nearly
+ * orthogonal) H couples each input neuron's weights: the column split holds and the row split
+ * does not (a claim of rows would then be NO POWER beside it); with A near-diagonal the other
+ * way round. */
+static void test_column_control(void)
+{
+    enum { R = 6, C = 8, P = R * C };
+    partition *rows = partition_new(), *cols = partition_new();
+    for (int i = 0; i < R; i++) partition_add(rows, (size_t)i * C, C, 1, 0, "row");
+    for (int j = 0; j < C; j++) partition_add(cols, (size_t)j, R, C, 0, "col");
+    gsl_rng *rng = rng_new(5);
+    double A[R * R], S[C * C], *H = xmalloc((size_t)P * P * sizeof(double));
+    for (int pass = 0; pass < 2; pass++) {
+        /* pass 0: S diagonal-heavy (column structure); 1: A diagonal-heavy (rows) */
+        for (int i = 0; i < R; i++)
+            for (int k = 0; k <= i; k++) A[i * R + k] = A[k * R + i] = (i == k ? (pass == 1 ? 10 : 1) : 0) + rng_gaussian(rng, 0.1);
+        for (int j = 0; j < C; j++)
+            for (int l = 0; l <= j; l++) S[j * C + l] = S[l * C + j] = (j == l ? (pass == 0 ? 10 : 1) : 0) + rng_gaussian(rng, 0.1);
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < C; j++)
+                for (int k = 0; k < R; k++)
+                    for (int l = 0; l < C; l++) H[(size_t)(i * C + j) * P + (k * C + l)] = A[i * R + k] * S[j * C + l];
+        double er = offdiag_structure(H, P, rows).excess, ec = offdiag_structure(H, P, cols).excess;
+        if (pass == 0) CHECK(ec >= 0.5 && er < 0.5, "inputs near-orthogonal: columns %.3f pass, rows %.3f do not", ec, er);
+        if (pass == 1) CHECK(er >= 0.5 && ec < 0.5, "outputs decoupled: rows %.3f pass, the column control %.3f fails", er, ec);
+    }
+    free(H);
+    rng_free(rng);
+    partition_free(rows), partition_free(cols);
+}
+
 int main(void)
 {
+    test_column_control();
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_hessian.%d", (int)getpid());
     mkdir(tmpdir, 0777);
     core_quiet = 1;

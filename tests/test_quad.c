@@ -799,6 +799,40 @@ static void test_bad_input(void)
     expect_sweep_error(5, 10, 4, 4, 1, "R values");
 }
 
+/* Fig. 4 read against tau on constructed curves: r a decreasing function of tau alone
+ * (falls, R explains nothing at fixed tau), r that at the same tau depends on R (two
+ * branches, as the rotated generator makes), and the level rule on both sides of 1. */
+static void test_read_against_tau(void)
+{
+    enum { NT = 8, NR = 51, N = NT * NR };
+    double tau[N], r[N], R[N];
+    const quad_tau_options o = {.diag_tau = 0.9, .dense_share = 0.1, .nbins = 10, .nlog = 24, .log_lo = -2.4};
+    for (int t = 0; t < NT; t++)
+        for (int k = 0; k < NR; k++) {
+            int i = t * NR + k;
+            R[i] = (double)k / (NR - 1);
+            tau[i] = pow(10, -2 * R[i]) * (1 - 0.01 * t); /* tau from 1 down to ~0.01 */
+            r[i] = 0.2 / sqrt(tau[i]);                    /* a function of tau alone: 0.2 at tau 1, 2 at 0.01 */
+        }
+    quad_tau_reading q = quad_read_against_tau(tau, r, R, N, &o);
+    CHECK(q.n == N && q.rho_bins < -0.99 && q.rho < -0.99, "r(tau) falling: rho bins %g, matrices %g", q.rho_bins, q.rho);
+    CHECK(q.r2_R < 0.05, "a function of tau alone: R explains %g of log r at fixed tau", q.r2_R);
+    CHECK(q.level && q.r_diag < 1 && q.r_dense > 1, "level: r %g near diagonal, %g dense", q.r_diag, q.r_dense);
+    /* a second branch: past R = 0.5 tau rises back while r keeps rising with R */
+    for (int i = 0; i < N; i++) {
+        if (R[i] > 0.5) tau[i] = pow(10, -2 * (1 - R[i])) * 0.1;
+        r[i] = 0.2 / sqrt(tau[i]) * exp(3 * R[i]);
+    }
+    q = quad_read_against_tau(tau, r, R, N, &o);
+    CHECK(q.r2_R > 0.5, "two branches: R explains %g of log r at fixed tau", q.r2_R);
+    /* the level fails when r stays above 1 near the diagonal (a small kappa), and NaN r is dropped */
+    for (int i = 0; i < N; i++) r[i] = 3 + tau[i];
+    r[0] = NAN;
+    q = quad_read_against_tau(tau, r, R, N, &o);
+    CHECK(q.n == N - 1 && !q.level && q.r_diag > 1, "no level: r %g near diagonal (n %d)", q.r_diag, q.n);
+    CHECK(q.rho_bins > 0.99, "r rising with tau: rho %g", q.rho_bins);
+}
+
 int main(void)
 {
     test_bad_input();
@@ -821,5 +855,6 @@ int main(void)
     test_log_loss();
     test_fig3_rules();
     test_permute();
+    test_read_against_tau();
     return check_summary();
 }

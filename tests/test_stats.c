@@ -1,6 +1,7 @@
 /* Tests of verdict/stats and judge: t intervals, sign tests, verdicts, extending lr grids, median.
  * Expected values are closed forms worked out by hand in the comments. */
 #include "check.h"
+#include <gsl/gsl_cdf.h>
 #include "core/core.h"
 #include "harness/lr_grid.h"
 #include "verdict/verdict.h"
@@ -686,8 +687,36 @@ static void test_median(void)
     CHECK(median_of(r, 6) == quantile(r, 6, 0.5), "median %g quantile %g", median_of(r, 6), quantile(r, 6, 0.5));
 }
 
+/* What it would take: seeds to decide at the observed effect and spread, against hand counts. */
+static void test_seeds_to_decide(void)
+{
+    /* interval: mean 1 above the threshold with sd 2: |d| sqrt(n)/sd >= t_{0.95, n-1} first at n = 13
+     * (t_{0.95,12} = 1.782 <= 0.5 sqrt(13) = 1.803; t_{0.95,11} = 1.796 > 0.5 sqrt(12) = 1.732) */
+    double x[4] = {-1, 3, -1, 3}; /* mean 1, sd 2.309 */
+    int n = seeds_to_decide(RULE_INTERVAL, CLAIM_ABOVE, 0, x, 4, 0, 0, 0.05, 1000);
+    double sd = sqrt(16.0 / 3);
+    int want = 2;
+    while (!(1 * sqrt((double)want) / sd >= gsl_cdf_tdist_Pinv(0.95, want - 1))) want++;
+    CHECK(n == want && n > 4, "interval: %d seeds (by the t quantiles %d)", n, want);
+    double y[3] = {2, 2.1, 1.9};
+    CHECK(seeds_to_decide(RULE_INTERVAL, CLAIM_BELOW, 0, y, 3, 0, 0, 0.05, 1000) == 2, "a clear effect: 2 seeds");
+    double z[3] = {1, -1, NAN};
+    CHECK(seeds_to_decide(RULE_INTERVAL, CLAIM_ABOVE, 0, z, 3, 0, 0, 0.05, 1000) == -1, "no effect: -1");
+    /* sign: every seed on one side: 5 seeds (2^-5 = 1/32 <= 0.05 < 1/16) */
+    double s[3] = {INFINITY, 1, 2};
+    CHECK(seeds_to_decide(RULE_SIGN, CLAIM_ABOVE, 0, s, 3, 0, 0, 0.05, 1000) == 5, "sign, all above: 5 seeds");
+    /* share: 7 of 10 items per seed against 0.5; by hand the n where P(X >= 7n | Bin(10n, 0.5)) <= 0.05 */
+    int sh = seeds_to_decide(RULE_SHARE, CLAIM_ABOVE, 0.5, NULL, 1, 7, 10, 0.05, 1000);
+    int ws = 2;
+    while (!(gsl_cdf_binomial_Q((unsigned)(7 * ws) - 1, 0.5, (unsigned)(10 * ws)) <= 0.05)) ws++;
+    CHECK(sh == ws, "share 0.7 of 10 per seed: %d seeds (by hand %d)", sh, ws);
+    CHECK(seeds_to_decide(RULE_SHARE, CLAIM_ABOVE, 0.5, NULL, 2, 10, 20, 0.05, 1000) == -1, "share at the threshold: -1");
+    CHECK(seeds_to_decide(RULE_EXACT, CLAIM_ABOVE, 0.5, y, 3, 0, 0, 0.05, 1000) == 1, "exact: 1");
+}
+
 int main(void)
 {
+    test_seeds_to_decide();
     test_t_interval();
     test_paired_interval();
     test_sign_test();

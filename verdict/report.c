@@ -65,6 +65,43 @@ static void fmt_notes(char *buf, size_t size, const judged_claim *j)
 
 static int smoke(const claim_study *s) { return s->seeds.n < 5; }
 
+/* What it would take to decide an INCONCLUSIVE or NO POWER verdict, if the effect and the spread
+ * seen held on more seeds (power.c, an estimate): the claim's seeds and, for NO POWER, the
+ * control's (it must become a decided FAIL: when it leans to its own PASS, more seeds will not
+ * do). Returns the seeds (-1: no number) and says why in buf; buf empty for other verdicts. */
+#define SEEDS_CAP 1000
+/* The readings in r's Holm family (1 for a family of its own). */
+static int holm_size(const claim_study *s, const claim_rule *r)
+{
+    if (!r->family) return 1;
+    int m = 0;
+    for (int i = 0; i < s->n; i++) m += s->claim[i].r->family && !strcmp(s->claim[i].r->family, r->family);
+    return m > 0 ? m : 1;
+}
+
+/* The claim's own test at alpha / (its Holm family's size), the correction's worst case. */
+static int would_take(char *buf, size_t size, const claim_study *s, const judged_claim *j, const judged_setting *js)
+{
+    buf[0] = '\0';
+    if (js->v != VERDICT_INCONCLUSIVE && js->v != VERDICT_NO_POWER) return -1;
+    int n = seeds_to_decide(js->stat.test, js->side, js->threshold, js->x, s->seeds.n, js->stat.k, js->stat.total,
+                            s->alpha / holm_size(s, j->r), SEEDS_CAP);
+    if (js->v == VERDICT_NO_POWER && js->has_control) {
+        double p_pass = js->control.p_claim, p_fail = js->control.p_other;
+        if (!(p_fail < p_pass)) {
+            snprintf(buf, size, "more seeds will not decide it: the control leans to passing too");
+            return -1;
+        }
+        int nc = seeds_to_decide(js->control.test, js->side, js->threshold, js->c, s->seeds.n, js->control.k,
+                                 js->control.total, s->alpha, SEEDS_CAP);
+        if (nc < 0) { snprintf(buf, size, "the control would not be decided within %d seeds", SEEDS_CAP); return -1; }
+        if (nc > n) n = nc;
+    }
+    if (n < 0) snprintf(buf, size, "no effect to decide (at the threshold, or beyond %d seeds)", SEEDS_CAP);
+    else snprintf(buf, size, "about %d seeds at the effect and spread seen (an estimate)", n);
+    return n;
+}
+
 /* How many families the paper's claims form (chance verdicts are bounded per family). */
 static int family_count(const claim_study *s)
 {
@@ -156,9 +193,14 @@ static void write_rows(FILE *fp, const claim_study *s, int hypothesis)
         else snprintf(alt, sizeof alt, "%d of %d: %s", j->n_same, j->n_run, robustness(j));
         if (r->paper_value.text) /* the magnitude the paper states, beside the one measured */
             snprintf(a + strlen(a), sizeof a - strlen(a), "; the paper: %s", r->paper_value.text);
-        fprintf(fp, "| `%s`: %s | %s | %s (%s %g) | %s%s%s | **%s** | %s | %s |\n", r->id, r->claim, r->place, a,
+        char take[160], vcell[200];
+        int nt = would_take(take, sizeof take, s, j, &j->main);
+        if (nt > 0) snprintf(vcell, sizeof vcell, "**%s** (~%d seeds would decide)", verdict_name(j->main.v), nt);
+        else if (take[0]) snprintf(vcell, sizeof vcell, "**%s** (%s)", verdict_name(j->main.v), take);
+        else snprintf(vcell, sizeof vcell, "**%s**", verdict_name(j->main.v));
+        fprintf(fp, "| `%s`: %s | %s | %s (%s %g) | %s%s%s | %s | %s | %s |\n", r->id, r->claim, r->place, a,
                 side_word(r->side), r->threshold, j->main.has_control ? b : "none", j->main.has_control ? ": " : "",
-                j->main.has_control ? verdict_name(j->main.control_v) : "", verdict_name(j->main.v), alt, notes);
+                j->main.has_control ? verdict_name(j->main.control_v) : "", vcell, alt, notes);
     }
 }
 
@@ -175,7 +217,7 @@ static void write_table(FILE *fp, const claim_study *s)
             any_after_confirmation(s) ? "C changed after the confirmation run (back in development); " : "");
 }
 
-static void write_setting_md(FILE *fp, const claim_study *s, const judged_setting *js)
+static void write_setting_md(FILE *fp, const claim_study *s, const judged_claim *j, const judged_setting *js)
 {
     char seeds[256], vals[1024], a[160];
     fmt_seeds(seeds, sizeof seeds, &s->seeds, ", ");
@@ -202,6 +244,9 @@ static void write_setting_md(FILE *fp, const claim_study *s, const judged_settin
                 side_word(js->side), a, verdict_name(reading_verdict(&js->paired, s->alpha)));
     }
     if (js->why[0]) fprintf(fp, "- Why %s: %s.\n", verdict_name(js->v), js->why);
+    char take[160];
+    would_take(take, sizeof take, s, j, js);
+    if (take[0]) fprintf(fp, "- What it would take: %s.\n", take);
 }
 
 /* The paper's own number beside the measured one (on the statistic's scale when given as a number). */
@@ -223,7 +268,7 @@ static void write_claim_md(FILE *fp, const claim_study *s, const judged_claim *j
     fprintf(fp, "- Statistic: %s (`%s`). Rule: %s over seeds, %s %g, one-sided at alpha %g%s%s%s.\n", r->stat_what,
             r->stat, test_name(r->kind), side_word(r->side), r->threshold, s->alpha,
             r->family ? "; family `" : "", r->family ? r->family : "", r->family ? "` (Holm)" : "");
-    write_setting_md(fp, s, &j->main);
+    write_setting_md(fp, s, j, &j->main);
     if (r->control) fprintf(fp, "- The control: %s (`%s`).\n", r->control_what, r->control);
     else fprintf(fp, "- The control: none.\n");
     write_paper_number(fp, &r->paper_value, j->main.stat.mean);
@@ -259,7 +304,7 @@ static void write_csv(const char *out, const claim_study *s)
                              "id,experiment,family,test,side,threshold,seeds,values,mean,lo,hi,k,total,p_claim,"
                              "p_claim_holm,p_other_holm,diverged_seeds,control,control_values,control_mean,control_lo,"
                              "control_hi,control_verdict,paired_mean,paired_verdict,verdict,alternatives_run,"
-                             "alternatives_same,robustness,notes,commit,why,hypothesis,paper_lo,paper_hi");
+                             "alternatives_same,robustness,notes,commit,why,hypothesis,paper_lo,paper_hi,seeds_to_decide");
     char seeds[256];
     fmt_seeds(seeds, sizeof seeds, &s->seeds, ";");
     for (int i = 0; i < s->n; i++) {
@@ -274,15 +319,17 @@ static void write_csv(const char *out, const claim_study *s)
         for (char *p = why; *p; p++) if (*p == ',' || *p == '"' || *p == '\n') *p = ';'; /* one field */
         double plo = r->paper_value.numeric ? r->paper_value.lo : NAN;
         double phi = r->paper_value.numeric ? r->paper_value.hi : NAN;
+        char take[160];
+        int nt = would_take(take, sizeof take, s, j, m); /* -1: decided, or no number */
         csv_row(f, "%s,%s,%s,%s,%s,%.10g,%s,%s,%.10g,%.10g,%.10g,%.10g,%.10g,%.6g,%.6g,%.6g,%d,%s,%s,%.10g,%.10g,%.10g,%s,"
-                   "%.10g,%s,%s,%d,%d,%s,%s,%s,%s,%d,%.10g,%.10g",
+                   "%.10g,%s,%s,%d,%d,%s,%s,%s,%s,%d,%.10g,%.10g,%d",
                 r->id, r->experiment, r->family ? r->family : r->id, test_name(m->stat.test), side_word(r->side),
                 r->threshold, seeds, vals, m->stat.mean, m->stat.lo, m->stat.hi, m->stat.k, m->stat.total,
                 m->stat.p_claim, m->p_claim_adj, m->p_other_adj, m->stat.n_inf, r->control ? r->control : "",
                 r->control ? cvals : "", m->control.mean, m->control.lo, m->control.hi,
                 r->control ? verdict_name(m->control_v) : "", m->paired.mean,
                 m->has_paired ? verdict_name(reading_verdict(&m->paired, s->alpha)) : "", verdict_name(m->v),
-                j->n_run, j->n_same, robustness(j), notes, commit_of(s), why, r->hypothesis, plo, phi);
+                j->n_run, j->n_same, robustness(j), notes, commit_of(s), why, r->hypothesis, plo, phi, nt);
     }
     csv_close(f);
     f = csv_open_in(out, "sensitivity.csv", "id,choice,alternative,flags,statistic,mean,lo,hi,verdict,main_verdict");

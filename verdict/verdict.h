@@ -363,4 +363,16 @@ const char *robustness(const judged_claim *j);
  * (report.c); skipped: the experiments left out, named in verdicts.md. */
 void study_write(const char *out, const claim_study *s, const char *skipped);
 
+/* ---- what it would take (power.c) ---------------------------------------------------------------
+ * The seeds a rule would need to be decided (PASS or FAIL at alpha, unadjusted) if the
+ * effect and the spread seen on x[0..n-1] (NAN: missing) held on more seeds: an estimate
+ * from the development seeds. Interval rule: the smallest n with |mean − threshold|·√n/sd
+ * >= t_{1−alpha, n−1}; sign rule (or ±inf values): the smallest n at which the observed
+ * share of seeds on the majority side rejects the fair coin; share rule: the smallest n
+ * at which the pooled share k/total, with total/n items per seed, rejects the threshold
+ * (exact binomial). -1: no effect to decide (the mean or share exactly at the threshold,
+ * fewer than 2 values) or more than cap seeds; an exact rule needs 1. */
+int seeds_to_decide(rule_kind kind, claim_side side, double threshold, const double *x, int n, double k, double total,
+                    double alpha, int cap);
+
 #endif

@@ -6,7 +6,7 @@ static const claim_family FAMILIES[] = {
      .paper = "these models often exhibit Hessian-block heterogeneity, i.e., the Hessian of different parameter "
               "blocks have dramatically different eigenvalue distributions ... for CNNs, the eigenvalue "
               "distributions are similar among blocks",
-     .place = "Sec. 2.1; App. \"Preliminary results in zhang2024transformers\" (their Fig. 3)",
+     .place = "Sec. 2.1; App. E.2 (Preliminary results in zhang2024transformers, their Fig. 3)",
      .holm = "hetero",
      .alt = {ALT_CKPT_LR_1E2,
              {.choice = "the MLP's input size",

@@ -21,6 +21,8 @@ static const claim_family FAMILIES[] = {
                 "descent from whole changed after seeing seeds 2-5, docs/verdicts.md); H as fig6 at step 10",
      .after_data = "the criterion was changed after seeing seeds 2-5 (it descends from whole); the columns control "
                    "replaced the permuted-H control, which could not pass, after a review",
+     .paper_setting = "H at fig6's checkpoint: the paper does not give the training lr to it (here AdamW 1e-3, "
+                      "cosine)",
      .alt = {ALT_CKPT_LR_1E2, ALT_CKPT_LR_3E4, LEVEL0_4},
      .reading = {{.id = "partition_check.tt_alg3",
                    .claim = "Principle 1 read from H (splits refined while a finer one holds, excess >= 0.5, inside "
@@ -35,12 +37,14 @@ static const claim_family FAMILIES[] = {
                    .control = "partition_check.control.tt.columns_agree"}}},
     {.experiment = "partition_check",
      .paper = "Algorithm 2: Partition for non-Transformers (param_blocks[name] = param)",
-     .place = "App. A, Algorithm 2 (with Principle 1, Sec. 2.3)",
+     .place = "App. B, Algorithm 2 (with Principle 1, Sec. 2.3)",
      .control_what = "the same share on the Transformer, for which the paper says the default partition (Algorithm "
                      "2) does not follow Principle 1; a permuted H would not do, since a structure-blind criterion "
                      "keeps tensors whole",
      .depends = "MLP 49-8-10 tanh on Fashion-MNIST pooled 4x4, Adam lr 1e-3, H at step 10 of 1,000 on 1,000 test "
                 "images; the criterion as partition_check.tt_alg3",
+     .after_data = "the criterion, shared with partition_check.tt_alg3, was changed after seeing seeds 2-5 (it "
+                   "descends from whole)",
      .alt = {ALT_CKPT_LR_1E2, ALT_CKPT_LR_3E4, LEVEL0_4},
      .reading = {{.id = "partition_check.mlp_alg2",
                    .claim = "Principle 1 read from the MLP's H keeps each tensor whole (Algorithm 2)",

@@ -31,6 +31,25 @@ static const claim_family FAMILIES[] = {
                    .kind = RULE_INTERVAL,
                    .control = "train_compare.control.one_block_excess"}}},
     {.experiment = "train_compare",
+     .paper = "Adam-mini performs well using the same hyperparameters as AdamW",
+     .place = "Sec. 3.4, point 2",
+     .control_what = "one block for the whole model at AdamW's lr too: what Principle 1 says fails on Transformers",
+     .depends = "as train_compare.mini_on_par, but Adam-mini and its control run at AdamW's best lr (betas, eps, "
+                "weight decay, schedule already shared) instead of each at its own searched lr",
+     .after_data = "added after the review (issue 26: train_compare searched the lr per optimizer); the 2% margin "
+                   "is mini_on_par's",
+     .paper_setting = "the paper's claim is about LLM pre-training at scale; here a 1-layer tiny Transformer over "
+                      "300 steps",
+     .alt = {ALT_STEPS(600, 300), ALT_LR_GRID9},
+     .reading = {{.id = "train_compare.mini_same_hp",
+                   .claim = "Adam-mini (Algorithm 3) at AdamW's own lr ends within 2% of AdamW's progress",
+                   .stat = "train_compare.same_hp.mini_excess",
+                   .stat_what = "(L_Adam-mini - L_AdamW)/(L_0 - L_AdamW), held-out, Adam-mini at AdamW's best lr",
+                   .side = CLAIM_BELOW,
+                   .threshold = 0.02,
+                   .kind = RULE_INTERVAL,
+                   .control = "train_compare.control.same_hp.one_block_excess"}}},
+    {.experiment = "train_compare",
      .paper = "Adam outperforms the optimal single-learning-rate method",
      .place = "Sec. 2.1, finding (1) (on a quadratic; here on the Transformer)",
      .control_what = "GD at the same lr with another batch order in place of AdamW and Adam-mini: it cannot beat GD, "

@@ -11,7 +11,7 @@
 static const claim_family FAMILIES[] = {
     {.experiment = "trajectory",
      .paper = "On a small Transformer, Adam-mini generates similar trajectories to that of AdamW",
-     .place = "Sec. 3.1, Trajectory comparison; App. (same seed and same learning rate)",
+     .place = "Sec. 3.1, Trajectory comparison; App. F.1 (the same random seed and the same learning rate)",
      .control_what = "Adafactor (beta1 0.9) in Adam-mini's place: the paper says other memory-efficient methods do "
                      "not stay close to AdamW, so the rule must not pass it; on seed 1 its largest distance is near "
                      "the boundary (0.52)",

@@ -4,7 +4,7 @@
 #include "verdict/claims/claims.h"
 
 #define PLACE \
-    "App. D (More Discussions on the Partition Strategies of Value)"
+    "App. D.6 (More Discussions on the Partition Strategies of Value)"
 #define PAPER_SETTING \
     "the paper: GPT-2 runs of tens of thousands of steps; here 100 and 400 steps"
 #define SHORT50 \
