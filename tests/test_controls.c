@@ -13,8 +13,7 @@
 enum { N = 10 };
 
 /* Per-seed values of a statistic on the claim's side (on = 1) or the other (on = 0) of its rule;
- * shares as counts of 20 items per seed, one item further from the threshold on odd seeds (the
- * same share strictly inside (0, 1) on every seed is INVALID: the seeds would not enter). */
+ * shares as counts of 20 items per seed. */
 static void make_values(const claim_rule *r, int on, double *x, double *count, double *total)
 {
     int above = (r->side == CLAIM_ABOVE) == on;
@@ -22,8 +21,7 @@ static void make_values(const claim_rule *r, int on, double *x, double *count, d
         double wiggle = 0.01 * (k - N / 2); /* a spread, so the interval has a width */
         if (r->kind == RULE_SHARE) {
             double p = above ? r->threshold + 0.9 * (1 - r->threshold) : 0.1 * r->threshold;
-            total[k] = 20, count[k] = round(p * 20) + (above ? 1 : -1) * (k % 2);
-            count[k] = count[k] < 0 ? 0 : count[k] > 20 ? 20 : count[k];
+            total[k] = 20, count[k] = round(p * 20);
             x[k] = count[k] / total[k];
         } else {
             double scale = fabs(r->threshold) > 1 ? fabs(r->threshold) : 1;

@@ -148,6 +148,9 @@ size_t tt_data_length(const tt_data *d, int held_out);
 const double *tt_data_transitions(const tt_data *d);
 int tt_data_order(const tt_data *d);     /* Markov order; 0 otherwise */
 void tt_data_free(tt_data *d);
+/* The data d for a model (named `model` in the message) of V symbols: the same number, else a
+ * user error saying why (a text of fewer distinct bytes than V, or --vocab-size). */
+void tt_data_check_vocab_size(const char *model, int V, const tt_data *d);
 
 /* ---- nanoGPT checkpoints (tt_nanogpt.c) ------------------------------------------------
  * Safetensors files in the state-dict layout of nanoGPT's GPT: transformer.wte.weight

@@ -300,6 +300,16 @@ tt_data *tt_data_token_files(const char *train_path, const char *val_path, int V
     return d;
 }
 
+void tt_data_check_vocab_size(const char *model, int V, const tt_data *d)
+{
+    int dv = d->V, text = !d->trans && d->sym && d->sym[0] != TT_SYMBOL_TOKEN;
+    if (dv == V) return;
+    if (text && dv < V)
+        die_user("%s has a vocabulary of %d symbols but the text holds only %d distinct bytes (not the text it was "
+                 "trained on?)", model, V, dv);
+    die_user("%s has a vocabulary of %d symbols but the data gives %d (--vocab-size must be %d)", model, V, dv, V);
+}
+
 /* ---- queries and batches ------------------------------------------------------------------ */
 
 int tt_data_vocab(const tt_data *d) { return d->V; }

@@ -484,13 +484,8 @@ static void symbol_shown(char *out, size_t n, const char *sym)
 
 void tt_nanogpt_check_data(const char *path, int V, const tt_data *d)
 {
-    int dv = tt_data_vocab(d), text = !tt_data_transitions(d) && tt_data_symbol(d, 0) != TT_SYMBOL_TOKEN;
-    if (dv != V) {
-        if (text && dv < V)
-            die_user("%s has a vocabulary of %d symbols but the text holds only %d distinct bytes (not the text it "
-                     "was trained on?)", path, V, dv);
-        die_user("%s has a vocabulary of %d symbols but the data gives %d (--vocab-size must be %d)", path, V, dv, V);
-    }
+    int text = !tt_data_transitions(d) && tt_data_symbol(d, 0) != TT_SYMBOL_TOKEN;
+    tt_data_check_vocab_size(path, V, d);
     st_file *f = st_read(path);
     const char *want = st_meta(f, "vocab_bytes");
     char have[256 * 6 + 8];
