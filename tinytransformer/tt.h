@@ -219,9 +219,9 @@ void tt_check_sizes(const tt_config *file, const tt_config *asked, const char *w
 model *tt_load_gpt2(const char *path /* folder or .safetensors */, const char *config_path /* NULL: the folder's */);
 /* The same from a parsed file and the config JSON's text; `what` names them. */
 model *tt_from_gpt2(const st_file *f, const char *config_json, const char *what);
-/* Whether a --model path is a GPT-2 checkpoint: a folder whose config.json says
- * model_type gpt2 (or has n_embd), or a file whose tensors are GPT2Model's names or
- * hold a Conv1D c_attn [C, 3C]. Any file: tt_load_file reads it as GPT-2 or nanoGPT. */
+/* Whether a --model path is a GPT-2 checkpoint: a file whose tensors are GPT2Model's
+ * names or hold a Conv1D c_attn [C, 3C], or a folder whose model.safetensors is one or
+ * whose config.json says model_type gpt2 (or has n_embd). Any file: tt_load_file reads it as GPT-2 or nanoGPT. */
 int tt_gpt2_looks(const char *path);
 model *tt_load_file(const char *path, const char *config_path);
 /* tt_nanogpt_check_data on a --model path (a folder: its model.safetensors). */

@@ -498,7 +498,13 @@ static int header_is_gpt2(const cJSON *h)
 
 int tt_gpt2_looks(const char *path)
 {
-    if (path_is_folder(path)) { /* a Hugging Face folder whose config is GPT-2's */
+    if (path_is_folder(path)) { /* a Hugging Face folder whose config or tensors are GPT-2's */
+        char *st = path_join(path, "model.safetensors");
+        cJSON *h = header_of(st);
+        int tensors = header_is_gpt2(h);
+        cJSON_Delete(h);
+        free(st);
+        if (tensors) return 1;
         char *cfg = path_join(path, "config.json");
         size_t len;
         char err[64], *json = input_read_all(cfg, cfg, 1 << 16, &len, err, sizeof err);
