@@ -179,6 +179,13 @@ static void test_refusals(void)
     char *dir = path_join(tmpdir, "bad");
     tt_save_gpt2(m, dir, 0);
     char *cfg = path_join(dir, "config.json"), *st = path_join(dir, "model.safetensors");
+    /* a vector in the layout (tt_probe's --direction): the file's values; a tied model refuses a differing head */
+    double *x = xmalloc(m->P * sizeof(double));
+    tt_gpt2_read_vector(m, st, x);
+    CHECK(memcmp(x, m->params, m->P * sizeof(double)) == 0, "the file read as a vector: the parameters");
+    model *tied = small(1, TT_GELU_TANH, 1, 17);
+    EXPECT_USER_ERROR(tt_gpt2_read_vector(tied, st, x), "but the model is tied");
+    model_free(tied), free(x);
     size_t len;
     char *good = slurp(cfg, &len), *text = xmalloc(len + 400);
     /* the least a config says: n_head, n_inner (not 4 n_embd), untied; gelu_new by default */

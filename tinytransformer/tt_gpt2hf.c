@@ -309,9 +309,9 @@ static int config_of(tt_config *cfg, const g2_tensors *t, const g2_config *c, g2
         return fail(e, "config n_inner is not given (4 n_embd = %ld) but the tensors give %ld", 4 * C, M);
     if (c->heads < 0) return fail(e, "n_head is not in the config (the shapes cannot tell it)");
     if (C % c->heads) return fail(e, "n_head = %ld does not divide n_embd = %ld", c->heads, C);
-    if (V < 2 || V > 65536 || C > 4096 || M > 16384 || T > 1024)
+    if (V < 2 || V > 65536 || C < 1 || C > 4096 || M < 1 || M > 16384 || T < 1 || T > 1024)
         return fail(e, "vocab %ld, n_embd %ld, n_inner %ld, n_positions %ld: beyond the toolkit's model (2..65536, "
-                       "4096, 16384, 1024)", V, C, M, T);
+                       "1..4096, 1..16384, 1..1024)", V, C, M, T);
     int tied = c->tied != 0; /* PretrainedConfig's default: tied */
     if (t->lm_head && tied && !same_values(t->lm_head, t->wte))
         return fail(e, "tie_word_embeddings is %s but lm_head.weight differs from transformer.wte.weight",
@@ -452,7 +452,10 @@ void tt_gpt2_read_vector(const model *m, const char *path, double *x)
     st_file *f = st_read(path);
     g2_tensors t;
     g2_err e = {{0}};
-    if (sort_tensors(&t, f, &e) || check_shapes(&t, tt_config_of(m), &e)) {
+    const tt_config *c = tt_config_of(m);
+    if (sort_tensors(&t, f, &e) || check_shapes(&t, c, &e) ||
+        (c->tied && t.lm_head && !same_values(t.lm_head, t.wte) &&
+         fail(&e, "lm_head.weight differs from wte.weight, but the model is tied (its tensor is wte, once)"))) {
         st_free(f);
         die_user("%s: %s", path, e.msg);
     }
@@ -537,15 +540,21 @@ void tt_file_check_data(const char *path, int V, const tt_data *d)
 
 /* ---- out ------------------------------------------------------------------------------------------- */
 
+/* GPT-2's Conv1D and LayerNorm layers always have biases. */
+static void need_biases(const model *m, const char *path)
+{
+    if (!tt_config_of(m)->bias)
+        die_user("%s: a model without biases has no GPT-2 layout (its Conv1D and LayerNorm layers have biases): "
+                 "write it in nanoGPT's", path);
+}
+
 void tt_save_gpt2_tensors(const model *m, const double *x, const char *path, int f32)
 {
     const tt_config *c = tt_config_of(m);
-    if (!c->bias)
-        die_user("%s: a model without biases has no GPT-2 layout (its Conv1D and LayerNorm layers have biases): "
-                 "write it in nanoGPT's", path);
+    need_biases(m, path);
     size_t C = c->C, M = c->M;
     int L = c->layers, nt = 0;
-    double *v = (double *)x; /* read only: conv1d's direction 1 writes into the file buffer */
+    double *v = (double *)x; /* only read: in() and conv1d() serve the reader too, which writes */
     double *conv = xmalloc((size_t)L * (4 * C * C + 2 * C * M + 3 * C) * sizeof(double));
     st_out *out = xcalloc((size_t)L * 12 + 8, sizeof(st_out));
     char (*names)[64] = xcalloc((size_t)L * 12 + 8, 64);
@@ -618,7 +627,7 @@ static void write_config(const tt_config *c, const char *path, int f32)
 
 void tt_save_gpt2(const model *m, const char *dir, int f32)
 {
-    if (!tt_config_of(m)->bias) tt_save_gpt2_tensors(m, m->params, dir, f32); /* its user error, before the folder */
+    need_biases(m, dir); /* before the folder */
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) die_user("cannot create the folder %s: %s", dir, strerror(errno));
     if (!path_is_folder(dir)) die_user("%s exists and is not a folder (--save-hf writes a folder)", dir);
     char *st = path_join(dir, "model.safetensors"), *cj = path_join(dir, "config.json");
