@@ -463,10 +463,12 @@ void tt_gpt2_read_vector(const model *m, const char *path, double *x)
     st_free(f);
 }
 
-/* The JSON header of a safetensors file (NULL: none, or not one). */
+/* The JSON header of a safetensors file (NULL: none, or not one; a FIFO or a device is not
+ * opened to be read: input_open refuses it without blocking, and the reader says so later). */
 static cJSON *header_of(const char *path)
 {
-    FILE *fp = fopen(path, "rb");
+    char err[64];
+    FILE *fp = input_open(path, path, 0, NULL, err, sizeof err);
     if (!fp) return NULL;
     unsigned char len[8];
     cJSON *h = NULL;
