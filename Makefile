@@ -14,6 +14,7 @@
 #   make clean      builds and quick results; make distclean also the paper-scale ones
 #   SCALE=paper     paper-scale counts (results-paper/, figures-paper/)
 #   DATA=text       the Transformer experiments on English text (results-text/, figures-text/)
+#   ARCH=llama      those that take any Transformer on the Llama-style model (results-llama/, figures-llama/)
 
 SHELL := /bin/bash
 # The compiler: gcc, unless CC is given on the command line or in the environment
@@ -70,6 +71,23 @@ ifeq ($(DATA),text)
   TT_DATA := --data text
 else ifneq ($(DATA),markov)
   $(error DATA must be markov or text, got '$(DATA)')
+endif
+
+# ARCH=llama: the Transformer experiments that take any Transformer (each
+# fragment registers them in LLAMA_EXPS) on the Llama-style model (--model
+# llama; docs/llama.md) into their own folders results-llama/ and
+# figures-llama/ (with DATA=text: results-text-llama/ ...).
+ARCH ?= tt
+LLAMA_EXPS :=
+ifeq ($(ARCH),llama)
+  RES := $(RES)-llama
+  FIG := $(FIG)-llama
+  TT_ARCH := --model llama
+  TT_KIND := llama
+else ifeq ($(ARCH),tt)
+  TT_KIND := tt
+else
+  $(error ARCH must be tt or llama, got '$(ARCH)')
 endif
 
 # Debian packages the toolkit needs: the libraries it compiles against, and what
@@ -258,6 +276,10 @@ ifeq ($(DATA),text) # only the Transformer experiments' figures and claims
   FIGURES := $(filter $(foreach e,$(TT_EXPS),$(FIG)/$(e)%),$(FIGURES))
   CLAIMS := $(filter $(foreach e,$(TT_EXPS),$(RES)/$(e)/%),$(CLAIMS))
 endif
+ifeq ($(ARCH),llama) # only the experiments that take --model llama
+  FIGURES := $(filter $(foreach e,$(LLAMA_EXPS),$(FIG)/$(e)%),$(FIGURES))
+  CLAIMS := $(filter $(foreach e,$(LLAMA_EXPS),$(RES)/$(e)/%),$(CLAIMS))
+endif
 $(eval $(verdict_rules))
 $(eval $(sensitivity_rules))
 
@@ -288,8 +310,10 @@ gallery: figures
 # clean: the builds and the quick results; paper-scale results (hours of compute)
 # go only with distclean.
 clean:
-	rm -rf build build-san build-fuzz build-mpi build-mpi-san results figures results-text figures-text
+	rm -rf build build-san build-fuzz build-mpi build-mpi-san results figures results-text figures-text \
+	  results-llama figures-llama results-text-llama figures-text-llama
 distclean: clean
-	rm -rf results-paper figures-paper results-paper-text figures-paper-text
+	rm -rf results-paper figures-paper results-paper-text figures-paper-text \
+	  results-paper-llama figures-paper-llama results-paper-text-llama figures-paper-text-llama
 
 -include $(LIBOBJ:.o=.d) $(FIXTURES:.o=.d) $(PROG_SRC:%.c=$(BUILD)/%.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(BENCH_SRC:%.c=$(BUILD)/%.d)

@@ -51,6 +51,14 @@ struct model {
     tensor_info *tensors;        /* in buffer order, covering 0..P-1 exactly once */
     double *params;              /* the flat parameter buffer, length P */
 
+    /* Sequence models (the Transformers): context length T, vocabulary V and
+     * the batch, B sequences of T+1 token ids in 0..V-1 (inputs 0..T-1,
+     * targets 1..T; copied; user error on a token outside the vocabulary).
+     * T = V = 0 and set_tokens NULL for the others. What a training loop or a
+     * checkpoint needs to feed any Transformer. */
+    int T, V;
+    void (*set_tokens)(model *m, const int *tokens, int B);
+
     /* Mean loss over the model's current batch at params. */
     double (*loss)(model *m);
     /* Loss and its gradient g (length P) at params. */

@@ -344,5 +344,6 @@ int main(int argc, char **argv)
     run_write_info(r.out, (unsigned long)r.cli.seed);
     rng_free(r.perm_rng);
     tt_ckpt_free(&r.c);
+    ckpt_cli_free(&r.cli);
     return 0;
 }

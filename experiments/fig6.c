@@ -33,10 +33,10 @@
 #include "core/core.h"
 #include "core/model.h"
 #include "harness/data.h"
+#include "harness/models.h"
 #include "harness/seeds.h"
 #include "harness/tt_ckpt.h"
 #include "hessian/hessian.h"
-#include "tinytransformer/tt.h"
 #include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
@@ -125,16 +125,16 @@ static split_mass no_split(split_kind s)
 /* One row per sub-block of split s of tensor t (absolute blocks, so row mass and D are over all of H). */
 /* One row per sub-block of split s of tensor t (absolute blocks, so row mass and D
  * are over all of H; the off-diagonal excess e_b is inside H_tt). */
-static void block_rows(outfile *f, const tt_ckpt *c, const double *Htt, int t, split_kind s, double tensor_fro2,
-                       const double *d)
+static void block_rows(outfile *f, const model *m, const double *H, const double *Htt, int t, split_kind s,
+                       double tensor_fro2, const double *d)
 {
-    partition *p = partition_new(), *local = tensor_local_partition(c->m, t, s);
-    partition_add_tensor(p, c->m, t, s);
-    const tensor_info *ti = &c->m->tensors[t];
+    partition *p = partition_new(), *local = tensor_local_partition(m, t, s);
+    partition_add_tensor(p, m, t, s);
+    const tensor_info *ti = &m->tensors[t];
     double *e = xmalloc((size_t)p->nblocks * sizeof(double));
     offdiag_block_excess(Htt, tensor_size(ti), local, e);
     for (int b = 0; b < p->nblocks; b++) {
-        block_metrics bm = block_analyze(c->H, c->m->P, &p->b[b], d);
+        block_metrics bm = block_analyze(H, m->P, &p->b[b], d);
         csv_row(f, "%s,%s,%d,%s,%zu,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%d,%.10g,%d,%.10g,%.10g",
                 split_name(s), split_meaning(ti, s), b, p->b[b].name, bm.n, bm.fro2,
                 tensor_fro2 > 0 ? bm.fro2 / tensor_fro2 : NAN, bm.row_mass, bm.tau, bm.s.lmin, bm.s.lmax, bm.s.absmin,
@@ -158,12 +158,13 @@ static void write_bounds(const char *out, const char *blk, const char *kind, con
 }
 
 typedef struct {
-    ckpt_cli cli;
+    model_cli mc;
     const char *out;
     int pixels, reps, layer, save_h;
     double decades;
-    tt_ckpt_setup setup;
-    tt_ckpt c;
+    model_ckpt k;             /* the model at the checkpoint, on the Hessian batch */
+    double *H;                /* (P,P) there */
+    double loss, train_seconds, hess_seconds;
     double *d;                /* D_Adam diagonal (P) */
     gsl_rng *rng;             /* Monte Carlo baselines (the old statistic) */
     gsl_rng *perm_rng;        /* the permutations of the control */
@@ -171,19 +172,40 @@ typedef struct {
     blk_summary s[NBLK];
 } run;
 
+/* The plot's name of block k: the paper's for the tiny GPT, else the tensor's
+ * name without its layer prefix and ".weight" (underscores escaped for gnuplot). */
+static void block_title(char *out, size_t len, const model *m, const tensor_info *ti, int k)
+{
+    if (!strcmp(m->kind, "tinytransformer")) {
+        snprintf(out, len, "%s", TITLE[k]);
+        return;
+    }
+    const char *s = ti->name, *dot = strstr(s, ".layers.");
+    if (dot) s = strchr(dot + 8, '.') + 1; /* past "<i>." */
+    else if (!strncmp(s, "model.", 6)) s += 6;
+    size_t o = 0;
+    for (; *s && o + 4 < len; s++) {
+        if (!strcmp(s, ".weight")) break;
+        if (*s == '_') out[o++] = '\\', out[o++] = '\\';
+        out[o++] = *s;
+    }
+    out[o] = 0;
+}
+
 static void write_plotvars(const run *r, int k, const blk_summary *s, size_t pr, size_t factor)
 {
-    const tensor_info *ti = &r->c.m->tensors[s->t];
+    const tensor_info *ti = &r->k.m->tensors[s->t];
     const split_mass *major = s->qkv ? &s->heads : &s->rows;
-    char name[64], minor_text[160] = "", when[160];
-    if (r->setup.model_path) { /* the file's name, without folders (gnuplot's enhanced text: no underscores) */
-        const char *base = strrchr(r->setup.model_path, '/');
-        snprintf(when, sizeof when, "of %s", base ? base + 1 : r->setup.model_path);
+    char name[64], minor_text[160] = "", when[160], title[96];
+    if (r->k.file) { /* the file's name, without folders (gnuplot's enhanced text: no underscores) */
+        const char *base = strrchr(r->k.file, '/');
+        snprintf(when, sizeof when, "of %s", base ? base + 1 : r->k.file);
         for (char *u = when; *u; u++)
             if (*u == '_' || *u == '"' || *u == '\\' || *u == '^' || *u == '{' || *u == '}' || *u == '@') *u = '-';
     } else {
-        snprintf(when, sizeof when, "at step %ld of %ld", r->c.step, r->setup.train.steps);
+        snprintf(when, sizeof when, "at step %ld of %ld", r->k.step, r->k.total);
     }
+    block_title(title, sizeof title, r->k.m, ti, k);
     if (s->qkv)
         snprintf(minor_text, sizeof minor_text, "; dotted: %d output neurons, excess %.2f", s->rows.nblocks,
                  s->rows.od.excess);
@@ -196,7 +218,7 @@ static void write_plotvars(const run *r, int k, const blk_summary *s, size_t pr,
             "sub1 = \"%d x %d weights = %zu params; max |H| %.2e, mean |H| %.2e; log colour\"\n"
             "sub2 = \"solid: %d %ss, off-diagonal mass inside %.3f (random %.3f), excess %.2f%s\"\n",
             pr, factor, s->max_abs, s->max_abs * pow(10, -r->decades), s->qkv, major->nblocks > 8 ? 0.6 : 1.2,
-            TITLE[k], major->nblocks, split_meaning(ti, major->split), when, ti->rows,
+            title, major->nblocks, split_meaning(ti, major->split), when, ti->rows,
             ti->cols, s->n, s->max_abs, s->mean_abs, major->nblocks, split_meaning(ti, major->split), major->od.share,
             major->od.chance, major->od.excess, minor_text);
     outfile_commit(o);
@@ -217,10 +239,10 @@ static const char *split_columns(const split_mass *m, char *buf, size_t len)
 
 static blk_summary analyze_block(run *r, int k, int t)
 {
-    const model *m = r->c.m;
+    const model *m = r->k.m;
     const tensor_info *ti = &m->tensors[t];
     blk_summary s = {.t = t, .n = tensor_size(ti)};
-    double *Htt = tensor_hessian(r->c.H, m->P, m, t);
+    double *Htt = tensor_hessian(r->H, m->P, m, t);
     size_t n = s.n;
     double *Hperm = sym_permuted(Htt, n, r->perm_rng);
     double sum = 0;
@@ -253,15 +275,15 @@ static blk_summary analyze_block(run *r, int k, int t)
     outfile *f = csv_open_in(r->out, name, "split,meaning,block,name,n,fro2,mass_share,row_mass_ratio,tau,lambda_min,lambda_max,"
                                 "abs_lambda_min,abs_lambda_max,kappa,n_negative,kappa_DH_eig,n_negative_DH,kappa_DH_svd,"
                                 "offdiag_excess");
-    if (s.qkv) block_rows(f, &r->c, Htt, t, SPLIT_HEADS, s.fro2, r->d);
-    block_rows(f, &r->c, Htt, t, SPLIT_ROWS, s.fro2, r->d);
+    if (s.qkv) block_rows(f, m, r->H, Htt, t, SPLIT_HEADS, s.fro2, r->d);
+    block_rows(f, m, r->H, Htt, t, SPLIT_ROWS, s.fro2, r->d);
     csv_close(f);
 
     /* heatmap, boundaries (solid: heads for q/k/v, else rows; dotted: rows inside heads), plot variables */
     size_t pr, pc, factor;
     double *img = heatmap_pool(Htt, n, n, n, r->pixels, POOL_MAX, &pr, &pc, &factor);
     char note[160];
-    snprintf(note, sizeof note, "|H| block of %s at step %ld, max-pooled", ti->name, r->c.step);
+    snprintf(note, sizeof note, "|H| block of %s at step %ld, max-pooled", ti->name, r->k.step);
     snprintf(name, sizeof name, "heat_%s.csv", FIG6_BLOCKS[k].key);
     char *path = path_join(r->out, name);
     heatmap_write(path, img, pr, pc, factor, note);
@@ -311,7 +333,7 @@ static void claim_line(FILE *fp, const run *r, const char *text, const int *ks, 
         const split_mass *c = claimed(&r->s[ks[i]]);
         fprintf(fp, "%s %s %d %ss excess %.3f (off-diagonal mass inside %.4f, random %.4f; blocks' own excess "
                     "min %.3f; permuted H %.3f) %s",
-                i ? ";" : "", FIG6_BLOCKS[ks[i]].key, c->nblocks, split_meaning(&r->c.m->tensors[r->s[ks[i]].t], c->split),
+                i ? ";" : "", FIG6_BLOCKS[ks[i]].key, c->nblocks, split_meaning(&r->k.m->tensors[r->s[ks[i]].t], c->split),
                 c->od.excess, c->od.share, c->od.chance, c->block_min, c->od_perm.excess,
                 new_pass(c) ? "pass" : "fail");
     }
@@ -394,7 +416,7 @@ static void write_stats(const run *r)
 #undef PUT
     }
     stats_put(f, "fig6.value.rows_excess", r->s[2].rows.od.excess);
-    stats_put(f, "fig6.checkpoint_step", (double)r->c.step);
+    stats_put(f, "fig6.checkpoint_step", (double)r->k.step);
     csv_close(f);
 }
 
@@ -434,24 +456,47 @@ static void write_claims(const run *r)
                 "diagonal share (entries) query %.4f, value %.4f, mlp.fc_1 %.4f\n",
             v->heads.od.excess, v->rows.od.excess, q->rows.od.excess, k->rows.od.excess, q->mass_diag, v->mass_diag,
             r->s[4].mass_diag);
-    if (r->setup.model_path)
+    const ckpt_cli *c = &r->mc.cli;
+    const model *m = r->k.m;
+    if (r->k.file)
         fprintf(fp, "context: P = %zu; the model of %s (trained elsewhere), H on %d fixed held-out sequences of T = %d "
-                    "(%s); loss on them %.4f\n", r->c.m->P, r->setup.model_path, r->setup.hess_batch, r->setup.cfg.T,
-                token_source_name(&r->setup.data), r->c.loss);
+                    "(%s); loss on them %.4f\n", m->P, r->k.file, c->hess_batch, m->T, token_source_name(&c->data),
+                r->loss);
     else
-        fprintf(fp, "context: P = %zu; AdamW lr %g cosine, %ld steps of %d sequences, H at step %ld (%g of training) on "
-                    "%d fixed sequences of T = %d; loss on them %.4f at init, %.4f at the checkpoint\n",
-                r->c.m->P, r->setup.train.lr, r->setup.train.steps, r->setup.train.batch, r->c.step,
-                r->setup.train.fracs[0], r->setup.hess_batch, r->setup.cfg.T, r->c.loss0, r->c.loss);
+        fprintf(fp, "context: P = %zu; %sAdamW lr %g cosine, %ld steps of %d sequences, H at step %ld (%g of training) "
+                    "on %d fixed sequences of T = %d; loss on them %.4f at init, %.4f at the checkpoint\n",
+                m->P, strcmp(m->kind, "tinytransformer") ? "the Llama-style model; " : "", c->lr, c->steps, c->batch,
+                r->k.step, c->frac, c->hess_batch, m->T, r->k.loss0, r->loss);
     outfile_commit(o);
 }
 
 /* ---- outputs of the whole model ------------------------------------------------------------ */
 
+/* A Transformer's sizes from its tensor table: C (the embedding's columns), the
+ * query heads, M (the first MLP matrix's rows), layers, biases. */
+typedef struct {
+    int C, heads, M, layers, bias;
+} tt_shape;
+
+static tt_shape shape_of(const model *m)
+{
+    tt_shape s = {0};
+    for (int t = 0; t < m->ntensors; t++) {
+        const tensor_info *ti = &m->tensors[t];
+        if (ti->role == ROLE_EMBED) s.C = ti->cols;
+        if (ti->role == ROLE_QUERY && !s.heads) s.heads = ti->heads;
+        if (ti->role == ROLE_MLP_FC && !s.M) s.M = ti->rows;
+        if (ti->role == ROLE_BIAS) s.bias = 1;
+        if (ti->layer + 1 > s.layers) s.layers = ti->layer + 1;
+    }
+    return s;
+}
+
 static void write_model_files(const run *r)
 {
-    const model *m = r->c.m;
-    const tt_config *c = &r->setup.cfg;
+    const model *m = r->k.m;
+    const ckpt_cli *c = &r->mc.cli;
+    tt_shape sh = shape_of(m);
     outfile *f = csv_open_in(r->out, "tensors.csv", "index,name,role,offset,rows,cols,heads,layer");
     for (int t = 0; t < m->ntensors; t++) {
         const tensor_info *ti = &m->tensors[t];
@@ -459,29 +504,32 @@ static void write_model_files(const run *r)
                 ti->heads, ti->layer);
     }
     csv_close(f);
+    int text = token_source_is_text(&c->data);
     f = csv_open_in(r->out, "model.csv", "V,C,heads,M,T,layers,bias,P,data,order,successors,optim,lr,steps,batch,checkpoint_fraction,"
                        "checkpoint_step,hess_batch,loss_init,loss_checkpoint,final_train_loss");
-    csv_row(f, "%d,%d,%d,%d,%d,%d,%d,%zu,%s,%d,%d,%s,%g,%ld,%d,%g,%ld,%d,%.10g,%.10g,%.10g", c->V, c->C,
-            c->heads, c->M, c->T, c->layers, c->bias, m->P, token_source_is_text(&r->setup.data) ? "text" : "markov",
-            token_source_is_text(&r->setup.data) ? 0 : r->setup.order,
-            token_source_is_text(&r->setup.data) ? 0 : r->setup.successors,
-            r->setup.model_path ? "none (--model)" : "adamw", r->setup.train.lr,
-            r->setup.model_path ? 0L : r->setup.train.steps, r->setup.train.batch, r->setup.train.fracs[0], r->c.step, r->setup.hess_batch,
-            r->c.loss0, r->c.loss, r->c.final_loss);
-    run_note("train seconds: %.3f", r->c.train_seconds);
-    run_note("hessian seconds: %.3f", r->c.hess_seconds);
+    csv_row(f, "%d,%d,%d,%d,%d,%d,%d,%zu,%s,%d,%d,%s,%g,%ld,%d,%g,%ld,%d,%.10g,%.10g,%.10g", m->V, sh.C, sh.heads, sh.M,
+            m->T, sh.layers, sh.bias, m->P, text ? "text" : "markov", text ? 0 : c->order, text ? 0 : c->successors,
+            r->k.file ? "none (--model)" : "adamw", c->lr, r->k.file ? 0L : c->steps, c->batch, c->frac, r->k.step,
+            c->hess_batch, r->k.loss0, r->loss, r->k.final_loss);
+    run_note("train seconds: %.3f", r->train_seconds);
+    run_note("hessian seconds: %.3f", r->hess_seconds);
     csv_close(f);
     size_t shape[2] = {m->P, m->P};
-    if (r->save_h) npy_write_in(r->out, "H.npy", r->c.H, 2, shape);
+    if (r->save_h) npy_write_in(r->out, "H.npy", r->H, 2, shape);
 }
 
 static void parse_args(run *r, int argc, char **argv)
 {
     *r = (run){.out = "results/fig6", .pixels = 256, .reps = 20, .decades = 5, .save_h = 1};
-    ckpt_cli_init(&r->cli);
+    model_cli_init(&r->mc);
     const cli_opt opts[] = {
-        CKPT_CLI_OPTS(&r->cli),
-        CKPT_CLI_MODEL_OPT(&r->cli),
+        CKPT_CLI_OPTS(&r->mc.cli),
+        {"model", OPT_STRING, &r->mc.model_name, "tt (the tiny Transformer), llama (the Llama-style model: the same "
+                                                 "sizes and --llama-*) or a Transformer trained elsewhere: a "
+                                                 "nanoGPT-layout .safetensors or a Hugging Face Llama folder (H of "
+                                                 "that model, no training; v-hat from 64 batches)"},
+        CKPT_CLI_MODEL_CONFIG_OPT(&r->mc.cli),
+        LLAMA_CLI_OPTS(&r->mc.llama),
         {"layer", OPT_INT, &r->layer, "which Transformer block's tensors to draw"},
         {"pixels", OPT_INT, &r->pixels, "heatmap side at most this many pixels (max-pooled beyond)"},
         {"decades", OPT_DOUBLE, &r->decades, "log colour range below each block's max |H|, in decades"},
@@ -500,30 +548,44 @@ static void parse_args(run *r, int argc, char **argv)
               "1,000 steps; H at step 10.\n"
               "H is exact (R-operator), on a fixed batch drawn independently of the training batches.\n"
               "--model FILE.safetensors: the blocks of a model trained elsewhere (nanoGPT's layout; tied: embed\n"
-              "and output are the one tensor wte).",
+              "and output are the one tensor wte). --model llama or a Hugging Face Llama folder: the same eight\n"
+              "blocks of the Llama-style model (q_proj, k_proj, v_proj, o_proj, gate_proj, down_proj, embed,\n"
+              "lm_head).",
               opts, sizeof opts / sizeof *opts);
-    r->setup = ckpt_cli_setup(&r->cli);
-    if (r->layer < 0 || r->layer >= r->setup.cfg.layers)
-        die_user("--layer must be in 0..%d (got %d)", r->setup.cfg.layers - 1, r->layer);
     if (r->pixels < 16 || r->pixels > 4096) die_user("--pixels must be in 16..4096 (got %d)", r->pixels);
     if (!(r->decades >= 1 && r->decades <= 16)) die_user("--decades must be in 1..16 (got %g)", r->decades);
     if (r->reps < 2 || r->reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r->reps);
     if (r->save_h != 0 && r->save_h != 1) die_user("--save-h must be 0 or 1 (got %d)", r->save_h);
+    model_ckpt_check(&r->k, &r->mc, r->mc.model_name);
+    model_ckpt_start(&r->k); /* the model, not trained: its layers and tensors, before any output */
+    int layers = shape_of(r->k.m).layers;
+    for (int k = 0; k < NBLK; k++)
+        if (fig6_tensor(r->k.m, 0, k) < 0) die_user("--model %s: not a Transformer (no %s tensor)", r->mc.model_name,
+                                                    FIG6_BLOCKS[k].key);
+    if (r->layer < 0 || r->layer >= layers) die_user("--layer must be in 0..%d (got %d)", layers - 1, r->layer);
 }
 
 /* The checkpoint's H (training first, into train/), D_Adam from its v-hat, the random streams. */
 static void take_hessian(run *r)
 {
+    model_ckpt *k = &r->k;
     char *train_dir = path_join(r->out, "train");
-    tt_ckpt_hessian(&r->setup, train_dir, &r->c);
+    double t0 = wall_seconds();
+    model_ckpt_train(k, train_dir);
+    model_ckpt_load(k, 0);
+    r->train_seconds = wall_seconds() - t0;
     free(train_dir);
+    r->loss = k->m->loss(k->m);
+    t0 = wall_seconds();
+    r->H = model_ckpt_hessian(k);
+    r->hess_seconds = wall_seconds() - t0;
     if (!core_quiet)
         fprintf(stderr, "fig6: P = %zu, checkpoint step %ld of %ld, loss %.4f (init %.4f); H on %d sequences in %.2f s\n",
-                r->c.m->P, r->c.step, r->setup.train.steps, r->c.loss, r->c.loss0, r->setup.hess_batch, r->c.hess_seconds);
-    r->d = xmalloc(r->c.m->P * sizeof(double));
-    adam_diag(r->c.m->P, r->c.vhat, r->setup.train.ocfg.eps, r->d);
-    r->rng = rng_new(seed_for((unsigned long)r->cli.seed, SEED_BASELINES));
-    r->perm_rng = rng_new(seed_for((unsigned long)r->cli.seed, SEED_DRAWS));
+                k->m->P, k->step, k->total, r->loss, k->loss0, r->mc.cli.hess_batch, r->hess_seconds);
+    r->d = xmalloc(k->m->P * sizeof(double));
+    adam_diag(k->m->P, k->vhat, k->eps, r->d);
+    r->rng = rng_new(seed_for((unsigned long)r->mc.cli.seed, SEED_BASELINES));
+    r->perm_rng = rng_new(seed_for((unsigned long)r->mc.cli.seed, SEED_DRAWS));
 }
 
 int main(int argc, char **argv)
@@ -536,15 +598,16 @@ int main(int argc, char **argv)
     r.sum_csv = csv_open_in(r.out, "summary.csv", "block,tensor,n,rows,cols,mean_abs,rms,max_abs,fro2,mass_heads,random_mass_heads,"
                                "mass_rows,random_mass_rows,mass_cols,mass_diag,claimed_mass,claimed_split,claimed_blocks,"
                                SPLIT_COLUMNS("heads_") "," SPLIT_COLUMNS("rows_") ",claimed_excess");
-    for (int k = 0; k < NBLK; k++) r.s[k] = analyze_block(&r, k, fig6_tensor(r.c.m, r.layer, k));
+    for (int k = 0; k < NBLK; k++) r.s[k] = analyze_block(&r, k, fig6_tensor(r.k.m, r.layer, k));
     csv_close(r.sum_csv);
     write_stats(&r);
     write_claims(&r);
-    run_write_info(r.out, (unsigned long)r.cli.seed);
+    run_write_info(r.out, (unsigned long)r.mc.cli.seed);
 
-    free(r.d);
+    free(r.d), free(r.H);
     rng_free(r.rng);
     rng_free(r.perm_rng);
-    tt_ckpt_free(&r.c);
+    model_ckpt_free(&r.k);
+    model_cli_free(&r.mc);
     return 0;
 }

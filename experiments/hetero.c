@@ -366,5 +366,6 @@ int main(int argc, char **argv)
     write_results(&r);
     run_write_info(r.out, (unsigned long)r.cli.seed);
     rng_free(r.rng);
+    ckpt_cli_free(&r.cli);
     return 0;
 }

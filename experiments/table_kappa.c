@@ -687,5 +687,6 @@ int main(int argc, char **argv)
     run_write_info(r.out, (unsigned long)r.cli.seed);
     free(r.R), free(r.sel);
     partition_free(r.blocks);
+    ckpt_cli_free(&r.cli);
     return 0;
 }

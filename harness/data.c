@@ -83,6 +83,70 @@ void token_source_write_vocab(const tt_data *d, const char *dir)
     csv_close(f);
 }
 
+/* The tokens of a (B, T+1) .npy of whole numbers in 0..65535 (the model checks its range). */
+static int *read_tokens(const char *path, int T, int *B)
+{
+    int nd;
+    size_t shape[4];
+    double *x = npy_read(path, &nd, shape);
+    if (nd != 2 || shape[1] != (size_t)T + 1 || shape[0] < 1 || shape[0] > 65536) {
+        free(x);
+        die_user("%s: expected a (B, %d) array of token ids, 1 <= B <= 65536", path, T + 1);
+    }
+    size_t n = shape[0] * shape[1];
+    int *tok = xmalloc(n * sizeof(int));
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] >= 0 && x[i] <= 65535) || x[i] != (double)(int)x[i]) {
+            double v = x[i];
+            free(x), free(tok);
+            die_user("%s: entry %zu (%g) is not a token id", path, i, v);
+        }
+        tok[i] = (int)x[i];
+    }
+    free(x);
+    *B = (int)shape[0];
+    return tok;
+}
+
+void probe_batch_check(const probe_batch *o)
+{
+    if (o->batch < 1 || o->batch > 65536) die_user("--batch must be in 1..65536 (got %d)", o->batch);
+    if (o->held_out != 0 && o->held_out != 1) die_user("--held-out must be 0 or 1 (got %d)", o->held_out);
+    if (o->data_seed < 0) die_user("--data-seed must be >= 0 (got %ld)", o->data_seed);
+}
+
+int *probe_tokens(const probe_batch *o, int V, int T, const char *model, int *B, tt_data **d)
+{
+    *d = NULL;
+    if (o->tokens) return read_tokens(o->tokens, T, B);
+    tt_data_opts data = o->data;
+    if (token_source_is_text(&data) && data.vocab == 0) data.vocab = V;
+    *d = token_source(&data, V, T, 2, 2, (unsigned long)o->data_seed);
+    if (tt_data_vocab(*d) != V)
+        die_user("%s has a vocabulary of %d but the data gives %d symbols (--vocab-size)", model, V, tt_data_vocab(*d));
+    int *tok = xmalloc((size_t)o->batch * (T + 1) * sizeof(int));
+    gsl_rng *r = rng_new((unsigned long)o->data_seed);
+    if (o->held_out) tt_data_held_out_batch(*d, r, o->batch, T, tok);
+    else tt_data_batch(*d, r, o->batch, T, tok);
+    rng_free(r);
+    *B = o->batch;
+    return tok;
+}
+
+void probe_write(const char *out, double loss, size_t P, const int *tok, int B, int T)
+{
+    outfile *f = csv_open_in(out, "loss.csv", "quantity,value");
+    csv_row(f, "loss,%.17g", loss);
+    csv_row(f, "P,%zu", P);
+    csv_row(f, "batch,%d", B);
+    csv_close(f);
+    size_t n = (size_t)B * (T + 1), shape[2] = {(size_t)B, (size_t)T + 1};
+    double *tk = xmalloc(n * sizeof(double));
+    for (size_t i = 0; i < n; i++) tk[i] = tok[i];
+    npy_write_in(out, "tokens.npy", tk, 2, shape);
+    free(tk);
+}
+
 /* ---- the MLP's data ------------------------------------------------------------------------- */
 
 void mlp_data_load(mlp_data *d, const char *name, const char *dir, int pool, int standardize, unsigned long seed)

@@ -39,6 +39,30 @@ tt_data *token_source(const tt_data_opts *o, int V, int T, int order, int succes
 const char *token_source_name(const tt_data_opts *o);
 /* <dir>/vocab.csv for text and token files (id, byte, char, count); nothing for Markov. */
 void token_source_write_vocab(const tt_data *d, const char *dir);
+/* The batch a probe runs on (tt_probe, llama_probe): --tokens, a (B, T+1) .npy
+ * of token ids, or --batch sequences drawn with --data-seed from the held-out
+ * (--held-out 1) or training part of the token source (an order-2 Markov chain
+ * over V symbols, or text whose vocabulary must be V: `model` names the model in
+ * that error). */
+typedef struct {
+    const char *tokens;
+    tt_data_opts data;
+    int batch, held_out;
+    long data_seed;
+} probe_batch;
+#define PROBE_BATCH_DEFAULTS {NULL, {NULL, NULL, 0}, 8, 1, 1}
+#define PROBE_BATCH_OPTS(o)                                                                                      \
+    {"tokens", OPT_STRING, &(o).tokens, "the batch: a (B, T+1) .npy of token ids (else drawn from --data)"},   \
+    TT_DATA_OPTS((o).data),                                                                                      \
+    {"batch", OPT_INT, &(o).batch, "sequences drawn from --data"},                                               \
+    {"held-out", OPT_INT, &(o).held_out, "1: from the held-out part, 0: the training part"},                     \
+    {"data-seed", OPT_LONG, &(o).data_seed, "the draw's seed (and the Markov chain's)"}
+/* User error on a flag out of range (before any output). */
+void probe_batch_check(const probe_batch *o);
+/* The tokens (B, T+1); *B the sequences; *d the source (NULL for a file), for vocab.csv. */
+int *probe_tokens(const probe_batch *o, int V, int T, const char *model, int *B, tt_data **d);
+/* A probe's loss.csv (loss, P, batch) and tokens.npy (B, T+1) in out. */
+void probe_write(const char *out, double loss, size_t P, const int *tok, int B, int T);
 
 /*
  * dataset_load's train and test splits of `name`, pooled k×k, the features that

@@ -60,7 +60,10 @@ static void tt_train_kind(model_ckpt *k, const char *train_dir)
     tt_state *st = state_of(k);
     free(st->train_dir);
     st->train_dir = xstrdup(train_dir);
-    if (trained(k)) tt_ckpt_train(&st->s, train_dir, &st->c);
+    if (trained(k)) {
+        tt_ckpt_train(&st->s, train_dir, &st->c);
+        k->final_loss = st->c.final_loss;
+    }
     tt_set_batch(k->m, st->c.tokens, st->s.hess_batch); /* training left its last batch */
 }
 

@@ -8,20 +8,24 @@
 #include "harness/tt_ckpt.h"
 #include "harness/tt_train.h"
 #include "hessian/hessian.h"
+#include "tinytransformer/llama.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Files are offered to the kinds in this order: tt, which reads any file, last. */
-static const model_kind *const MODEL_KINDS[] = {&MODEL_MLP, &MODEL_TT};
+static const model_kind *const MODEL_KINDS[] = {&MODEL_MLP, &MODEL_LLAMA, &MODEL_TT};
 enum { NKINDS = sizeof MODEL_KINDS / sizeof *MODEL_KINDS };
 /* Names in help and lists: the order the programs run them in. */
-static const model_kind *const IN_ORDER[NKINDS] = {&MODEL_TT, &MODEL_MLP};
+static const model_kind *const IN_ORDER[NKINDS] = {&MODEL_TT, &MODEL_MLP, &MODEL_LLAMA};
 
 void model_cli_init(model_cli *c)
 {
     memset(c, 0, sizeof *c);
     ckpt_cli_init(&c->cli);
     mlp_cli_init(&c->mlp);
+    llama_config d = llama_defaults();
+    c->llama = (llama_cli){.kv_heads = 2, .head_dim = 0, .tied = d.tied, .eps = d.eps, .theta = d.theta};
     c->model_name = "tt";
 }
 
@@ -103,6 +107,8 @@ void model_ckpt_start(model_ckpt *k)
 {
     if (k->m) return;
     k->kind->start(k);
+    k->loss0 = k->m->loss(k->m);
+    k->final_loss = NAN;
     size_t P = k->m->P;
     k->vhat = xcalloc(P, sizeof(double));
     k->p0 = xmalloc(P * sizeof(double));

@@ -4,8 +4,8 @@
  * a training checkpoint (on every rank of an MPI job) or reads it from a file,
  * frees it and names its partitions. No program asks which kind it holds.
  *
- * What a kind provides (a model_kind, one entry of MODEL_KINDS; tt and mlp are
- * model_tt.c and model_mlp.c):
+ * What a kind provides (a model_kind, one entry of MODEL_KINDS; tt, mlp and
+ * llama are model_tt.c, model_mlp.c and model_llama.c):
  *   name        --model NAME; also the kind's subfolder and stats prefix where
  *               a program runs several (partition_check.<name>.*)
  *   what        a phrase for claims and messages ("1-hidden-layer MLP")
@@ -19,7 +19,8 @@
  *               registry keeps these parameters: checkpoint fraction 0)
  *   train       (rank 0 only) one training run keeping a checkpoint at every
  *               fraction k->fracs[i] > 0 (a file model: its v̂ estimated),
- *               leaving the model on its Hessian batch
+ *               leaving the model on its Hessian batch; k->final_loss if it
+ *               can say (else it stays NAN)
  *   load        checkpoint i of a fraction > 0 (or the file's) into
  *               k->m->params and k->vhat (P, allocated) and k->step; after
  *               train, on rank 0 (the registry loads fraction 0 itself)
@@ -58,11 +59,25 @@
 #include "harness/tt_ckpt.h"
 #include "harness/tt_train.h"
 
+/* The Llama-style model's own flags (model_llama.c); its sizes are the shared
+ * --V, --C, --heads, --M, --T, --layers of ckpt_cli, and it has no biases. */
+typedef struct {
+    int kv_heads, head_dim, tied;
+    double eps, theta;
+} llama_cli;
+#define LLAMA_CLI_OPTS(c)                                                                                        \
+    {"llama-kv-heads", OPT_INT, &(c)->kv_heads, "the Llama's key/value heads, dividing --heads (0: --heads)"},   \
+    {"llama-head-dim", OPT_INT, &(c)->head_dim, "the Llama's head size (0: C / heads)"},                         \
+    {"llama-eps", OPT_DOUBLE, &(c)->eps, "the Llama's RMSNorm eps"},                                             \
+    {"llama-theta", OPT_DOUBLE, &(c)->theta, "the Llama's rotary base"},                                         \
+    {"llama-tied", OPT_INT, &(c)->tied, "1: the Llama's output head is its embedding"}
+
 /* Every kind's flags. */
 typedef struct {
     const char *model_name;    /* --model: a kind's name or a file */
     ckpt_cli cli;              /* the shared run flags and the Transformer's (tt_ckpt.h) */
     mlp_cli mlp;               /* the MLP's (mlp_ckpt.h) */
+    llama_cli llama;           /* the Llama's (above) */
 } model_cli;
 void model_cli_init(model_cli *c);   /* tt; every kind's defaults */
 void model_cli_free(model_cli *c);   /* what check read (a --model file) */
@@ -72,10 +87,14 @@ void model_cli_free(model_cli *c);   /* what check read (a --model file) */
  * each kind it names at checkpoints of its own: spectra_check). */
 #define MODEL_CLI_OPTS(c)                                                                                        \
     {"model", OPT_STRING, &(c)->model_name, "tt (the tiny Transformer; its size from --layers, --C, --M, --T, ...), mlp, " \
-                                            "or a Transformer trained elsewhere: a nanoGPT-layout .safetensors"}, \
+                                            "llama (the Llama-style model, the same sizes and --llama-*), or a " \
+                                            "Transformer trained elsewhere: a nanoGPT-layout .safetensors, or a " \
+                                            "Hugging Face Llama folder (model.safetensors, config.json)"},        \
     MODEL_KINDS_OPTS(c)
-#define MODEL_KINDS_OPTS(c) CKPT_CLI_MODEL_CONFIG_OPT(&(c)->cli), CKPT_CLI_OPTS(&(c)->cli), MLP_CLI_OPTS(&(c)->mlp)
-#define MODEL_KINDS_RUN_OPTS(c) CKPT_CLI_RUN_OPTS(&(c)->cli), MLP_CLI_OPTS(&(c)->mlp)
+#define MODEL_KINDS_OPTS(c)                                                                                      \
+    CKPT_CLI_MODEL_CONFIG_OPT(&(c)->cli), CKPT_CLI_OPTS(&(c)->cli), MLP_CLI_OPTS(&(c)->mlp),                     \
+    LLAMA_CLI_OPTS(&(c)->llama)
+#define MODEL_KINDS_RUN_OPTS(c) CKPT_CLI_RUN_OPTS(&(c)->cli), MLP_CLI_OPTS(&(c)->mlp), LLAMA_CLI_OPTS(&(c)->llama)
 
 typedef struct model_kind model_kind;
 
@@ -93,6 +112,9 @@ typedef struct {
     double eps;                /* the optimizer's ε (D = 1/(√v̂ + ε)) */
     long step, total;          /* the checkpoint's step and the run's steps; 0, 0 for a file */
     double loss;               /* the Hessian-batch loss there (model_ckpt_open) */
+    double loss0;              /* the Hessian-batch loss at the initialisation (model_ckpt_start) */
+    double final_loss;         /* the last training batch's loss after training (train; NAN if the kind does not
+                                  say; a file: loss0) */
     int hess_panel;            /* the panel of model_ckpt_hessian: tt --panel, mlp the engine's default (its H
                                   depends on the panel in the last bits: as fig2 and partition_check took it) */
 } model_ckpt;
@@ -147,6 +169,6 @@ partition *model_partition(const model_ckpt *k, const char *name);
 partition *model_partition_blocks(const model_ckpt *k, const char *name);
 
 /* The kinds (models.c): the table's entries. */
-extern const model_kind MODEL_TT, MODEL_MLP;
+extern const model_kind MODEL_TT, MODEL_MLP, MODEL_LLAMA;
 
 #endif

@@ -47,6 +47,34 @@ void tt_ckpt_check(const tt_ckpt_setup *s)
     optim_check_config(&s->train.ocfg, s->train.lr);
 }
 
+/* ---- what any Transformer's checkpoint needs (tt_ckpt.h) ------------------------------------- */
+
+int *ckpt_hess_tokens(const tt_data *d, unsigned long data_seed, int hess_batch, int T)
+{
+    int *tok = xmalloc((size_t)hess_batch * (T + 1) * sizeof(int));
+    gsl_rng *r = rng_new(seed_for(data_seed, SEED_HELD_OUT));
+    tt_data_held_out_batch(d, r, hess_batch, T, tok);
+    rng_free(r);
+    return tok;
+}
+
+void ckpt_estimate_vhat(model *m, const tt_data *d, int B, unsigned long seed, double *vhat)
+{
+    int *tok = xmalloc((size_t)B * (m->T + 1) * sizeof(int));
+    double *g = xmalloc(m->P * sizeof(double));
+    memset(vhat, 0, m->P * sizeof(double));
+    gsl_rng *r = rng_new(seed);
+    for (int k = 0; k < TT_VHAT_BATCHES; k++) {
+        tt_data_batch(d, r, B, m->T, tok);
+        m->set_tokens(m, tok, B);
+        m->grad(m, g);
+        for (size_t i = 0; i < m->P; i++) vhat[i] += g[i] * g[i] / TT_VHAT_BATCHES;
+    }
+    rng_free(r);
+    free(tok);
+    free(g);
+}
+
 static double *read_vector(const char *dir, const char *name, size_t P)
 {
     char *path = path_join(dir, name);
@@ -56,6 +84,17 @@ static double *read_vector(const char *dir, const char *name, size_t P)
     if (ndim != 1 || shape[0] != P) DIE("%s: expected %zu values", path, P);
     free(path);
     return x;
+}
+
+double *ckpt_read_step(model *m, const char *train_dir, long step)
+{
+    char name[64];
+    snprintf(name, sizeof name, "step%06ld_params.npy", step);
+    char *path = path_join(train_dir, name);
+    load_params(m, path);
+    free(path);
+    snprintf(name, sizeof name, "step%06ld_vhat.npy", step);
+    return read_vector(train_dir, name, m->P);
 }
 
 void tt_ckpt_start(const tt_ckpt_setup *s, tt_ckpt *out)
@@ -74,36 +113,19 @@ void tt_ckpt_start(const tt_ckpt_setup *s, tt_ckpt *out)
     }
     if (out->m->P != tt_param_count(c)) DIE("the model file changed its configuration");
     /* the Hessian batch: its own stream, so it is the same whatever the training */
-    out->tokens = xmalloc((size_t)s->hess_batch * (c->T + 1) * sizeof(int));
-    gsl_rng *r = rng_new(seed_for(s->data_seed, SEED_HELD_OUT));
-    tt_data_held_out_batch(out->data, r, s->hess_batch, c->T, out->tokens);
-    rng_free(r);
+    out->tokens = ckpt_hess_tokens(out->data, s->data_seed, s->hess_batch, c->T);
     tt_set_batch(out->m, out->tokens, s->hess_batch);
     out->loss0 = out->m->loss(out->m);
     out->loss = out->loss0;
 }
 
-/* v̂ of a model trained elsewhere: the mean of g² over TT_VHAT_BATCHES training
- * batches at its parameters (tt_ckpt.h). */
+/* v̂ of a model trained elsewhere (tt_ckpt.h), the model back on its Hessian batch. */
 static void estimate_vhat(const tt_ckpt_setup *s, tt_ckpt *c)
 {
-    model *m = c->m;
-    int B = s->train.batch, T = s->cfg.T;
-    int *tok = xmalloc((size_t)B * (T + 1) * sizeof(int));
-    double *g = xmalloc(m->P * sizeof(double));
     free(c->vhat);
-    c->vhat = xcalloc(m->P, sizeof(double));
-    gsl_rng *r = rng_new(s->train.seed);
-    for (int k = 0; k < TT_VHAT_BATCHES; k++) {
-        tt_data_batch(c->data, r, B, T, tok);
-        tt_set_batch(m, tok, B);
-        m->grad(m, g);
-        for (size_t i = 0; i < m->P; i++) c->vhat[i] += g[i] * g[i] / TT_VHAT_BATCHES;
-    }
-    rng_free(r);
-    free(tok);
-    free(g);
-    tt_set_batch(m, c->tokens, s->hess_batch);
+    c->vhat = xmalloc(c->m->P * sizeof(double));
+    ckpt_estimate_vhat(c->m, c->data, s->train.batch, s->train.seed, c->vhat);
+    tt_set_batch(c->m, c->tokens, s->hess_batch);
 }
 
 void tt_ckpt_train(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *c)
@@ -137,14 +159,8 @@ void tt_ckpt_load(const tt_ckpt_setup *s, const char *train_dir, long step, tt_c
         tt_set_batch(c->m, c->tokens, s->hess_batch);
         return;
     }
-    char name[64];
-    snprintf(name, sizeof name, "step%06ld_params.npy", step);
-    char *path = path_join(train_dir, name);
-    load_params(c->m, path);
-    free(path);
-    snprintf(name, sizeof name, "step%06ld_vhat.npy", step);
     free(c->vhat);
-    c->vhat = read_vector(train_dir, name, c->m->P);
+    c->vhat = ckpt_read_step(c->m, train_dir, step);
     c->step = step;
     tt_set_batch(c->m, c->tokens, s->hess_batch);
 }
@@ -269,13 +285,14 @@ const fig6_block FIG6_BLOCKS[FIG6_NBLOCKS] = {
 
 int fig6_tensor(const model *m, int layer, int k)
 {
-    static const char *suffix[6] = {"attn.query", "attn.key", "attn.value", "attn.proj", "mlp.fc_1", "mlp.proj"};
-    char name[64];
+    static const tensor_role roles[FIG6_NBLOCKS] = {ROLE_QUERY, ROLE_KEY, ROLE_VALUE, ROLE_ATTN_PROJ, ROLE_MLP_FC,
+                                                     ROLE_MLP_PROJ, ROLE_EMBED, ROLE_OUTPUT};
     if (k < 0 || k >= FIG6_NBLOCKS) DIE("no Fig. 6 block %d", k);
-    if (k == 6) snprintf(name, sizeof name, "wte");
-    else if (k == 7) snprintf(name, sizeof name, "%s", tt_config_of(m)->tied ? "wte" : "lm_head");
-    else snprintf(name, sizeof name, "h%d.%s", layer, suffix[k]);
-    int t = model_find_tensor(m, name);
-    if (t < 0) DIE("no tensor %s", name);
-    return t;
+    for (int pass = 0; pass < 2; pass++) /* a tied head is the embedding: output falls back to it */
+        for (int t = 0; t < m->ntensors; t++) {
+            const tensor_info *ti = &m->tensors[t];
+            tensor_role want = pass && k == 7 ? ROLE_EMBED : roles[k];
+            if (ti->role == want && (k >= 6 || ti->layer == layer)) return t;
+        }
+    return -1;
 }

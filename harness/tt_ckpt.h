@@ -64,6 +64,17 @@ void tt_ckpt_free(tt_ckpt *c);
  * at the model's current parameters on the Hessian batch, replacing c->H.
  * tt_ckpt_hessian = start, train, load at fracs[0], take_hessian. */
 void tt_ckpt_start(const tt_ckpt_setup *s, tt_ckpt *out);
+/* What any Transformer's checkpoint needs (the tiny GPT's here, the Llama's in
+ * model_llama.c), on core/model.h's sequence models: the Hessian batch,
+ * hess_batch sequences of T+1 tokens from the held-out stream of data_seed
+ * (malloc'ed; the same whatever the training); v̂ of a model trained elsewhere,
+ * the mean of g² over TT_VHAT_BATCHES batches of B training sequences drawn
+ * with seed at m's parameters (m's batch is changed); and a training run's
+ * checkpoint after `step` read from train_dir: the parameters into m, v̂
+ * returned (malloc'ed). */
+int *ckpt_hess_tokens(const tt_data *d, unsigned long data_seed, int hess_batch, int T);
+void ckpt_estimate_vhat(model *m, const tt_data *d, int B, unsigned long seed, double *vhat);
+double *ckpt_read_step(model *m, const char *train_dir, long step);
 void tt_ckpt_train(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *c);
 void tt_ckpt_load(const tt_ckpt_setup *s, const char *train_dir, long step, tt_ckpt *c);
 void tt_ckpt_take_hessian(const tt_ckpt_setup *s, tt_ckpt *c);
@@ -143,7 +154,10 @@ typedef struct {
     split_kind claimed;
 } fig6_block;
 extern const fig6_block FIG6_BLOCKS[FIG6_NBLOCKS];
-/* The tensor of Fig. 6 block k in Transformer block `layer` (embed and output are the model's). */
+/* The tensor of Fig. 6 block k in Transformer block `layer`, by role: the
+ * first of that role in the layer (the Llama's gate_proj for mlp_fc1); embed
+ * and output are the model's (a tied output is the embedding). -1 if the
+ * model has none (not a Transformer). */
 int fig6_tensor(const model *m, int layer, int k);
 
 #endif

@@ -51,9 +51,8 @@ static void next_batch(void *ctx, long step)
 {
     (void)step;
     train_ctx *c = ctx;
-    const tt_config *cfg = tt_config_of(c->m);
-    tt_data_batch(c->d, c->rng, c->o->batch, cfg->T, c->tokens);
-    tt_set_batch(c->m, c->tokens, c->o->batch);
+    tt_data_batch(c->d, c->rng, c->o->batch, c->m->T, c->tokens);
+    c->m->set_tokens(c->m, c->tokens, c->o->batch);
 }
 
 static void write_checkpoint(train_ctx *c, long steps_done, double frac, double loss)
@@ -81,7 +80,7 @@ static void after_step(void *ctx, long step, double loss, double lr)
 
 tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, const char *out)
 {
-    const tt_config *cfg = tt_config_of(m);
+    if (!m->set_tokens) DIE("tt_train: model %s reads no tokens", m->kind);
     if (o->steps < 1) die_user("training steps must be >= 1 (got %ld)", o->steps);
     if (o->batch < 1) die_user("batch size must be >= 1 (got %d)", o->batch);
     if (o->nfracs < 0 || o->nfracs > TT_MAX_CHECKPOINTS)
@@ -89,8 +88,8 @@ tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, con
     for (int i = 0; i < o->nfracs; i++)
         if (!(o->fracs[i] > 0 && o->fracs[i] <= 1))
             die_user("checkpoint fraction must be in (0, 1] (got %g)", o->fracs[i]);
-    if (tt_data_vocab(d) > cfg->V)
-        die_user("data has %d symbols, more than the model's vocabulary V = %d", tt_data_vocab(d), cfg->V);
+    if (tt_data_vocab(d) > m->V)
+        die_user("data has %d symbols, more than the model's vocabulary V = %d", tt_data_vocab(d), m->V);
     optim_check_config(&o->ocfg, o->lr);
     int needs_blocks = o->optim == OPTIM_BLOCK_GD || o->optim == OPTIM_ADAM_MINI || o->optim == OPTIM_ADAM_LEAVE_OUT;
     if (o->blocks) partition_check_cover(o->blocks, m->P, "training partition");
@@ -102,8 +101,7 @@ tt_train_result tt_train(model *m, const tt_data *d, const tt_train_opts *o, con
     train_ctx c = {.m = m, .d = d, .o = o, .out = out};
     c.opt = optim_new(o->optim, &o->ocfg, m->P, blocks, m);
     c.rng = rng_new(o->seed);
-    memory_check("training batches", tt_batch_bytes(cfg, o->batch));
-    c.tokens = xmalloc((size_t)o->batch * (cfg->T + 1) * sizeof(int));
+    c.tokens = xmalloc((size_t)o->batch * (m->T + 1) * sizeof(int)); /* set_tokens checks the batch's memory */
     c.vhat = xmalloc(m->P * sizeof(double));
     c.loss_csv = csv_open_in(out, "loss.csv", "step,loss,lr");
     c.ckpt_csv = csv_open_in(out, "checkpoints.csv", "fraction,step,params,vhat,loss");

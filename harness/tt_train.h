@@ -1,4 +1,5 @@
-/* tt_train — training the tiny Transformer with checkpoints (tt_train.c). */
+/* tt_train — training a Transformer (any sequence model of core/model.h: the
+ * tiny GPT, the Llama-style model) with checkpoints (tt_train.c). */
 #ifndef HARNESS_TT_TRAIN_H
 #define HARNESS_TT_TRAIN_H
 

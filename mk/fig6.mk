@@ -3,16 +3,17 @@
 # Principle-1 partition checker on the Transformer and on the MLP; the block
 # structure of every tensor through steps 0-100 (block_structure).
 TT_EXPS += fig6 partition_check block_structure
+LLAMA_EXPS += fig6 partition_check
 FIG6_BLOCKS := query key value attn_proj mlp_fc1 mlp_proj embed output
 FIG6_PNGS := $(FIG6_BLOCKS:%=$(FIG)/fig6_%.png)
 $(RES)/fig6/run.txt: $(BUILD)/bin/fig6
-	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
+	$< --scale $(SCALE) $(TT_DATA) $(TT_ARCH) --out $(@D) --quiet
 $(RES)/fig6/claims.txt: $(RES)/fig6/run.txt
 $(FIG6_PNGS): $(FIG)/fig6_%.png: $(RES)/fig6/run.txt plots/fig6.gp
 	$(call render,plots/fig6.gp,res='$(RES)/fig6'; blk='$*')
 
 $(RES)/partition_check/run.txt: $(BUILD)/bin/partition_check
-	$< --model tt --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
+	$< --model $(TT_KIND) --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
 $(RES)/partition_check_mlp/run.txt: $(BUILD)/bin/partition_check
 	$< --model mlp --scale $(SCALE) --out $(@D) --quiet
 $(RES)/partition_check/claims.txt: $(RES)/partition_check/run.txt

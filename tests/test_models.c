@@ -2,7 +2,8 @@
  * and of a file's kind, every kind's contract on small models (start at the
  * initialisation on its Hessian batch; one training run whose checkpoints are
  * each the checkpoint of a run of its own; fraction 0 the initialisation on the
- * Hessian batch even after training), a model file read once, the partitions
+ * Hessian batch even after training), a model file read once (nanoGPT's, a
+ * Hugging Face Llama folder), the partitions
  * by name, and model_ckpt_open's loss and step. */
 #include "check.h"
 #include "core/core.h"
@@ -11,6 +12,7 @@
 #include "harness/models.h"
 #include "harness/tt_ckpt.h"
 #include "harness/tt_train.h"
+#include "tinytransformer/llama.h"
 #include "tinytransformer/tt.h"
 #include <stdlib.h>
 #include <unistd.h>
@@ -35,23 +37,23 @@ static void small_flags(model_cli *c)
 
 static void test_lookup(void)
 {
-    CHECK(model_kind_named("tt") == &MODEL_TT && model_kind_named("mlp") == &MODEL_MLP && !model_kind_named("x") &&
-              !model_kind_named("both"),
+    CHECK(model_kind_named("tt") == &MODEL_TT && model_kind_named("mlp") == &MODEL_MLP &&
+              model_kind_named("llama") == &MODEL_LLAMA && !model_kind_named("x") && !model_kind_named("both"),
           "kinds by name");
-    CHECK(strcmp(model_kind_names(), "tt, mlp") == 0, "names: '%s'", model_kind_names());
+    CHECK(strcmp(model_kind_names(), "tt, mlp, llama") == 0, "names: '%s'", model_kind_names());
     const model_kind *k[4];
     int n = model_kinds_parse("mlp,tt", k, 4, "--models");
     CHECK(n == 2 && k[0] == &MODEL_TT && k[1] == &MODEL_MLP, "a list in the table's order (%d)", n);
     n = model_kinds_parse("mlp", k, 4, "--models");
     CHECK(n == 1 && k[0] == &MODEL_MLP, "one kind");
-    EXPECT_USER_ERROR(model_kinds_parse("tt,gpt", k, 4, "--models"), "--models: unknown model 'gpt' (tt, mlp)");
+    EXPECT_USER_ERROR(model_kinds_parse("tt,gpt", k, 4, "--models"), "--models: unknown model 'gpt' (tt, mlp, llama)");
     EXPECT_USER_ERROR(model_kinds_parse("tt,tt", k, 4, "--models"), "model 'tt' named twice");
     EXPECT_USER_ERROR(model_kinds_parse(",", k, 4, "--models"), "--models names no model");
     EXPECT_USER_ERROR(model_kinds_parse("tt,mlp", k, 1, "--models"), "at most 1 models");
     /* every kind keeps the contract's required entries */
-    const model_kind *all[2] = {&MODEL_TT, &MODEL_MLP};
+    const model_kind *all[3] = {&MODEL_TT, &MODEL_MLP, &MODEL_LLAMA};
     int complete = 1;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         complete &= all[i]->name && all[i]->what && all[i]->training && all[i]->check && all[i]->start &&
                     all[i]->train && all[i]->load && all[i]->set_threads && all[i]->free;
     CHECK(complete, "every kind fills the contract");
@@ -144,6 +146,36 @@ static void test_file_read_once(void)
     model_free(src);
 }
 
+/* A Hugging Face Llama folder is llama's (before tt, which takes any file); read once. */
+static void test_llama_file(void)
+{
+    llama_config cfg = llama_defaults();
+    cfg.C = 8, cfg.M = 16, cfg.heads = 2, cfg.kv_heads = 1, cfg.T = 6, cfg.seed = 5;
+    model *src = llama_new(&cfg);
+    char *dir = tmp_path("llama_hf");
+    llama_save_hf(src, dir, 0);
+    model_cli c;
+    small_flags(&c);
+    model_ckpt k;
+    model_ckpt_check(&k, &c, dir);
+    CHECK(k.kind == &MODEL_LLAMA && k.file && !strcmp(model_ckpt_what(&k), dir), "a Hugging Face folder's kind: llama");
+    remove_tree(dir);
+    model_ckpt_start(&k);
+    CHECK(k.m->P == src->P && !memcmp(k.m->params, src->params, src->P * sizeof(double)),
+          "the folder's weights, not read again (the folder is gone)");
+    char *train = tmp_path("llama_file_train");
+    model_ckpt_train(&k, train);
+    model_ckpt_load(&k, 0);
+    double vsum = 0;
+    for (size_t i = 0; i < k.m->P; i++) vsum += k.vhat[i];
+    CHECK(k.step == 0 && k.total == 0 && vsum > 0 && !memcmp(k.m->params, src->params, src->P * sizeof(double)),
+          "a Llama file keeps its weights, step 0 of 0, v-hat estimated");
+    free(train), free(dir);
+    model_ckpt_free(&k);
+    model_cli_free(&c);
+    model_free(src);
+}
+
 static void test_partitions(void)
 {
     model_cli c;
@@ -184,7 +216,9 @@ int main(void)
     test_lookup();
     check_kind_checkpoints("tt");
     check_kind_checkpoints("mlp");
+    check_kind_checkpoints("llama");
     test_file_read_once();
+    test_llama_file();
     test_partitions();
     if (remove_tree(tmpdir) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
     return check_summary();

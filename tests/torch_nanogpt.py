@@ -44,7 +44,7 @@ def check(ok, what):
         passed += 1
     else:
         failed += 1
-        print("FAIL torch_nanogpt.py: " + what)
+        print("FAIL %s: %s" % (os.path.basename(sys.argv[0]), what))  # the script run (torch_llama.py imports this)
 
 
 # ---- the model and the writer: the worked example's own code ------------------------------------

@@ -157,6 +157,7 @@ model *tt_new(const tt_config *c)
     m->loss = tt_loss_fn;
     m->grad = tt_grad_fn;
     m->hvp = tt_hvp_fn;
+    m->T = c->T, m->V = c->V, m->set_tokens = tt_set_batch;
     m->hvp_tensors = tt_hvp_tensors_fn;
     m->hess_cols = tt_hess_cols_fn;
     m->hess_cols_lower = tt_hess_cols_lower_fn;

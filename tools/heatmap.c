@@ -156,9 +156,9 @@ static double *cut_from_model(model *m, const block *R, const block *C)
     double *out = xmalloc(checked_mul(R->n * C->n, sizeof(double), "block"));
     for (size_t c0 = 0; c0 < C->n; c0 += (size_t)kp) {
         int k = (int)(C->n - c0 < (size_t)kp ? C->n - c0 : (size_t)kp);
-        if (C->stride == 1) {
+        if (C->stride == 1 && m->hess_cols) {
             m->hess_cols(m, C->start + c0, k, cols);
-        } else { /* strided columns: unit directions through hvp */
+        } else { /* strided columns, or a model without hess_cols (model.h: optional): unit directions through hvp */
             double *E = xcalloc((size_t)k * P, sizeof(double));
             for (int d = 0; d < k; d++) E[(size_t)d * P + C->start + (c0 + d) * C->stride] = 1;
             m->hvp(m, E, cols, k);
@@ -298,7 +298,8 @@ static hm_args parse_args(int argc, char **argv)
         {"h", OPT_STRING, &x.hpath, "a saved H (.npy, P x P), read row by row"},
         {"tensors", OPT_STRING, &x.tensors, "the layout (tensors.csv; default: next to --h, or in --run)"},
         {"run", OPT_STRING, &x.run, "a hessian_blocks output folder: the block is cut from its kept blocks"},
-        {"model", OPT_STRING, &x.mc.model_name, "a Transformer in nanoGPT's layout (.safetensors): the block computed"},
+        {"model", OPT_STRING, &x.mc.model_name, "a Transformer trained elsewhere, nanoGPT's layout (.safetensors) or a "
+                                                "Hugging Face Llama folder: the block computed"},
         {"model-config", OPT_STRING, &k->model_config, "with --model: its config JSON when the metadata lacks n_head"},
         TT_DATA_OPTS(k->data),
         {"hess-batch", OPT_INT, &k->hess_batch, "with --model: held-out sequences H is taken on (0: 256)"},

@@ -21,31 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The tokens of a (B, T+1) .npy of whole numbers in 0..V-1 (tt_set_batch checks the range). */
-static int *read_tokens(const char *path, int T, int *B)
-{
-    int nd;
-    size_t shape[4];
-    double *x = npy_read(path, &nd, shape);
-    if (nd != 2 || shape[1] != (size_t)T + 1 || shape[0] < 1 || shape[0] > 65536) {
-        free(x);
-        die_user("%s: expected a (B, %d) array of token ids, 1 <= B <= 65536", path, T + 1);
-    }
-    size_t n = shape[0] * shape[1];
-    int *tok = xmalloc(n * sizeof(int));
-    for (size_t i = 0; i < n; i++) {
-        if (!(x[i] >= 0 && x[i] <= 65535) || x[i] != (double)(int)x[i]) {
-            double v = x[i];
-            free(x), free(tok);
-            die_user("%s: entry %zu (%g) is not a token id", path, i, v);
-        }
-        tok[i] = (int)x[i];
-    }
-    free(x);
-    *B = (int)shape[0];
-    return tok;
-}
-
 /* A copy of m holding the values x (P) in place of its parameters: what tt_save_nanogpt writes. */
 static void save_vector(const model *m, const double *x, const char *dir, const char *name)
 {
@@ -59,19 +34,14 @@ static void save_vector(const model *m, const double *x, const char *dir, const 
 
 int main(int argc, char **argv)
 {
-    const char *model_path = NULL, *model_config = NULL, *tokens_path = NULL, *dir_path = NULL;
+    const char *model_path = NULL, *model_config = NULL, *dir_path = NULL;
     const char *out = "results/tt_probe";
-    tt_data_opts data = {NULL, NULL, 0};
-    int batch = 8, held_out = 1;
-    long seed = 1, data_seed = 1;
+    probe_batch pb = PROBE_BATCH_DEFAULTS;
+    long seed = 1;
     const cli_opt opts[] = {
         {"model", OPT_STRING, &model_path, "the model: nanoGPT's layout in .safetensors (required)"},
         {"model-config", OPT_STRING, &model_config, "its config JSON when the file's metadata lacks n_head"},
-        {"tokens", OPT_STRING, &tokens_path, "the batch: a (B, T+1) .npy of token ids (else drawn from --data)"},
-        TT_DATA_OPTS(data),
-        {"batch", OPT_INT, &batch, "sequences drawn from --data"},
-        {"held-out", OPT_INT, &held_out, "1: from the held-out part, 0: the training part"},
-        {"data-seed", OPT_LONG, &data_seed, "the draw's seed (and the Markov chain's)"},
+        PROBE_BATCH_OPTS(pb),
         {"direction", OPT_STRING, &dir_path, "v: a state dict in the model's layout (.safetensors); else N(0, 1)"},
         {"seed", OPT_LONG, &seed, "seed of the Gaussian v"},
         {"out", OPT_STRING, &out, "output folder"},
@@ -83,27 +53,13 @@ int main(int argc, char **argv)
               "layout, F64), tokens.npy, v.safetensors.",
               opts, sizeof opts / sizeof *opts);
     if (!model_path) die_user("--model is required");
-    if (batch < 1 || batch > 65536) die_user("--batch must be in 1..65536 (got %d)", batch);
-    if (held_out != 0 && held_out != 1) die_user("--held-out must be 0 or 1 (got %d)", held_out);
-    if (seed < 0 || data_seed < 0) die_user("seeds must be >= 0");
+    probe_batch_check(&pb);
+    if (seed < 0) die_user("--seed must be >= 0 (got %ld)", seed);
     model *m = tt_load_nanogpt(model_path, model_config);
     const tt_config *c = tt_config_of(m);
-    int B = batch, *tok;
-    tt_data *d = NULL;
-    if (tokens_path) {
-        tok = read_tokens(tokens_path, c->T, &B);
-    } else {
-        if (token_source_is_text(&data) && data.vocab == 0) data.vocab = c->V;
-        d = token_source(&data, c->V, c->T, 2, 2, (unsigned long)data_seed);
-        if (tt_data_vocab(d) != c->V)
-            die_user("%s has a vocabulary of %d but the data gives %d symbols (--vocab-size)", model_path, c->V,
-                     tt_data_vocab(d));
-        tok = xmalloc((size_t)B * (c->T + 1) * sizeof(int));
-        gsl_rng *r = rng_new((unsigned long)data_seed);
-        if (held_out) tt_data_held_out_batch(d, r, B, c->T, tok);
-        else tt_data_batch(d, r, B, c->T, tok);
-        rng_free(r);
-    }
+    int B;
+    tt_data *d;
+    int *tok = probe_tokens(&pb, c->V, c->T, model_path, &B, &d);
     tt_set_batch(m, tok, B);
     double *v = xmalloc(m->P * sizeof(double));
     if (dir_path) {
@@ -125,21 +81,13 @@ int main(int argc, char **argv)
     double *g = xmalloc(m->P * sizeof(double)), *hv = xmalloc(m->P * sizeof(double));
     double loss = m->grad(m, g);
     m->hvp(m, v, hv, 1);
-    outfile *f = csv_open_in(out, "loss.csv", "quantity,value");
-    csv_row(f, "loss,%.17g", loss);
-    csv_row(f, "P,%zu", m->P);
-    csv_row(f, "batch,%d", B);
-    csv_close(f);
-    double *tk = xmalloc((size_t)B * (c->T + 1) * sizeof(double));
-    for (size_t i = 0; i < (size_t)B * (c->T + 1); i++) tk[i] = tok[i];
-    size_t shape[2] = {(size_t)B, (size_t)c->T + 1};
-    npy_write_in(out, "tokens.npy", tk, 2, shape);
+    probe_write(out, loss, m->P, tok, B, c->T);
     save_vector(m, g, out, "grad.safetensors");
     save_vector(m, hv, out, "hv.safetensors");
     save_vector(m, v, out, "v.safetensors");
     if (!core_quiet) fprintf(stderr, "tt_probe: P = %zu, loss %.17g on %d sequences\n", m->P, loss, B);
     run_write_info(out, (unsigned long)seed);
-    free(tk), free(g), free(hv), free(v), free(tok);
+    free(g), free(hv), free(v), free(tok);
     tt_data_free(d);
     model_free(m);
     return 0;

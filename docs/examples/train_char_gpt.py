@@ -145,33 +145,20 @@ def save_safetensors(path, state_dict, metadata=None, dtype=np.float32):
         f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default="results/char_gpt")
-    ap.add_argument("--text", default=CORPUS)
-    ap.add_argument("--vocab-size", type=int, default=32)
-    ap.add_argument("--n-layer", type=int, default=1)
-    ap.add_argument("--n-head", type=int, default=4)
-    ap.add_argument("--n-embd", type=int, default=24)
-    ap.add_argument("--block-size", type=int, default=16)
-    ap.add_argument("--steps", type=int, default=3000)
-    ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--seed", type=int, default=1)
-    a = ap.parse_args()
-    torch.manual_seed(a.seed)
-    torch.set_num_threads(1)
-    os.makedirs(a.out, exist_ok=True)
-
+def load_corpus(a):
+    """The toolkit's --data text tokens of a.text: (training part, held-out part, V); vocab.csv in a.out."""
     data = corpus_bytes(a.text) if os.path.isdir(a.text) else open(a.text, "rb").read()
     kept, other, ids, counts = vocabulary(data, a.vocab_size)
     tokens = ids[np.frombuffer(data, dtype=np.uint8)]
     ntrain = len(tokens) - int(len(tokens) * 0.1)  # the toolkit's split: the last 10% held out
-    train, held = torch.from_numpy(tokens[:ntrain]), torch.from_numpy(tokens[ntrain:])
     write_vocab(os.path.join(a.out, "vocab.csv"), kept, other, ids, counts, tokens)
-    c = dict(n_layer=a.n_layer, n_head=a.n_head, n_embd=a.n_embd, block_size=a.block_size,
-             vocab_size=len(kept) + other, bias=True, dropout=0.0)
-    model = GPT(c)
+    return torch.from_numpy(tokens[:ntrain]), torch.from_numpy(tokens[ntrain:]), len(kept) + other
+
+
+def train(model, train_part, held, a, at_step=None):
+    """AdamW (weight decay 0.1 on matrices, betas 0.9/0.99), warm-up then cosine to 10%, a.steps steps of
+    a.batch windows of a.block_size + 1 tokens; log.csv in a.out every tenth of the run; at_step(step, model)
+    before each step's update (the model after `step` updates), if given."""
     decay = [p for p in model.parameters() if p.dim() >= 2]
     rest = [p for p in model.parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}],
@@ -195,23 +182,55 @@ def main():
                 model.eval()
                 ev = sum(model(*batch(held, 256)).item() for _ in range(4)) / 4
                 model.train()
-        x, y = batch(train, a.batch)
+        x, y = batch(train_part, a.batch)
         loss = model(x, y)
         if step % (a.steps // 10) == 0:
             log.write("%d,%.6f,%.6f,%.3g\n" % (step, loss.item(), ev, lr))
             print("step %5d  train %.4f  held-out %.4f  (%.0f s)" % (step, loss.item(), ev, time.time() - t0))
+        if at_step:
+            at_step(step, model)
         if step == a.steps:
             break
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
     log.close()
+    return time.time() - t0
+
+
+def arguments(description, out, **defaults):
+    """The command line both examples share (their sizes' defaults given)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--out", default=out)
+    ap.add_argument("--text", default=CORPUS)
+    ap.add_argument("--vocab-size", type=int, default=32)
+    ap.add_argument("--block-size", type=int, default=16)
+    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--seed", type=int, default=1)
+    for k, v in defaults.items():
+        ap.add_argument("--" + k.replace("_", "-"), type=type(v), default=v)
+    a = ap.parse_args()
+    torch.manual_seed(a.seed)
+    torch.set_num_threads(1)
+    os.makedirs(a.out, exist_ok=True)
+    return a
+
+
+def main():
+    a = arguments(__doc__.split("\n")[0], "results/char_gpt", n_layer=1, n_head=4, n_embd=24)
+    train_part, held, V = load_corpus(a)
+    c = dict(n_layer=a.n_layer, n_head=a.n_head, n_embd=a.n_embd, block_size=a.block_size, vocab_size=V,
+             bias=True, dropout=0.0)
+    model = GPT(c)
+    seconds = train(model, train_part, held, a)
     sd = model.state_dict()  # tied: transformer.wte.weight and lm_head.weight, one tensor
     meta = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in c.items()}
     save_safetensors(os.path.join(a.out, "gpt.safetensors"), sd, meta)
     json.dump(c, open(os.path.join(a.out, "config.json"), "w"), indent=1)
     n = sum(p.numel() for p in model.parameters())
-    print("wrote %s/gpt.safetensors: %d parameters (tied), %.0f s" % (a.out, n, time.time() - t0))
+    print("wrote %s/gpt.safetensors: %d parameters (tied), %.0f s" % (a.out, n, seconds))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 set -eu   # no pipefail: `... | head -c N` truncations end their writer with SIGPIPE
 C=${1:-tests/fuzz/corpus}
 rm -rf "$C"
-mkdir -p "$C"/{npy,idx,cifar,partition,model_csv,text,tokens,safetensors}
+mkdir -p "$C"/{npy,idx,cifar,partition,model_csv,text,tokens,safetensors,llama_hf}
 
 # bytes N SEED: N deterministic bytes
 bytes() { local i; for ((i = 0; i < $1; i++)); do printf "\\x$(printf %02x $(((i * 37 + $2) % 256)))"; done; }
@@ -85,6 +85,7 @@ tokens 254 30 250 20 5 >"$C/tokens/too_short"
 
 # ---- safetensors in nanoGPT's layout: a byte for the config JSON's length L, L
 # bytes of config, then the file. st NAME DTYPE META CONFIG name:shape:count ...
+# (into $C/$ST_DIR/, safetensors/ unless ST_DIR is set)
 le64() { local v=$1 i; for ((i = 0; i < 8; i++)); do printf "\\x$(printf %02x $(((v >> (8 * i)) & 255)))"; done; }
 st() {
   local name=$1 dt=$2 meta=$3 cfg=$4 w=4 at=0 h="{" sep="" e n shp cnt; shift 4
@@ -96,7 +97,7 @@ st() {
     sep=","; at=$((at + cnt * w))
   done
   h="$h}"
-  { printf "\\x$(printf %02x ${#cfg})%s" "$cfg"; le64 ${#h}; printf '%s' "$h"; bytes "$at" 7; } >"$C/safetensors/$name"
+  { printf "\\x$(printf %02x ${#cfg})%s" "$cfg"; le64 ${#h}; printf '%s' "$h"; bytes "$at" 7; } >"$C/${ST_DIR:-safetensors}/$name"
 }
 L=transformer.h.0
 TINY=(transformer.wte.weight:2,1:2 transformer.wpe.weight:1,1:1 $L.ln_1.weight:1:1 $L.attn.c_attn.weight:3,1:3
@@ -113,4 +114,23 @@ st dropout F32 '"n_head":"1"' '{"dropout": 0.1}' "${TINY[@]}"
 st llama F32 '"n_head":"1"' '' model.layers.0.self_attn.q_proj.weight:1,1:1
 st wrong_shape F32 '"n_head":"1"' '' "${TINY[@]/3,1:3/1,3:3}"
 st int64 I64 '' '' a:2:2
+
+# ---- Hugging Face's Llama layout (the same input: config.json's length, config.json, the file)
+M=model.layers.0
+LL=(model.embed_tokens.weight:2,2:4 $M.input_layernorm.weight:2:2 $M.self_attn.q_proj.weight:2,2:4
+    $M.self_attn.k_proj.weight:2,2:4 $M.self_attn.v_proj.weight:2,2:4 $M.self_attn.o_proj.weight:2,2:4
+    $M.post_attention_layernorm.weight:2:2 $M.mlp.gate_proj.weight:1,2:2 $M.mlp.up_proj.weight:1,2:2
+    $M.mlp.down_proj.weight:2,1:2 model.norm.weight:2:2)
+H1='{"num_attention_heads":1}'
+ST_DIR=llama_hf st untied_f32 F32 '"format":"pt"' "$H1" "${LL[@]}" lm_head.weight:2,2:4
+ST_DIR=llama_hf st tied_bf16 BF16 '' '{"num_attention_heads":1,"tie_word_embeddings":true}' "${LL[@]}"
+GQA=("${LL[@]/$M.self_attn.q_proj.weight:2,2:4/$M.self_attn.q_proj.weight:4,2:8}")  # 2 heads of 2, 1 kv head
+GQA=("${GQA[@]/$M.self_attn.o_proj.weight:2,2:4/$M.self_attn.o_proj.weight:2,4:8}")
+ST_DIR=llama_hf st gqa_f16 F16 '' '{"num_attention_heads":2,"num_key_value_heads":1,"head_dim":2}' \
+  "${GQA[@]}" lm_head.weight:2,2:4
+ST_DIR=llama_hf st rope_scaling F32 '' '{"num_attention_heads":1,"rope_scaling":{"type":"linear","factor":2}}' \
+  "${LL[@]}" lm_head.weight:2,2:4
+ST_DIR=llama_hf st bias F64 '' "$H1" "${LL[@]}" lm_head.weight:2,2:4 $M.self_attn.q_proj.bias:2:2
+ST_DIR=llama_hf st inv_freq F64 '' "$H1" "${LL[@]}" lm_head.weight:2,2:4 $M.self_attn.rotary_emb.inv_freq:1:1
+ST_DIR=llama_hf st no_head F32 '' "$H1" "${LL[@]}"
 echo "seeds: $(find "$C" -type f | wc -l) files in $C"
