@@ -51,7 +51,7 @@ awk -v f="$dir/summary.md" -v doc="$(basename "$doc")" -v robust="$robust" '
       echo "fortunes, char-level, [real_text.md](real_text.md)), from $text/verdicts.csv; the"
       echo "experiments without a Transformer are not run on text."
     else
-      echo "$beside_name, from $text/verdicts.csv, beside $main_name above."
+      echo "${beside_name^}, from $text/verdicts.csv, beside $main_name above."
     fi
     echo "Each robustness column is its own study's, under the alternatives that study ran (\"-\": none run)."
     echo
