@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# readme_results.sh VERDICTS README DOC [TEXT_VERDICTS]: the results from a
+# readme_results.sh VERDICTS README DOC [BESIDE_VERDICTS]: the results from a
 # verdicts folder (what make verdicts / make sensitivity wrote), never by hand:
 #   - README: the lines between "<!-- verdicts:begin -->" and
 #     "<!-- verdicts:end -->" become the headline of VERDICTS/summary.md (the
 #     paragraphs before its table) and a link to DOC;
 #   - DOC: VERDICTS/verdicts.md, the whole evidence, under a generated-file note;
-#     with TEXT_VERDICTS (make verdicts DATA=text's folder), then a section with
-#     the Transformer claims' verdicts on text beside the Markov chain's.
+#     with BESIDE_VERDICTS, then a section with another study's verdicts beside
+#     these: by default make verdicts DATA=text's folder (the Transformer claims
+#     on text beside the Markov chain's); BESIDE_NAME and BESIDE_TITLE name it
+#     otherwise (the development seeds beside the confirmation study:
+#     docs/verdicts.md, "Confirmation on unseen seeds").
 set -euo pipefail
 dir=$1 readme=$2 doc=$3 text=${4:-}
+beside_name=${BESIDE_NAME:-English text} main_name=${MAIN_NAME:-Markov chain}
+beside_title=${BESIDE_TITLE:-On English text beside the Markov chain}
 for f in "$dir/summary.md" "$dir/verdicts.md" "$dir/verdicts.csv"; do
   [ -f "$f" ] || { echo "readme_results: no $f (run make verdicts or make sensitivity first)" >&2; exit 2; }
 done
@@ -39,16 +44,20 @@ awk -v f="$dir/summary.md" -v doc="$(basename "$doc")" -v robust="$robust" '
   if [ -n "$text" ]; then
     [ -f "$text/verdicts.csv" ] || { echo "readme_results: no $text/verdicts.csv (run make verdicts DATA=text)" >&2; exit 2; }
     echo
-    echo "## On English text beside the Markov chain"
+    echo "## $beside_title"
     echo
-    echo "The Transformer experiments judged again on English text (\`make verdicts DATA=text\`: Debian's"
-    echo "fortunes, char-level, [real_text.md](real_text.md)), from $text/verdicts.csv; the"
-    echo "experiments without a Transformer are not run on text. Each robustness column is its own"
-    echo "study's, under the alternatives that study ran (\"-\": none run)."
+    if [ -z "${BESIDE_NAME:-}" ]; then
+      echo "The Transformer experiments judged again on English text (\`make verdicts DATA=text\`: Debian's"
+      echo "fortunes, char-level, [real_text.md](real_text.md)), from $text/verdicts.csv; the"
+      echo "experiments without a Transformer are not run on text."
+    else
+      echo "${beside_name^}, from $text/verdicts.csv, beside $main_name above."
+    fi
+    echo "Each robustness column is its own study's, under the alternatives that study ran (\"-\": none run)."
     echo
-    # (exit 1 there only says a robust verdict flipped on text: shown, not an error)
-    { "$(dirname "$0")/compare_verdicts.sh" "$dir/verdicts.csv" "$text/verdicts.csv" "Markov chain" "English text" || true; } \
-      | awk -F'|' '$5 != " - "'  # the claims text did not judge
+    # (exit 1 there only says a robust verdict flipped: shown, not an error)
+    { "$(dirname "$0")/compare_verdicts.sh" "$dir/verdicts.csv" "$text/verdicts.csv" "$main_name" "$beside_name" || true; } \
+      | awk -F'|' '$5 != " - "'  # the claims the other study did not judge
   fi
 } >"$dtmp"
 mv "$tmp" "$readme"

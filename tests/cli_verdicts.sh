@@ -164,6 +164,12 @@ grep -q "^| claim | Markov chain | robustness | English text | robustness |$" "$
   && grep -q "^| \`train_compare.mini_on_par\` | PASS | [A-Z-]* | PASS | [A-Z-]* |$" "$TMPD/r3.md" \
   && ! grep -q '^| `fig4\.[a-z_]*` |' "$TMPD/r3.md" \
   && cli_ok || cli_fail "results.md: the text column beside the Markov chain's"
+# another study beside (the development seeds beside the confirmation): its name and title
+BESIDE_NAME="development seeds 1-5" MAIN_NAME="confirmation seeds" BESIDE_TITLE="The development study beside the confirmation" \
+  ./scripts/readme_results.sh "$TMPD/o2" "$TMPD/README.md" "$TMPD/r5.md" "$TMPD/o2t" >/dev/null
+grep -q "^## The development study beside the confirmation$" "$TMPD/r5.md" \
+  && grep -q "^| claim | confirmation seeds | robustness | development seeds 1-5 | robustness |$" "$TMPD/r5.md" \
+  && cli_ok || cli_fail "results.md: another study beside, named"
 ./scripts/readme_results.sh "$TMPD/o2" "$TMPD/README.md" "$TMPD/r4.md" "$TMPD/nonexistent" >/dev/null 2>&1
 [ $? -eq 2 ] && [ ! -e "$TMPD/r4.md" ] && cli_ok || cli_fail "no text verdicts: exit 2, nothing written"
 # every experiment the claim table reads is checked against a tiny run of it by some test script
