@@ -173,7 +173,7 @@ static void one_size(int s, const opts *o, double ref, int print)
     if (o->export) {
         ensure_dir(o->export);
         char *path = path_join(o->export, "model.safetensors");
-        tt_save_nanogpt(m, path, 0);
+        tt_save_nanogpt(m, NULL, path, 0);
         free(path);
         double *t = xmalloc(16 * 65 * sizeof(double));
         for (int i = 0; i < 16 * 65; i++) t[i] = tok[i];

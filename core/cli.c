@@ -32,8 +32,10 @@ static void parse_number(const char *flag, const char *text, opt_kind kind, void
         if (to_double(text, &v)) die_user("--%s expects a number, got '%s'", flag, text);
         *(double *)target = v;
     } else {
+        const char *digits = text + (*text == '-');
         long v = strtol(text, &end, 10);
-        if (end == text || *end || errno) die_user("--%s expects an integer, got '%s'", flag, text);
+        if (end == text || *end || errno || !*digits || strspn(digits, "0123456789") != strlen(digits))
+            die_user("--%s expects an integer, got '%s'", flag, text);
         if (kind == OPT_INT) {
             if (v < -2147483647L || v > 2147483647L) die_user("--%s: %s is out of range", flag, text);
             *(int *)target = (int)v;
@@ -43,35 +45,49 @@ static void parse_number(const char *flag, const char *text, opt_kind kind, void
     }
 }
 
+/* The comma-separated items of text, each parsed by item(); an empty item (",,", a
+ * comma first or last) is an error, as is more than LIST_MAX items. */
+static int list_items(const char *flag, const char *text, const char *expects, void *out, size_t stride, size_t cap,
+                      int (*item)(const char *, void *))
+{
+    int n = 0;
+    for (const char *p = text;; p++) {
+        size_t len = strcspn(p, ",");
+        char tok[128];
+        if (n == (int)cap) die_user("--%s: more than %d values", flag, LIST_MAX);
+        snprintf(tok, sizeof tok, "%.*s", (int)(len < sizeof tok - 1 ? len : sizeof tok - 1), p);
+        if (len == 0 || len >= sizeof tok || item(tok, (char *)out + (size_t)n * stride))
+            die_user("--%s expects %s, got '%.100s'", flag, expects, text);
+        n++;
+        p += len;
+        if (!*p) break;
+    }
+    return n;
+}
+
+static int double_item(const char *tok, void *out) { return to_double(tok, out); }
+
+/* A whole number as written: optional '-', decimal digits, in int's range (no
+ * exponent, no point: "1e3" is refused, not read as 1000). */
+static int int_item(const char *tok, void *out)
+{
+    const char *d = tok + (*tok == '-');
+    if (!*d || strspn(d, "0123456789") != strlen(d)) return -1;
+    errno = 0;
+    long v = strtol(tok, NULL, 10);
+    if (errno || v < -2147483647L || v > 2147483647L) return -1;
+    *(int *)out = (int)v;
+    return 0;
+}
+
 void parse_double_list(const char *flag, const char *text, double_list *out)
 {
-    char *copy = xstrdup(text), *save = NULL;
-    out->n = 0;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (out->n == LIST_MAX) { free(copy); die_user("--%s: more than %d values", flag, LIST_MAX); }
-        double v;
-        if (to_double(tok, &v)) {
-            char bad[64];
-            snprintf(bad, sizeof bad, "%s", tok);
-            free(copy);
-            die_user("--%s expects comma-separated numbers, got '%s'", flag, bad);
-        }
-        out->v[out->n++] = v;
-    }
-    free(copy);
-    if (out->n == 0) die_user("--%s expects at least one value", flag);
+    out->n = list_items(flag, text, "comma-separated numbers", out->v, sizeof out->v[0], LIST_MAX, double_item);
 }
 
 void parse_int_list(const char *flag, const char *text, int_list *out)
 {
-    double_list d;
-    parse_double_list(flag, text, &d);
-    out->n = d.n;
-    for (int i = 0; i < d.n; i++) {
-        if (d.v[i] != floor(d.v[i]) || fabs(d.v[i]) > 2147483647.0)
-            die_user("--%s expects comma-separated integers, got '%s'", flag, text);
-        out->v[i] = (int)d.v[i];
-    }
+    out->n = list_items(flag, text, "comma-separated integers", out->v, sizeof out->v[0], LIST_MAX, int_item);
 }
 
 static void print_default(FILE *fp, const cli_opt *o)
@@ -123,9 +139,21 @@ static const char *lo_names(const cli_opt *opts, int nopts, int i)
     return i < nopts ? opts[i].name : i == nopts ? "quiet" : "help";
 }
 
+/* The targets of the options the last cli_parse met on the command line. */
+static const void *given[256];
+static int ngiven = 0;
+
+int cli_was_given(const void *target)
+{
+    for (int i = 0; i < ngiven; i++)
+        if (given[i] == target) return 1;
+    return 0;
+}
+
 void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, int nopts)
 {
     set_program_name(argv[0]);
+    ngiven = 0;
     /* On the stack: a bad value stops in die_user from inside the loop, and
      * nothing must be left allocated then (in-process tests catch it). */
     struct option lo[nopts + 3];
@@ -176,6 +204,7 @@ void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, 
             die_user("unknown option %s (see --help)", bad);
         }
         const cli_opt *o = &opts[c - 1000];
+        if (ngiven < 256 && !cli_was_given(o->target)) given[ngiven++] = o->target;
         switch (o->kind) {
         case OPT_FLAG: *(int *)o->target = 1; break;
         case OPT_STRING: *(const char **)o->target = optarg; break;
@@ -185,6 +214,11 @@ void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, 
         }
     }
     if (optind < argc) die_user("unexpected argument '%s' (see --help)", argv[optind]);
+    const char *scale = "none"; /* run.txt's scale: the value a run used, the default included */
+    for (int i = 0; i < nopts; i++)
+        if (opts[i].kind == OPT_STRING && !strcmp(opts[i].name, "scale") && *(const char **)opts[i].target)
+            scale = *(const char **)opts[i].target;
+    run_set_scale(scale);
 }
 
 

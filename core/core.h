@@ -122,7 +122,7 @@ unsigned long rng_int(gsl_rng *r, unsigned long n);       /* uniform in 0..n-1 *
  * Every output is written to "<path>.tmp.<pid>" and renamed onto <path> by
  * outfile_commit, so an interrupted or failed run never leaves a half file.
  * Uncommitted temporaries are removed on die_user/DIE, on exit and on
- * SIGINT, SIGTERM, SIGHUP and SIGQUIT (then the program dies of that signal);
+ * SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE (then the program dies of that signal);
  * SIGXFSZ is ignored, so a file-size limit is a clean "File too large" error. */
 typedef struct outfile outfile;
 outfile *outfile_open(const char *path);
@@ -140,11 +140,12 @@ void output_watch_child(int pid);
  * locked for this run: "<dir>/.lock" (flock, held until the process ends; an
  * exclusive holder removes the file when it ends): a second run into the same
  * folder stops with "folder X is in use by process PID" (exit 2), so two runs
- * never mix their files. A folder that holds a finished run (a run.txt of the
- * toolkit's) is then cleared of that run's files, the ones its run.txt lists,
- * and of the run.txt: an interrupted re-run leaves only its own files and no
- * run.txt, never a mix of two runs. Only regular files inside the folder are
- * removed, never through a symbolic link. docs/reliability.md. */
+ * never mix their files. The folder is then cleared of the previous run's files:
+ * those its run.txt lists (a finished run) or its journal ".files" lists (a run
+ * killed before its run.txt), the two lists, and the temporaries of processes that
+ * no longer run: an interrupted re-run leaves only its own files and no run.txt,
+ * never a mix of two runs. Only regular files inside the folder are removed, never
+ * through a symbolic link, never the lock. docs/reliability.md. */
 void ensure_dir(const char *path);
 /* Programs whose runs add to a folder (heatmap into the run it reads,
  * mlp_hessian --cols parts) keep what earlier runs wrote there. */
@@ -161,6 +162,10 @@ void output_rank_follows(void);
 int remove_tree(const char *dir);
 /* "file: <name>" lines for the files this process committed under dir (run.txt). */
 void output_list_committed(FILE *fp, const char *dir);
+/* run.txt under dir now lists the run's files: the journals ("<folder>/.files", kept
+ * since the first commit so that a run killed before its run.txt is cleared too)
+ * of dir and the folders under it that this process locked go. */
+void output_journal_done(const char *dir);
 /* "<dir>/<name>" in a fresh string (caller frees). */
 char *path_join(const char *dir, const char *name);
 /* outfile_open, csv_open and npy_write of <dir>/<name>. */
@@ -188,6 +193,18 @@ int path_is_folder(const char *path);
 void echo_file(const char *path);
 void outfile_commit_echo(outfile *f);
 
+/* ---- input files (input.c) ------------------------------------------------------------
+ * Every reader of a data file opens it here: a regular file (a link to one is
+ * followed) of at most max_bytes (0: any size), opened without blocking — a FIFO
+ * would block for ever, /dev/zero never end. NULL with one line in err naming
+ * `what`: "... is a folder, expected a file", "... is not a regular file (a FIFO,
+ * a device or a socket)", "... is N MB, more than the M MB such a file may hold",
+ * or the system's reason. *size: the file's size (NULL: not wanted). */
+FILE *input_open(const char *path, const char *what, size_t max_bytes, size_t *size, char *err, size_t nerr);
+/* The whole file (input_open's checks; a file that grows past max_bytes too) in a
+ * fresh buffer with a NUL after its *len bytes; NULL with the reason in err. */
+char *input_read_all(const char *path, const char *what, size_t max_bytes, size_t *len, char *err, size_t nerr);
+
 /* ---- a run (run.c) ------------------------------------------------------------------
  * run_start: what every program does first, before parsing its options — names
  * the program for error lines, refuses an address-space limit too small for the
@@ -201,6 +218,10 @@ void run_write_info(const char *dir, unsigned long seed);
  * writes next: what varies from run to run (times) lives there, so that the
  * data files of two runs with one seed are byte-identical. */
 void run_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The "scale: " line of run.txt: cli_parse sets it to a program's --scale value (its
+ * default when the flag is absent), or "none" for a program without a --scale option
+ * (one setting, the same at every scale); the verdicts judge checks it. */
+void run_set_scale(const char *scale);
 double wall_seconds(void); /* monotonic clock */
 
 /* ---- threads (memory.c, parallel.c) ---------------------------------------------------
@@ -244,6 +265,9 @@ typedef struct {
 } cli_opt;
 /* summary: one paragraph printed by --help before the options (may hold newlines). */
 void cli_parse(int argc, char **argv, const char *summary, const cli_opt *opts, int nopts);
+/* 1 if the last cli_parse set the option whose target this is from the command line
+ * (not its default): a flag that must agree with a file says so only when given. */
+int cli_was_given(const void *target);
 void parse_double_list(const char *flag, const char *text, double_list *out);
 void parse_int_list(const char *flag, const char *text, int_list *out);
 /* --scale, the flag every experiment takes: "quick" -> 0, "paper" -> 1; user error otherwise. */

@@ -1,6 +1,7 @@
 /* Output files written atomically (temporary name, rename on success), folders,
  * CSV and .npy. */
 #include "core.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -27,6 +28,7 @@ static outfile *open_files = NULL;
  * when it ends (a process forked from it does not: owner). */
 typedef struct {
     char *path;      /* "<dir>/.lock" */
+    char *dir;       /* the folder as ensure_dir was given it (its journal: "<dir>/.files") */
     dev_t dev;       /* the folder */
     ino_t ino;
     pid_t owner;
@@ -36,8 +38,10 @@ static folder_lock *locks = NULL;
 static int nlocks = 0;
 static int lock_mode = 1; /* 1 exclusive, 0 shared (output_shared_folder), -1 none (output_rank_follows) */
 
+static const char JOURNAL[] = ".files"; /* a folder's journal of committed files (journal_add) */
+
 /* Signals that remove the temporaries before the process dies of them. */
-static const int CLEANUP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static const int CLEANUP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
 #define NCLEANUP ((int)(sizeof CLEANUP_SIGNALS / sizeof *CLEANUP_SIGNALS))
 
 /* Remove every uncommitted temporary: at exit and on a fatal signal. The
@@ -91,9 +95,10 @@ static void registry_lock(sigset_t *old)
 
 static void registry_unlock(const sigset_t *old) { sigprocmask(SIG_SETMASK, old, NULL); }
 
-/* SIGINT, SIGTERM, SIGHUP, SIGQUIT: remove the temporaries (and lock files), then die of the
- * signal. A signal the parent set to be ignored (nohup's SIGHUP, a background
- * job's SIGINT) stays ignored. SIGXFSZ is ignored, so exceeding a file-size
+/* SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE (a reader of our output gone): remove the
+ * temporaries (and lock files), then die of the signal. A signal the parent set to be
+ * ignored (nohup's SIGHUP, a background job's SIGINT) stays ignored. SIGXFSZ is
+ * ignored, so exceeding a file-size
  * limit (ulimit -f) makes the write fail with EFBIG: a one-line user error
  * "... File too large" instead of a core dump that leaves the temporary. */
 static void install_cleanup_once(void)
@@ -164,14 +169,18 @@ void output_list_committed(FILE *fp, const char *dir)
 
 void output_keep_previous(void) { keep_previous = 1; }
 
-/* A name from a run.txt's "file:" line is removed only when it stays inside the
- * folder: relative, without "..". */
-static int inside_folder(const char *name)
+/* A name from a run.txt's or the journal's "file:" line is removed only when it
+ * stays inside the folder (relative, without "..") and is not the folder's lock
+ * or journal, which a list never names (item 4 of issue 27: a run.txt naming
+ * ".lock" removed the lock a running process held). */
+static int removable_name(const char *name)
 {
     if (!name[0] || name[0] == '/') return 0;
     for (const char *s = name; (s = strstr(s, "..")) != NULL; s += 2)
         if ((s == name || s[-1] == '/') && (s[2] == '/' || s[2] == '\0')) return 0;
-    return 1;
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    return strcmp(base, ".lock") != 0 && strcmp(base, JOURNAL) != 0;
 }
 
 /* Removes <name> (a relative path without "..") under the folder dfd refers to
@@ -199,39 +208,143 @@ static void unlink_inside(int dfd, const char *name)
     free(copy);
 }
 
-/* A folder that holds a toolkit run.txt (first line "command: ") holds a finished
- * run: its files (the run.txt's "file:" lines) and the run.txt go before this run
- * writes, so an interrupted re-run leaves this run's files and no run.txt, never
- * a mix of two runs under the old run.txt. Only regular files inside the folder
- * go, never through a symbolic link (unlink_inside). A run.txt this process
- * wrote stays; under MPI only rank 0 clears (dist_init: output_rank_follows). */
-static void clear_previous_run(const char *dir)
+/* ---- the journal: "<dir>/.files", the files committed into a folder so far ----------------
+ * run.txt lists a run's files when the run ends; a run killed before (SIGKILL, a
+ * power cut) would leave its files beside the next run's. So a process that holds
+ * a folder's lock exclusively and clears it appends "file: <name>" to the folder's
+ * journal, and fsyncs it, before each rename into the folder; the next run's
+ * clearing removes what the journal lists as well, and run_write_info removes the
+ * journal once run.txt lists the same files. */
+
+/* The folder of this process's journalled locks that holds path (the innermost), or NULL;
+ * *rel: path relative to it. */
+static const folder_lock *journal_folder(const char *path, const char **rel)
 {
-    if (keep_previous) return;
-    char *runtxt = path_join(dir, "run.txt");
-    int dfd = was_committed(runtxt) ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int rfd = dfd >= 0 ? openat(dfd, "run.txt", O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    const folder_lock *best = NULL;
+    size_t best_n = 0;
+    for (int i = 0; i < nlocks; i++) {
+        const folder_lock *l = &locks[i];
+        size_t n = strlen(l->dir);
+        if (!l->exclusive || l->owner != getpid() || keep_previous) continue;
+        if (strncmp(path, l->dir, n) == 0 && path[n] == '/' && (!best || n > best_n)) best = l, best_n = n;
+    }
+    if (best) {
+        *rel = path + best_n;
+        while (**rel == '/') (*rel)++;
+    }
+    return best;
+}
+
+static void journal_add(const char *path)
+{
+    const char *rel;
+    const folder_lock *l = journal_folder(path, &rel);
+    if (!l || !removable_name(rel)) return;
+    char *jpath = path_join(l->dir, JOURNAL);
+    int fd = open(jpath, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    size_t len = strlen(rel) + 8;
+    char *line = xmalloc(len);
+    int n = snprintf(line, len, "file: %s\n", rel);
+    int e = fd < 0 ? errno : write(fd, line, (size_t)n) != n ? (errno ? errno : EIO) : fsync(fd) != 0 ? errno : 0;
+    if (fd >= 0) close(fd);
+    free(line);
+    if (e) die_user("cannot write the folder's journal %s: %s", jpath, strerror(e));
+    free(jpath);
+}
+
+void output_journal_done(const char *dir)
+{
+    size_t n = strlen(dir);
+    for (int i = 0; i < nlocks; i++) {
+        const folder_lock *l = &locks[i];
+        if (!l->exclusive || l->owner != getpid() || keep_previous) continue;
+        if (strncmp(l->dir, dir, n) == 0 && (l->dir[n] == '\0' || l->dir[n] == '/')) {
+            char *jpath = path_join(l->dir, JOURNAL);
+            unlink(jpath);
+            free(jpath);
+        }
+    }
+}
+
+/* Removes the files a list in the folder names ("file: " lines of run.txt or the
+ * journal; other lines are skipped), but those this process committed; then the
+ * list itself. A run.txt is the toolkit's only when its first line is "command: ". */
+static void remove_listed(int dfd, const char *dir, const char *list, int need_command)
+{
+    int rfd = openat(dfd, list, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     FILE *fp = rfd >= 0 ? fdopen(rfd, "r") : NULL;
     if (!fp) {
         if (rfd >= 0) close(rfd);
-        if (dfd >= 0) close(dfd);
-        free(runtxt);
         return;
     }
-    char line[4096];
-    int ours = fgets(line, sizeof line, fp) && strncmp(line, "command: ", 9) == 0;
-    while (ours && fgets(line, sizeof line, fp)) {
-        if (strncmp(line, "file: ", 6) != 0) continue;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int first = 1, ours = !need_command;
+    while ((len = getline(&line, &cap, fp)) >= 0) {
+        if (first && need_command) ours = strncmp(line, "command: ", 9) == 0;
+        first = 0;
+        if (!ours) break;
+        if (strncmp(line, "file: ", 6) != 0 || (size_t)len != strlen(line)) continue; /* a NUL: not a name */
         line[strcspn(line, "\n")] = '\0';
-        if (!inside_folder(line + 6)) continue;
+        if (!removable_name(line + 6)) continue;
         char *path = path_join(dir, line + 6);
         if (!was_committed(path)) unlink_inside(dfd, line + 6);
         free(path);
     }
+    free(line);
     fclose(fp);
-    if (ours) unlink_inside(dfd, "run.txt");
+    char *path = path_join(dir, list);
+    if (ours && !was_committed(path)) unlink_inside(dfd, list);
+    free(path);
+}
+
+/* "<name>.tmp.<pid>": the pid, or 0 when the name is not a temporary's. */
+static long temporary_pid(const char *name)
+{
+    const char *t = strstr(name, ".tmp.");
+    for (const char *u; t && (u = strstr(t + 5, ".tmp.")); t = u) {}
+    if (!t || t == name || !t[5] || strspn(t + 5, "0123456789") != strlen(t + 5) || strlen(t + 5) > 9) return 0;
+    return strtol(t + 5, NULL, 10);
+}
+
+/* The temporaries ("<name>.tmp.<pid>", regular files) of processes that no longer
+ * run: a run killed by SIGKILL could not remove its own. */
+static void remove_dead_temporaries(int dfd)
+{
+    int fd = dup(dfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        long pid = temporary_pid(e->d_name);
+        struct stat st;
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) unlinkat(dfd, e->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* A folder this process has just locked: the temporaries of dead processes go;
+ * then, unless this program adds to a folder (output_keep_previous), the files of
+ * the previous run — those its run.txt lists (a finished run) and those its
+ * journal lists (a run killed before its run.txt) — and the two lists, so an
+ * interrupted re-run leaves only its own files and no run.txt, never a mix of two
+ * runs under the old run.txt. Only regular files inside the folder go, never
+ * through a symbolic link (unlink_inside), never the lock or the journal by a
+ * list. Under MPI only rank 0 locks and clears (dist_init: output_rank_follows). */
+static void clear_previous_run(const char *dir)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return;
+    remove_dead_temporaries(dfd);
+    if (!keep_previous) {
+        remove_listed(dfd, dir, "run.txt", 1);
+        remove_listed(dfd, dir, JOURNAL, 0);
+    }
     close(dfd);
-    free(runtxt);
 }
 
 /* ---- locks: one run per folder ------------------------------------------------------------ */
@@ -262,11 +375,11 @@ static long lock_holder(int fd)
  * another run holds it. The descriptor is close-on-exec; the lock goes with the
  * process, whatever ends it. A lock file whose holder removed it as this
  * process took it (holders remove theirs at exit) is taken again afresh. */
-static void lock_folder(const char *dir, const struct stat *dst)
+static int lock_folder(const char *dir, const struct stat *dst)
 {
-    if (lock_mode < 0) return;
+    if (lock_mode < 0) return 0;
     for (int i = 0; i < nlocks; i++)
-        if (locks[i].dev == dst->st_dev && locks[i].ino == dst->st_ino) return; /* locked already */
+        if (locks[i].dev == dst->st_dev && locks[i].ino == dst->st_ino) return 0; /* locked already */
     char *path = path_join(dir, ".lock");
     int fd;
     for (;;) {
@@ -295,8 +408,14 @@ static void lock_folder(const char *dir, const struct stat *dst)
     sigset_t old;
     registry_lock(&old);
     locks = xrealloc(locks, (size_t)(nlocks + 1) * sizeof *locks);
-    locks[nlocks++] = (folder_lock){path, dst->st_dev, dst->st_ino, getpid(), lock_mode > 0};
+    size_t dn = strlen(dir);
+    while (dn > 1 && dir[dn - 1] == '/') dn--;
+    char *d = xmalloc(dn + 1);
+    memcpy(d, dir, dn);
+    d[dn] = '\0';
+    locks[nlocks++] = (folder_lock){path, d, dst->st_dev, dst->st_ino, getpid(), lock_mode > 0};
     registry_unlock(&old);
+    return 1;
 }
 
 static void free_outfile(outfile *f)
@@ -314,16 +433,32 @@ outfile *outfile_open(const char *path)
     size_t n = strlen(path) + 32;
     f->tmp = xmalloc(n);
     snprintf(f->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    for (outfile *o = open_files; o; o = o->next)
+        if (strcmp(o->tmp, f->tmp) == 0) DIE("%s opened twice", path);
     /* created and registered with the cleanup signals blocked: a signal
-     * between the two would leave the new temporary behind */
+     * between the two would leave the new temporary behind. A new file only
+     * (O_EXCL), never through a link (O_NOFOLLOW): a link planted under the
+     * temporary's name would send the data elsewhere. A file already there
+     * under this pid's name is a dead process's (or planted): it goes first
+     * (unlink removes a link, not what it points at). */
     sigset_t old;
     registry_lock(&old);
-    f->fp = fopen(f->tmp, "wb");
+    int fd = -1;
+    for (int tries = 0; tries < 2 && fd < 0; tries++) {
+        fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno == EEXIST && tries == 0) unlink(f->tmp);
+        else if (fd < 0) break;
+    }
+    f->fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!f->fp) {
         int e = errno;
+        if (fd >= 0) close(fd), unlink(f->tmp);
         registry_unlock(&old);
+        char why[512];
+        if (e == EEXIST) snprintf(why, sizeof why, "%s exists and cannot be removed", f->tmp);
+        else snprintf(why, sizeof why, "%s", strerror(e));
         free_outfile(f);
-        die_user("cannot write %s: %s", path, strerror(e));
+        die_user("cannot write %s: %s", path, why);
     }
     f->next = open_files;
     open_files = f;
@@ -343,6 +478,7 @@ void outfile_commit(outfile *f)
     if (fclose(f->fp) != 0) { bad = 1; if (!e) e = errno; }
     f->fp = NULL;
     if (bad) die_user("writing %s failed: %s", f->path, strerror(e ? e : EIO));
+    journal_add(f->path);
     if (rename(f->tmp, f->path) != 0) die_user("cannot rename onto %s: %s", f->path, strerror(errno));
     unregister(f);
     note_committed(f->path);
@@ -391,8 +527,7 @@ void ensure_dir(const char *path)
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) die_not_folder(path);
     if (access(path, W_OK | X_OK) != 0) die_user("folder %s is not writable", path);
-    lock_folder(path, &st);
-    clear_previous_run(path);
+    if (lock_folder(path, &st)) clear_previous_run(path);
 }
 
 /* Removes dir and everything in it, without following symbolic links (for

@@ -2,6 +2,7 @@
  * from a hash of (seed, purpose, index), so that no two runs or purposes share
  * a sequence. */
 #include "core.h"
+#include <limits.h>
 #include <gsl/gsl_randist.h>
 #include <stdint.h>
 
@@ -63,4 +64,18 @@ void rng_free(gsl_rng *r) { gsl_rng_free(r); }
 
 double rng_gaussian(gsl_rng *r, double sigma) { return gsl_ran_gaussian_ziggurat(r, sigma); }
 double rng_uniform_in(gsl_rng *r, double a, double b) { return a + (b - a) * gsl_rng_uniform(r); }
-unsigned long rng_int(gsl_rng *r, unsigned long n) { return gsl_rng_uniform_int(r, n); }
+/* GSL's draw for n within one draw's range (the same numbers as ever); beyond it (a
+ * text of more than 2^32 tokens) two 32-bit draws as one 64-bit number, rejected
+ * above the last whole multiple of n, where GSL's own would abort the program. */
+unsigned long rng_int(gsl_rng *r, unsigned long n)
+{
+    unsigned long range = gsl_rng_max(r) - gsl_rng_min(r);
+    if (n == 0) DIE("rng_int: n = 0");
+    if (n - 1 <= range) return gsl_rng_uniform_int(r, n);
+    if (range != 0xffffffffUL) DIE("rng_int: n = %lu beyond a generator of range %lu", n, range);
+    const unsigned long long limit = ULLONG_MAX - ULLONG_MAX % n;
+    unsigned long long x;
+    do x = (unsigned long long)(gsl_rng_get(r) - gsl_rng_min(r)) << 32 | (gsl_rng_get(r) - gsl_rng_min(r));
+    while (x >= limit);
+    return (unsigned long)(x % n);
+}

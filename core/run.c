@@ -23,8 +23,9 @@ double wall_seconds(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static char run_command[4096];
+static char *run_command; /* the whole command line, quoted: never cut */
 static char run_notes[4096];
+static char run_scale[16];
 static double run_t0;
 static time_t run_started;
 
@@ -32,7 +33,8 @@ static time_t run_started;
  * that the command line in run.txt is one line that splits back into the same
  * arguments: as is when it holds only safe characters, else in single quotes
  * ('\'' for a quote), and as $'...' (bash, with \n, \t, \xHH) when it holds
- * control characters. Returns the new length (capped: the line is cut). */
+ * control characters. Returns the new length (cap: room for the quoted argument,
+ * which run_begin allocates). */
 static size_t append_quoted(char *out, size_t len, size_t cap, const char *arg)
 {
     static const char *safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,+@%^-";
@@ -62,11 +64,14 @@ static size_t append_quoted(char *out, size_t len, size_t cap, const char *arg)
 
 void run_begin(int argc, char **argv)
 {
-    size_t len = 0;
+    size_t len = 0, cap = 16; /* a byte quoted takes at most 4 ("\\xNN"), an argument 4 more and a blank */
+    for (int i = 0; i < argc; i++) cap += 4 * strlen(argv[i]) + 5;
+    free(run_command);
+    run_command = xmalloc(cap);
     run_command[0] = '\0';
-    for (int i = 0; i < argc && len + 16 < sizeof run_command; i++) {
+    for (int i = 0; i < argc; i++) {
         if (i) run_command[len++] = ' ', run_command[len] = '\0';
-        len = append_quoted(run_command, len, sizeof run_command, argv[i]);
+        len = append_quoted(run_command, len, cap, argv[i]);
     }
     run_t0 = wall_seconds();
     run_started = time(NULL);
@@ -81,6 +86,8 @@ void run_start(int argc, char **argv)
     openblas_set_num_threads(1);
     run_begin(argc, argv);
 }
+
+void run_set_scale(const char *scale) { snprintf(run_scale, sizeof run_scale, "%s", scale); }
 
 void run_note(const char *fmt, ...)
 {
@@ -101,10 +108,13 @@ void run_write_info(const char *dir, unsigned long seed)
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S%z", localtime(&run_started));
     char *path = path_join(dir, "run.txt");
     outfile *f = outfile_open(path);
-    fprintf(outfile_fp(f), "command: %s\nseed: %lu\ngit commit: %s\nstarted: %s\nwall seconds: %.3f\n%s",
-            run_command, seed, TOOLKIT_COMMIT, when, wall_seconds() - run_t0, run_notes);
+    fprintf(outfile_fp(f), "command: %s\nseed: %lu\n", run_command ? run_command : "", seed);
+    if (run_scale[0]) fprintf(outfile_fp(f), "scale: %s\n", run_scale);
+    fprintf(outfile_fp(f), "git commit: %s\nstarted: %s\nwall seconds: %.3f\n%s", TOOLKIT_COMMIT, when,
+            wall_seconds() - run_t0, run_notes);
     output_list_committed(outfile_fp(f), dir);
     outfile_commit(f);
+    output_journal_done(dir);
     free(path);
 }
 

@@ -102,13 +102,17 @@ static int parse_entry(const cJSON *e, st_tensor *t, size_t range[2], char *err,
     const cJSON *dt = NULL, *shape = NULL, *off = NULL, *k;
     cJSON_ArrayForEach(k, e)
     {
-        if (strcmp(k->string, "dtype") == 0) dt = k;
-        else if (strcmp(k->string, "shape") == 0) shape = k;
-        else if (strcmp(k->string, "data_offsets") == 0) off = k;
-        else {
+        const cJSON **slot = strcmp(k->string, "dtype") == 0 ? &dt : strcmp(k->string, "shape") == 0 ? &shape
+                           : strcmp(k->string, "data_offsets") == 0 ? &off : NULL;
+        if (!slot) {
             snprintf(err, nerr, "tensor '%.200s' has an unknown field '%.100s'", name, k->string);
             return -1;
         }
+        if (*slot) {
+            snprintf(err, nerr, "tensor '%.200s' gives its field '%s' twice", name, k->string);
+            return -1;
+        }
+        *slot = k;
     }
     if (!cJSON_IsString(dt) || !cJSON_IsArray(shape) || !cJSON_IsArray(off)) {
         snprintf(err, nerr, "tensor '%.200s' needs a string dtype, a shape array and a data_offsets array", name);
@@ -151,6 +155,22 @@ static int parse_entry(const cJSON *e, st_tensor *t, size_t range[2], char *err,
     return 0;
 }
 
+static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* A string that occurs twice among s[0..n-1] (sorted copies: n log n, where comparing
+ * every pair of a legal 100 MB header would take hours), or NULL. */
+static const char *first_repeat(char *const *s, int n)
+{
+    const char **sorted = xmalloc((size_t)(n ? n : 1) * sizeof *sorted);
+    memcpy(sorted, s, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, str_cmp);
+    const char *twice = NULL;
+    for (int i = 1; i < n && !twice; i++)
+        if (strcmp(sorted[i], sorted[i - 1]) == 0) twice = sorted[i];
+    free(sorted);
+    return twice;
+}
+
 static int parse_metadata(st_file *f, const cJSON *m, char *err, size_t nerr)
 {
     if (!cJSON_IsObject(m)) {
@@ -169,6 +189,29 @@ static int parse_metadata(st_file *f, const cJSON *m, char *err, size_t nerr)
         }
         f->meta_key[f->nmeta] = xstrdup(k->string);
         f->meta_val[f->nmeta++] = xstrdup(k->valuestring);
+    }
+    const char *twice = first_repeat(f->meta_key, f->nmeta);
+    if (twice) {
+        snprintf(err, nerr, "__metadata__ gives the key '%.100s' twice", twice);
+        return -1;
+    }
+    return 0;
+}
+
+/* A \u0000 escape inside a JSON string: cJSON decodes it into a C string that ends
+ * there ("lm_head.weight\u0000junk" would read as lm_head.weight). */
+static int has_nul_escape(const char *s, size_t n)
+{
+    int in_string = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!in_string) {
+            in_string = s[i] == '"';
+        } else if (s[i] == '"') {
+            in_string = 0;
+        } else if (s[i] == '\\' && i + 1 < n) {
+            if (s[i + 1] == 'u' && i + 5 < n && !strncmp(s + i + 2, "0000", 4)) return 1;
+            i++; /* the escaped character */
+        }
     }
     return 0;
 }
@@ -189,12 +232,23 @@ static int range_cmp(const void *a, const void *b)
 static int parse_header(st_file *f, const char *json, size_t hlen, const unsigned char *data, size_t dlen, char *err,
                         size_t nerr)
 {
-    cJSON *root = cJSON_ParseWithLength(json, hlen);
+    if (memchr(json, '\0', hlen) || has_nul_escape(json, hlen)) {
+        snprintf(err, nerr, "the header holds a NUL character (a name or value would be read cut short)");
+        return -1;
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(json, hlen, &end, 0);
     if (!root || !cJSON_IsObject(root)) {
         cJSON_Delete(root);
         snprintf(err, nerr, "the header is not a JSON object");
         return -1;
     }
+    for (const char *p = end; p < json + hlen; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+            cJSON_Delete(root);
+            snprintf(err, nerr, "the header holds bytes after its JSON object (only spaces may pad it)");
+            return -1;
+        }
     int n = cJSON_GetArraySize(root), rc = 0;
     f->t = xcalloc((size_t)n + 1, sizeof(st_tensor));
     st_range *r = xcalloc((size_t)n + 1, sizeof(st_range));
@@ -222,13 +276,16 @@ static int parse_header(st_file *f, const char *json, size_t hlen, const unsigne
     }
     cJSON_Delete(root);
     /* names unique; ranges tile the data region exactly */
-    for (int i = 0; rc == 0 && i < f->ntensors; i++)
-        for (int j = 0; j < i; j++)
-            if (strcmp(f->t[i].name, f->t[j].name) == 0) {
-                snprintf(err, nerr, "tensor '%.200s' appears twice", f->t[i].name);
-                rc = -1;
-                break;
-            }
+    if (rc == 0) {
+        char **names = xmalloc((size_t)(f->ntensors ? f->ntensors : 1) * sizeof *names);
+        for (int i = 0; i < f->ntensors; i++) names[i] = f->t[i].name;
+        const char *twice = first_repeat(names, f->ntensors);
+        if (twice) {
+            snprintf(err, nerr, "tensor '%.200s' appears twice", twice);
+            rc = -1;
+        }
+        free(names);
+    }
     if (rc == 0) {
         qsort(r, (size_t)f->ntensors, sizeof *r, range_cmp);
         size_t at = 0;
@@ -296,20 +353,11 @@ st_file *st_parse(const unsigned char *buf, size_t len, const char *what)
 
 st_file *st_read(const char *path)
 {
-    if (path_is_folder(path)) die_user("%s is a folder, expected a .safetensors file", path);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) die_user("cannot read %s: %s", path, strerror(errno));
-    unsigned char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (size_t got;;) {
-        if (len == cap) buf = xrealloc(buf, cap = cap ? 2 * cap : 1 << 16);
-        if ((got = fread(buf + len, 1, cap - len, fp)) == 0) break;
-        len += got;
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    char err[600] = "read error";
-    st_file *f = bad ? NULL : parse_buffer(buf, len, err, sizeof err);
+    size_t len;
+    char err[1200];
+    unsigned char *buf = (unsigned char *)input_read_all(path, path, 0, &len, err, sizeof err);
+    if (!buf) die_user("%s", err);
+    st_file *f = parse_buffer(buf, len, err, sizeof err);
     free(buf);
     if (!f) die_user("%s: %s", path, err);
     return f;

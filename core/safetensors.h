@@ -8,12 +8,15 @@
  * [begin, end) of the data region. The header is parsed with Debian's libcjson.
  *
  * Reading is strict, as the reference implementation is: a header larger than
- * the file or than 100 MB, JSON that is not such an object, a duplicate name, a
- * shape whose size disagrees with its byte range, ranges that overlap, leave
- * holes or do not end at the end of the file are user errors naming the file
- * (one line, exit 2). Dtypes F64, F32, F16 and BF16 are read into float64;
- * any other (integers, bool, F8) is a user error naming it. Sizes are checked
- * against the file's length before anything is allocated.
+ * the file or than 100 MB, JSON that is not such an object, anything after it
+ * but blanks, a NUL or a \u0000 escape (a name cut short), a duplicate name (found
+ * by sorting), a field twice in an entry, a metadata key twice, a shape whose
+ * size disagrees with its byte range, ranges that overlap, leave holes or do
+ * not end at the end of the file are user errors naming the file (one line,
+ * exit 2); so is a path that is not a regular file (input_open). Dtypes F64,
+ * F32, F16 and BF16 are read into float64; any other (integers, bool, F8) is a
+ * user error naming it. Sizes are checked against the file's length before
+ * anything is allocated.
  *
  * Writing: tensors in the order given, as F64 or F32 (values rounded to
  * nearest), the header padded to a multiple of 8 bytes; atomic (outfile). The

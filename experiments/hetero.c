@@ -204,7 +204,7 @@ static void run_tt(run *r)
     for (int k = 1; k < NPOINTS; k++) {
         long step = checkpoint_step(s->train.fracs[k - 1], s->train.steps);
         tt_ckpt_load(s, dir, step, &c);
-        if (k == 1 && s->save_path) tt_save_nanogpt(c.m, s->save_path, 0); /* --checkpoint's */
+        if (k == 1 && s->save_path) tt_save_nanogpt(c.m, c.data, s->save_path, 0); /* --checkpoint's */
         tt_ckpt_take_hessian(s, &c);
         analyse(r, 0, k, c.m, c.H, step);
     }

@@ -364,7 +364,7 @@ static void compute(run *r)
     gsl_rng *xt = rng_new(seed_hash(SEED_RUN, seed_for((unsigned long)r->cli.seed, SEED_DRAWS), 0x746f70UL /* "top" */, 0));
     for (int ci = 0; ci < r->nck; ci++) {
         tt_ckpt_load(&s, train_dir, r->ck[ci].step, &c);
-        if (ci == r->primary && s.save_path) tt_save_nanogpt(m, s.save_path, 0); /* --checkpoint's */
+        if (ci == r->primary && s.save_path) tt_save_nanogpt(m, c.data, s.save_path, 0); /* --checkpoint's */
         adam_diag(P, c.vhat, s.train.ocfg.eps, d);
         tt_ckpt_take_hessian(&s, &c); /* H */
         double *H = c.H;

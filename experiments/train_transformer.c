@@ -138,7 +138,7 @@ int main(int argc, char **argv)
     o.blocks = p;
     if (!core_quiet) fprintf(stderr, "train_transformer: P = %zu, %d blocks, %s\n", m->P, p->nblocks, optim_name(o.optim));
     tt_train_result r = tt_train(m, d, &o, x.out);
-    if (x.save_path && !r.diverged) tt_save_nanogpt(m, x.save_path, x.save_f32);
+    if (x.save_path && !r.diverged) tt_save_nanogpt(m, d, x.save_path, x.save_f32);
     run_write_info(x.out, (unsigned long)x.seed);
     if (!core_quiet && !r.diverged) fprintf(stderr, "train_transformer: final batch loss %.4f\n", r.final_loss);
     partition_free(p);

@@ -122,8 +122,7 @@ int *probe_tokens(const probe_batch *o, int V, int T, const char *model, int *B,
     tt_data_opts data = o->data;
     if (token_source_is_text(&data) && data.vocab == 0) data.vocab = V;
     *d = token_source(&data, V, T, 2, 2, (unsigned long)o->data_seed);
-    if (tt_data_vocab(*d) != V)
-        die_user("%s has a vocabulary of %d but the data gives %d symbols (--vocab-size)", model, V, tt_data_vocab(*d));
+    tt_data_check_vocab_size(model, V, *d);
     int *tok = xmalloc((size_t)o->batch * (T + 1) * sizeof(int));
     gsl_rng *r = rng_new((unsigned long)o->data_seed);
     if (o->held_out) tt_data_held_out_batch(*d, r, o->batch, T, tok);

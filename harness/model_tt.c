@@ -75,7 +75,7 @@ static void tt_load(model_ckpt *k, int i)
     tt_ckpt_load(&st->s, st->train_dir, step, &st->c);
     memcpy(k->vhat, st->c.vhat, k->m->P * sizeof(double));
     k->step = step;
-    if (i == 0 && st->s.save_path) tt_save_nanogpt(k->m, st->s.save_path, 0);
+    if (i == 0 && st->s.save_path) tt_save_nanogpt(k->m, st->c.data, st->s.save_path, 0);
 }
 
 static void tt_free_kind(model_ckpt *k)

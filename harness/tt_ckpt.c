@@ -186,7 +186,7 @@ void tt_ckpt_hessian(const tt_ckpt_setup *s, const char *train_dir, tt_ckpt *out
     tt_ckpt_start(&one, out);
     tt_ckpt_train(&one, train_dir, out);
     tt_ckpt_load(&one, train_dir, checkpoint_step(one.train.fracs[0], one.train.steps), out);
-    if (s->save_path) tt_save_nanogpt(out->m, s->save_path, 0);
+    if (s->save_path) tt_save_nanogpt(out->m, out->data, s->save_path, 0);
     tt_ckpt_take_hessian(&one, out);
 }
 
@@ -240,6 +240,10 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
         if (!c->file) c->file = tt_load_nanogpt(c->model_path, c->model_config);
         s.cfg = *tt_config_of(c->file);
         s.file = c->file;
+#define ASKED(flag) (cli_was_given(&c->flag) ? c->flag : -1)
+        tt_check_sizes(&s.cfg, &(tt_config){.V = ASKED(V), .C = ASKED(C), .heads = ASKED(heads), .M = ASKED(M),
+                                            .T = ASKED(T), .layers = ASKED(layers), .bias = ASKED(bias)}, c->model_path);
+#undef ASKED
         if (token_source_is_text(&c->data) && c->data.vocab == 0) c->data.vocab = s.cfg.V;
         s.model_path = c->model_path;
         s.model_config = c->model_config;
@@ -259,11 +263,7 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     s.panel = c->panel;
     /* the data source now, so that a bad file or setting stops before any output */
     tt_data *d = token_source(&c->data, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
-    if (s.model_path && tt_data_vocab(d) != s.cfg.V) {
-        int v = tt_data_vocab(d);
-        tt_data_free(d);
-        die_user("%s has a vocabulary of %d but the data gives %d symbols (--vocab-size)", s.model_path, s.cfg.V, v);
-    }
+    if (s.model_path) tt_nanogpt_check_data(s.model_path, s.cfg.V, d);
     s.cfg.V = tt_data_vocab(d);
     tt_data_free(d);
     tt_ckpt_check(&s);

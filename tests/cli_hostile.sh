@@ -21,38 +21,7 @@ for p in demo_spectrum fig3; do
   [ -z "$(find "$d" -name '*.tmp*')" ] && cli_ok || cli_fail "$p under ulimit -f 8 left $(find "$d" -name '*.tmp*')"
 done
 
-# run_then_signal SIG [ignore]: start a long train_transformer run (~20 s), wait
-# until it has temporaries, send SIG; it must be gone within 5 s (a watchdog
-# kills it otherwise: a failure), by that signal, with no temporary left. With
-# "ignore" the signal is ignored by the parent (nohup): the run must go on.
-run_then_signal() {
-  local sig=$1 mode=${2:-} d=$TMPD/sig_$1$2
-  set -m   # job control: a background job keeps SIGINT/SIGQUIT at their defaults
-  if [ "$mode" = ignore ]; then
-    (trap '' "$sig"; exec "$TT" --quiet --steps 20000 --out "$d" >/dev/null 2>&1) &
-  else
-    "$TT" --quiet --steps 20000 --out "$d" >/dev/null 2>&1 &
-  fi
-  local pid=$!
-  set +m
-  local i=0
-  while [ -z "$(find "$d" -name '*.tmp.*' 2>/dev/null)" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-  if [ $i -ge 600 ]; then kill -KILL $pid; wait $pid 2>/dev/null; cli_fail "SIG$sig: no temporary within 30 s"; return; fi
-  (sleep 20; kill -KILL $pid 2>/dev/null) &
-  local dog=$!
-  kill -s "$sig" $pid
-  if [ "$mode" = ignore ]; then
-    sleep 0.3
-    kill -0 $pid 2>/dev/null && cli_ok || cli_fail "SIG$sig ignored by the parent (nohup) still killed the run"
-    kill -TERM $pid
-  fi
-  wait $pid 2>/dev/null
-  local rc=$? want=$((128 + $(kill -l "$sig")))
-  [ "$mode" = ignore ] && want=$((128 + $(kill -l TERM)))
-  kill $dog 2>/dev/null; wait $dog 2>/dev/null
-  [ $rc -eq $want ] && cli_ok || cli_fail "SIG$sig $mode: exit status $rc, expected $want (137: still running after 5 s)"
-  [ -z "$(find "$d" -name '*.tmp*')" ] && cli_ok || cli_fail "SIG$sig $mode left $(find "$d" -name '*.tmp*')"
-}
+# run_then_signal (lib_cli.sh): each cleanup signal mid-run, and SIGHUP ignored by the parent
 for s in HUP QUIT INT TERM; do run_then_signal $s; done
 run_then_signal HUP ignore
 

@@ -149,9 +149,9 @@ printf 'echo B >>%s/ab.txt\nexit 3\n' "$TMPD" >"$TMPD/lb.txt"
   cli_fail "logs numbered as the messages: $(ls "$TMPD/ablogs")"
 # SIGINT to run_tasks: the command itself (behind sh, which need not exec it) stops too
 echo "$TT --quiet --steps 20000 --out $TMPD/sigint" >"$TMPD/long.txt"
-set -m
-"$R" --quiet "$TMPD/long.txt" & rp=$!
-set +m
+# (started with SIGINT at its default: a shell without job control, nohup make test &, starts
+# its background commands with SIGINT ignored, and a program keeps what it inherits)
+env --default-signal=INT "$R" --quiet "$TMPD/long.txt" & rp=$!
 i=0
 while [ -z "$(find "$TMPD/sigint" -name '*.npy' 2>/dev/null)" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 kill -INT $rp; wait $rp; rc=$?

@@ -49,6 +49,42 @@ expect_pooled_shares() {
   if [ -z "$msg" ]; then cli_ok; else cli_fail "$1: $(echo "$msg" | head -3 | tr '\n' ';')"; fi
 }
 
+# run_then_signal SIG [ignore]: start a long train_transformer run (~20 s; $TT), wait
+# until it has temporaries, send SIG; it must be gone within 5 s (a watchdog
+# kills it otherwise: a failure), by that signal, with no temporary left. With
+# "ignore" the signal is ignored by the parent (nohup): the run must go on.
+# The run is started with the dispositions each case tests (env --default-signal,
+# --ignore-signal): a shell without job control (nohup make test &) starts its
+# background commands with SIGINT and SIGQUIT ignored, nohup with SIGHUP ignored.
+run_then_signal() {
+  local sig=$1 mode=${2:-} d=$TMPD/sig_$1$2
+  local dfl
+  dfl=$(echo HUP INT QUIT TERM PIPE | tr ' ' '\n' | grep -vx "$sig" | paste -sd, -)
+  if [ "$mode" = ignore ]; then
+    env --default-signal="$dfl" --ignore-signal="$sig" "$TT" --quiet --steps 20000 --out "$d" >/dev/null 2>&1 &
+  else
+    env --default-signal="$dfl,$sig" "$TT" --quiet --steps 20000 --out "$d" >/dev/null 2>&1 &
+  fi
+  local pid=$!
+  local i=0
+  while [ -z "$(find "$d" -name '*.tmp.*' 2>/dev/null)" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+  if [ $i -ge 600 ]; then kill -KILL $pid; wait $pid 2>/dev/null; cli_fail "SIG$sig: no temporary within 30 s"; return; fi
+  (sleep 20; kill -KILL $pid 2>/dev/null) &
+  local dog=$!
+  kill -s "$sig" $pid
+  if [ "$mode" = ignore ]; then
+    sleep 0.3
+    kill -0 $pid 2>/dev/null && cli_ok || cli_fail "SIG$sig ignored by the parent (nohup) still killed the run"
+    kill -TERM $pid
+  fi
+  wait $pid 2>/dev/null
+  local rc=$? want=$((128 + $(kill -l "$sig")))
+  [ "$mode" = ignore ] && want=$((128 + $(kill -l TERM)))
+  kill $dog 2>/dev/null; wait $dog 2>/dev/null
+  [ $rc -eq $want ] && cli_ok || cli_fail "SIG$sig $mode: exit status $rc, expected $want (137: still running after 5 s)"
+  [ -z "$(find "$d" -name '*.tmp*')" ] && cli_ok || cli_fail "SIG$sig $mode left $(find "$d" -name '*.tmp*')"
+}
+
 # expect_claim_stats EXPERIMENT STATS: every name the claim table reads from EXPERIMENT's runs
 # (verdicts --names: each reading's and alternative's statistic and control, a share's .count and
 # .total) is a row of the stats.csv STATS of a tiny run, so a typo in a claim or in a program's

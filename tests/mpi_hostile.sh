@@ -89,4 +89,16 @@ else
   cli_fail "run_tasks' rank 1 not found"
   kill $mp; wait $mp
 fi
+# ---- issue 27 items 2, 3: over 2 ranks, rank 0 clears a killed run's journalled files and a dead
+# process's temporary (never a link), and the run's own temporaries are created anew ----------
+d=$TMPD/journal
+mkdir -p "$d" && echo old >"$d/old.csv" && printf 'file: old.csv\n' >"$d/.files"
+sh -c 'exit 0' & dead=$!; wait $dead
+echo stale >"$d/H.npy.tmp.$dead"
+echo precious >"$TMPD/outside.txt" && ln -s "$TMPD/outside.txt" "$d/x.csv.tmp.$dead"
+"${MPIRUN[@]}" -np 2 "$B" "${TT[@]}" --full-spectrum --write-h --skip-blocks --out "$d" >/dev/null 2>&1 || cli_fail "a run over 2 ranks"
+[ ! -e "$d/old.csv" ] && [ ! -e "$d/H.npy.tmp.$dead" ] && [ -e "$d/H.npy" ] && [ ! -e "$d/.files" ] && cli_ok ||
+  cli_fail "over 2 ranks: $(cd "$d" && ls -A | tr '\n' ' ')"
+[ -L "$d/x.csv.tmp.$dead" ] && [ "$(cat "$TMPD/outside.txt")" = precious ] && cli_ok || cli_fail "a link named as a temporary was followed or removed"
+
 cli_summary

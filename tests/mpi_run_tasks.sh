@@ -35,6 +35,13 @@ else
   cli_fail "run_tasks over 3 ranks"
 fi
 
+# a shorter list into the same log folder over 3 ranks (issue 27 item 10): the earlier logs go,
+# whichever rank wrote them; each log is whole (renamed when its task ended): no temporary left
+printf 'echo a\necho b\n' >"$TMPD/two.txt"
+"${MPIRUN[@]}" -np 3 "$R" --quiet --log "$TMPD/logs" "$TMPD/two.txt" || cli_fail "run_tasks, a second list into the logs"
+[ "$(cd "$TMPD/logs" && ls | tr '\n' ' ')" = "task1.log task2.log " ] && [ "$(cat "$TMPD/logs/task2.log")" = b ] &&
+  [ -z "$(find "$TMPD/logs" -name '*.tmp.*')" ] && cli_ok || cli_fail "the logs after a shorter list: $(cd "$TMPD/logs" && ls -A | tr '\n' ' ')"
+
 # a failing command (exit 2 with its own line) among long ones
 { echo "sleep 20; echo late >$TMPD/late.txt"; echo "$BIN/hessian_blocks --bogus"; echo "sleep 20"; } >"$TMPD/fail.txt"
 mkdir -p "$TMPD/tmp"

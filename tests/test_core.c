@@ -255,6 +255,23 @@ static void test_rng(void)
     rng_free(a);
     rng_free(b);
     rng_free(c);
+    /* rng_int: GSL's draws within one draw's range; beyond it (2^32: a text of more tokens)
+     * two draws, where gsl_rng_uniform_int would abort the program */
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937), *t = rng_new(7);
+    gsl_rng_set(g, 7);
+    int kept = 1;
+    for (int i = 0; i < 50; i++) kept &= rng_int(t, 1000003) == gsl_rng_uniform_int(g, 1000003);
+    CHECK(kept, "rng_int below 2^32 draws what GSL draws");
+    const unsigned long n = 1UL << 40;
+    int above = 0, inside = 1;
+    for (int i = 0; i < 64; i++) {
+        unsigned long x = rng_int(t, n);
+        inside &= x < n;
+        above += x >= 1UL << 32;
+    }
+    CHECK(inside && above > 32, "rng_int(2^40): %d of 64 draws above 2^32, all below 2^40: %d", above, inside);
+    gsl_rng_free(g);
+    rng_free(t);
 }
 
 /* The first draws of seed s; two seeds' streams are the same when these are. */
@@ -310,9 +327,17 @@ static void test_cli_lists(void)
      * and underflow to zero are not */
     parse_double_list("k", "1e-320,-4.9e-324,2", &d);
     CHECK(d.n == 3 && d.v[0] > 0 && d.v[0] < 1e-310 && d.v[1] < 0, "subnormals parsed (%g, %g)", d.v[0], d.v[1]);
-    EXPECT_USER_ERROR(parse_double_list("k", "1e400", &d), "expects comma-separated numbers");
-    EXPECT_USER_ERROR(parse_double_list("k", "1e-400", &d), "expects comma-separated numbers");
-    EXPECT_USER_ERROR(parse_double_list("k", "-1e400", &d), "expects comma-separated numbers");
+    /* an empty item is no value (issue 27 item 12: "1,,2" was [1, 2]); an integer is written
+     * as one ("1e3" was 1000; " 2", "+2" read as 2) */
+    static const char *const bad_doubles[] = {"1e400", "1e-400", "-1e400", "1,,2", ""};
+    static const char *const bad_ints[] = {"1,,2", ",1", "1,", "1e3", "1, 2", "+2", "4294967297"};
+    for (volatile size_t i = 0; i < sizeof bad_doubles / sizeof *bad_doubles; i++)
+        EXPECT_USER_ERROR(parse_double_list("k", bad_doubles[i], &d), "--k expects comma-separated numbers");
+    for (volatile size_t i = 0; i < sizeof bad_ints / sizeof *bad_ints; i++)
+        EXPECT_USER_ERROR(parse_int_list("seeds", bad_ints[i], &l), "--seeds expects comma-separated integers");
+    EXPECT_USER_ERROR(parse_int_list("seeds", "1,,2", &l), "got '1,,2'");
+    parse_int_list("seeds", "-3,0,17", &l);
+    CHECK(l.n == 3 && l.v[0] == -3 && l.v[1] == 0 && l.v[2] == 17, "integers parsed");
 }
 
 /* The whole parser in-process: each argv must fail with the message named. */
@@ -350,6 +375,10 @@ static void test_cli_parse(void)
     EXPECT_USER_ERROR(run_cli(3, a8), "--eps expects a number");
     const char *a9[] = {"prog", "--eps", "1e-400"};
     EXPECT_USER_ERROR(run_cli(3, a9), "--eps expects a number");
+    const char *a11[] = {"prog", "--n", " 5"};
+    EXPECT_USER_ERROR(run_cli(3, a11), "--n expects an integer");
+    const char *a12[] = {"prog", "--n", "+5"};
+    EXPECT_USER_ERROR(run_cli(3, a12), "--n expects an integer");
     const char *a10[] = {"prog", "--flag", "-\x01"};
     EXPECT_USER_ERROR(run_cli(3, a10), "unknown option character 0x01");
     const char *ok[] = {"prog", "--eps=-2.5e-315", "--n", "7", "--flag"};

@@ -115,7 +115,7 @@ static void test_file_read_once(void)
     cfg.C = 8, cfg.M = 16, cfg.heads = 2, cfg.T = 6, cfg.seed = 5;
     model *src = tt_new(&cfg);
     char *path = tmp_path("gpt.safetensors");
-    tt_save_nanogpt(src, path, 0);
+    tt_save_nanogpt(src, NULL, path, 0);
     model_cli c;
     small_flags(&c);
     model_ckpt k;

@@ -84,6 +84,35 @@ static void test_dtypes(void)
         len = hand_file(buf, bad[i].json, zeros, bad[i].dlen);
         EXPECT_USER_ERROR(st_parse(buf, len, "bad"), bad[i].msg);
     }
+    /* strict headers (issue 27 item 12): bytes after the JSON (a NUL too), \u0000 in a name
+     * (cJSON would cut the name there), a field twice in an entry, a metadata key twice */
+    struct {
+        const char *json;
+        size_t nul, dlen; /* nul: the string's own terminator is part of the header */
+        const char *msg;
+    } strict[] = {
+        {"{\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}}x", 0, 8, "bytes after its JSON"},
+        {"{\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}}", 1, 8, "NUL character"},
+        {"{\"lm_head.weight\\u0000junk\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}}", 0, 8, "NUL character"},
+        {"{\"a\":{\"dtype\":\"F64\",\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,8]}}", 0, 8,
+         "gives its field 'dtype' twice"},
+        {"{\"__metadata__\":{\"n_head\":\"2\",\"n_head\":\"4\"}}", 0, 0, "gives the key 'n_head' twice"},
+        {"{\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}}  \n ", 0, 8, NULL},
+        {"{\"a\\\\u0000\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}}", 0, 8, NULL}, /* a\u0000: an escaped backslash */
+    };
+    for (volatile size_t i = 0; i < sizeof strict / sizeof *strict; i++) {
+        volatile size_t h = strlen(strict[i].json) + strict[i].nul;
+        put_le64(buf, h);
+        memcpy(buf + 8, strict[i].json, h);
+        memcpy(buf + 8 + h, zeros, strict[i].dlen);
+        if (strict[i].msg) {
+            EXPECT_USER_ERROR(st_parse(buf, 8 + h + strict[i].dlen, "bad"), strict[i].msg);
+        } else {
+            st_file *ok = st_parse(buf, 8 + h + strict[i].dlen, "good");
+            CHECK(ok->ntensors == 1 && (i != 6 || strcmp(ok->t[0].name, "a\\u0000") == 0), "strict case %zu read", i);
+            st_free(ok);
+        }
+    }
     put_le64(buf, 1000);
     EXPECT_USER_ERROR(st_parse(buf, 20, "bad"), "larger than the file");
     EXPECT_USER_ERROR(st_parse(buf, 5, "bad"), "too short");
@@ -124,7 +153,7 @@ static void test_round_trips(void)
         for (int bias = 0; bias <= 1; bias++)
             for (int tied = 0; tied <= 1; tied++) {
                 model *m = random_model(layers, bias, tied, 10 * layers + 2 * bias + tied);
-                tt_save_nanogpt(m, a, 0);
+                tt_save_nanogpt(m, NULL, a, 0);
                 model *r = tt_load_nanogpt(a, NULL);
                 const tt_config *c = tt_config_of(r), *c0 = tt_config_of(m);
                 CHECK(r->P == m->P && c->V == c0->V && c->C == c0->C && c->heads == c0->heads && c->M == c0->M &&
@@ -132,7 +161,7 @@ static void test_round_trips(void)
                       "layers %d bias %d tied %d: config back", layers, bias, tied);
                 CHECK(r->P == m->P && memcmp(r->params, m->params, m->P * sizeof(double)) == 0,
                       "layers %d bias %d tied %d: parameters back bit for bit", layers, bias, tied);
-                tt_save_nanogpt(r, b, 0);
+                tt_save_nanogpt(r, NULL, b, 0);
                 size_t la, lb;
                 unsigned char *x = slurp(a, &la), *y = slurp(b, &lb);
                 CHECK(la == lb && memcmp(x, y, la) == 0, "layers %d bias %d tied %d: write, read, write: same bytes",
@@ -142,12 +171,12 @@ static void test_round_trips(void)
                       "F64 data: P values (tied: wte twice), header padded to 8");
                 free(x), free(y);
                 /* F32: rounded once, then stable */
-                tt_save_nanogpt(m, a, 1);
+                tt_save_nanogpt(m, NULL, a, 1);
                 model *r32 = tt_load_nanogpt(a, NULL);
                 double worst = 0;
                 for (size_t i = 0; i < m->P; i++) worst = fmax(worst, fabs(r32->params[i] - m->params[i]) / fabs(m->params[i]));
                 CHECK(worst <= 0x1p-24, "F32: relative rounding %.3g <= 2^-24", worst);
-                tt_save_nanogpt(r32, b, 1);
+                tt_save_nanogpt(r32, NULL, b, 1);
                 x = slurp(a, &la), y = slurp(b, &lb);
                 CHECK(la == lb && memcmp(x, y, la) == 0, "F32: write, read, write: same bytes");
                 free(x), free(y);
@@ -261,12 +290,96 @@ static void test_fused_split(void)
     model_free(r);
 }
 
+static void write_text(const char *path, const char *text, size_t len)
+{
+    FILE *fp = fopen(path, "wb");
+    fwrite(text, 1, len, fp);
+    fclose(fp);
+}
+
+/* Issue 27 items 6, 7, 12: NaN and Inf weights, the causal mask, the metadata and the
+ * config JSON read strictly, and the config's keys over the metadata's, every key alike. */
+static void test_strict_model(void)
+{
+    model *m = random_model(1, 1, 0, 11);
+    char *path = path_join(tmpdir, "s.safetensors"), *cfgp = path_join(tmpdir, "s.json");
+    /* non-finite weights, named */
+    const char *where[] = {"wte", "h0.ln_1.weight"};
+    for (int k = 0; k < 2; k++) {
+        size_t off = m->tensors[model_find_tensor(m, where[k])].offset + 3;
+        double keep = m->params[off];
+        m->params[off] = k ? INFINITY : NAN;
+        tt_save_nanogpt(m, NULL, path, 0);
+        EXPECT_USER_ERROR(tt_load_nanogpt(path, NULL), k ? "transformer.h.0.ln_1.weight holds a non-finite value"
+                                                         : "transformer.wte.weight holds a non-finite value");
+        m->params[off] = keep;
+    }
+    /* the metadata, each key written plainly */
+    tt_save_nanogpt(m, NULL, path, 0);
+    st_file *volatile f = st_read(path);
+    const char *bad[][3] = {{"n_head", " 2", "metadata n_head = ' 2'"}, {"n_head", "+2", "metadata n_head = '+2'"},
+                            {"n_head", "2x", "metadata n_head = '2x'"}, {"dropout", "nan", "metadata dropout = 'nan'"},
+                            {"dropout", "-5", "metadata dropout = '-5'"}, {"dropout", "0.1", "dropout 0.1"}};
+    st_out o[40];
+    for (int i = 0; i < f->ntensors; i++) {
+        o[i] = (st_out){f->t[i].name, f->t[i].ndim, {0}, f->t[i].data};
+        for (int d = 0; d < f->t[i].ndim; d++) o[i].shape[d] = f->t[i].shape[d];
+    }
+    const char *vals[16];
+    for (volatile size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+        for (int i = 0; i < f->nmeta; i++) vals[i] = strcmp(f->meta_key[i], bad[b][0]) ? f->meta_val[i] : bad[b][1];
+        st_write(path, o, f->ntensors, (const char *const *)f->meta_key, vals, f->nmeta, ST_F64);
+        EXPECT_USER_ERROR(tt_load_nanogpt(path, NULL), bad[b][2]);
+    }
+    /* dropout 0.1 in the metadata: a config saying 0 analyses it (eval mode), as the message says */
+    write_text(cfgp, "{\"dropout\": 0}", 14);
+    model *r = tt_load_nanogpt(path, cfgp);
+    CHECK(r->P == m->P && memcmp(r->params, m->params, m->P * sizeof(double)) == 0, "config dropout 0 over metadata 0.1");
+    model_free(r);
+    /* the config JSON, strictly */
+    const char *cfgs[][2] = {{"{\"n_head\": 2} x", "not a JSON object"}, {"{\"dropout\": -1}", "dropout must be"},
+                             {"{\"n_head\": 2, \"n_head\": 2}", "n_head is given twice"},
+                             {"{\"tied\": false, \"tie_word_embeddings\": false}", "given twice"}};
+    for (volatile size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++) {
+        write_text(cfgp, cfgs[i][0], strlen(cfgs[i][0]));
+        EXPECT_USER_ERROR(tt_load_nanogpt(path, cfgp), cfgs[i][1]);
+    }
+    write_text(cfgp, "{\"n_head\": 2}\0{\"n_head\": 4}", 27);
+    EXPECT_USER_ERROR(tt_load_nanogpt(path, cfgp), "holds a NUL byte");
+    st_free(f);
+    /* the causal mask: [1, 1, T, T] (T = block_size 5) holding tril(ones) */
+    tt_save_nanogpt(m, NULL, path, 0);
+    f = st_read(path);
+    int n = f->ntensors;
+    for (int i = 0; i < n; i++) {
+        o[i] = (st_out){f->t[i].name, f->t[i].ndim, {0}, f->t[i].data};
+        for (int d = 0; d < f->t[i].ndim; d++) o[i].shape[d] = f->t[i].shape[d];
+    }
+    double mask[25];
+    for (int i = 0; i < 25; i++) mask[i] = i % 5 <= i / 5;
+    o[n] = (st_out){"transformer.h.0.attn.bias", 4, {1, 1, 5, 5}, mask};
+    st_write(path, o, n + 1, (const char *const *)f->meta_key, (const char *const *)f->meta_val, f->nmeta, ST_F64);
+    r = tt_load_nanogpt(path, NULL);
+    model_free(r);
+    o[n].shape[2] = o[n].shape[3] = 4;
+    st_write(path, o, n + 1, (const char *const *)f->meta_key, (const char *const *)f->meta_val, f->nmeta, ST_F64);
+    EXPECT_USER_ERROR(tt_load_nanogpt(path, NULL), "causal mask [1, 1, 5, 5]");
+    o[n].shape[2] = o[n].shape[3] = 5;
+    mask[1] = 1; /* above the diagonal */
+    st_write(path, o, n + 1, (const char *const *)f->meta_key, (const char *const *)f->meta_val, f->nmeta, ST_F64);
+    EXPECT_USER_ERROR(tt_load_nanogpt(path, NULL), "not a causal mask");
+    st_free(f);
+    free(path);
+    free(cfgp);
+    model_free(m);
+}
+
 /* Tied under one name: wte only, or lm_head only, gives the same tied model. */
 static void test_tied_one_name(void)
 {
     model *m = random_model(1, 0, 1, 5);
     char *path = path_join(tmpdir, "t.safetensors");
-    tt_save_nanogpt(m, path, 0);
+    tt_save_nanogpt(m, NULL, path, 0);
     st_file *f = st_read(path);
     /* drop one name: rewrite without lm_head.weight, then without wte */
     for (int drop = 0; drop < 2; drop++) {
@@ -307,6 +420,7 @@ int main(void)
     test_round_trips();
     test_fused_split();
     test_tied_one_name();
+    test_strict_model();
     if (remove_tree(tmpdir) != 0) printf("# could not remove %s\n", tmpdir);
     return check_summary();
 }

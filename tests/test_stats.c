@@ -666,6 +666,25 @@ static void test_claim_verdict(void)
           rs.lo, rs.hi);
     claim_reading rn = reading_over_seeds(RULE_SHARE, CLAIM_ABOVE, 0.5, sh, NULL, NULL, 5, 0.05);
     CHECK(rn.n_missing > 0, "a share without counts is missing");
+    /* a sign test's values the same on every seed: the seeds did not enter (issue 27 item 1) */
+    const double low_same[5] = {-1.2, -1.2, -1.2, -1.2, -1.2};
+    CHECK_VERDICT(judge_values(low_same, up, 5, RULE_SIGN, CLAIM_BELOW, 0, why), VERDICT_INVALID);
+    CHECK(strstr(why, "the same value on every seed") != NULL, "said why: %s", why);
+    CHECK_VERDICT(judge_values(low, up, 5, RULE_SIGN, CLAIM_BELOW, 0, why), VERDICT_PASS);
+    const double c7[5] = {7, 7, 7, 7, 7}, t10[5] = {10, 10, 10, 10, 10}, s7[5] = {0.7, 0.7, 0.7, 0.7, 0.7};
+    /* a share is judged on its pooled counts, which may repeat (a few items per seed): 7 of 10
+     * on every seed is 35 of 50 */
+    claim_reading r7 = reading_over_seeds(RULE_SHARE, CLAIM_ABOVE, 0.5, s7, c7, t10, 5, 0.05);
+    CHECK_VERDICT(claim_verdict(&r7, r7.p_claim, r7.p_other, NULL, NULL, 0.05, why, sizeof why), VERDICT_PASS);
+    /* all, or none, on every seed; the paired difference then the same on every seed too */
+    const double s1[5] = {1, 1, 1, 1, 1}, s0[5] = {0, 0, 0, 0, 0}, z[5] = {0, 0, 0, 0, 0};
+    claim_reading rall = reading_over_seeds(RULE_SHARE, CLAIM_ABOVE, 0.5, s1, t10, t10, 5, 0.05);
+    claim_reading rnone = reading_over_seeds(RULE_SHARE, CLAIM_ABOVE, 0.5, s0, z, t10, 5, 0.05);
+    claim_reading rdiff = reading_over_seeds(RULE_SIGN, CLAIM_ABOVE, 0, s1, NULL, NULL, 5, 0.05);
+    CHECK_VERDICT(claim_verdict(&rall, rall.p_claim, rall.p_other, &rnone, &rdiff, 0.05, why, sizeof why), VERDICT_PASS);
+    /* every seed diverged (+inf under a claim below): judged as the worst outcome, a FAIL */
+    const double div[5] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
+    CHECK_VERDICT(judge_values(div, NULL, 5, RULE_INTERVAL, CLAIM_BELOW, 0, why), VERDICT_FAIL);
 }
 
 static void test_median(void)

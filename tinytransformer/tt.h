@@ -148,6 +148,9 @@ size_t tt_data_length(const tt_data *d, int held_out);
 const double *tt_data_transitions(const tt_data *d);
 int tt_data_order(const tt_data *d);     /* Markov order; 0 otherwise */
 void tt_data_free(tt_data *d);
+/* The data d for a model (named `model` in the message) of V symbols: the same number, else a
+ * user error saying why (a text of fewer distinct bytes than V, or --vocab-size). */
+void tt_data_check_vocab_size(const char *model, int V, const tt_data *d);
 
 /* ---- nanoGPT checkpoints (tt_nanogpt.c) ------------------------------------------------
  * Safetensors files in the state-dict layout of nanoGPT's GPT: transformer.wte.weight
@@ -163,15 +166,29 @@ void tt_data_free(tt_data *d);
  * config JSON (nanoGPT's GPTConfig keys: n_layer, n_head, n_embd, block_size,
  * vocab_size, bias, dropout; also n_inner, the MLP width, 4 n_embd by default in
  * nanoGPT, and tied) or the file's metadata (the same keys as strings, as
- * tt_save_nanogpt writes them). User error (one line naming it): an unknown tensor
- * name (another architecture), a missing tensor, a wrong shape, a config that
- * disagrees with the shapes or holds an unknown key, dropout > 0, no n_head. */
+ * tt_save_nanogpt writes them): the config JSON wins for every key, and a key the
+ * two give differently is noted (stderr unless --quiet, and run.txt). User error
+ * (one line naming it): an unknown tensor name (another architecture), a missing
+ * tensor, a wrong shape, a NaN or Inf value, a causal mask that is not
+ * tril(ones(T, T)), a config that disagrees with the shapes, holds an unknown key
+ * or a key twice, a metadata or config value not written plainly, dropout > 0 or
+ * outside [0, 1), no n_head. */
 model *tt_load_nanogpt(const char *path, const char *config_path /* NULL: none */);
 /* The same from a parsed file and the config JSON's text (NULL: none); `what` names them. */
 model *tt_from_nanogpt(const st_file *f, const char *config_json, const char *what);
 /* m's parameters in that layout (a tied model: the same values under both names,
  * as nanoGPT's state_dict holds them), data F64 (f32 = 0) or F32, the config as
- * metadata. Writing what was read gives the same bytes. */
-void tt_save_nanogpt(const model *m, const char *path, int f32);
+ * metadata, and, when d is character text of m's V symbols, its vocabulary
+ * ("vocab_bytes": per id the byte, decimal, or "other"; d NULL: none). Writing what
+ * was read gives the same bytes. */
+void tt_save_nanogpt(const model *m, const tt_data *d, const char *path, int f32);
+/* The data a model file at path (of V symbols) is analysed on: the same number of
+ * symbols and, when the file's metadata holds a character vocabulary, the same
+ * byte behind every id. User error naming the first difference. */
+void tt_nanogpt_check_data(const char *path, int V, const tt_data *d);
+/* Size flags given beside a model file (asked: V, C, heads, M, T, layers, bias; -1
+ * where a flag was not given) against the file's configuration: a flag that
+ * disagrees is a user error naming it (the file's sizes are the ones used). */
+void tt_check_sizes(const tt_config *file, const tt_config *asked, const char *what);
 
 #endif

@@ -67,27 +67,30 @@ tt_data *tt_data_markov(int V, int order, int successors, unsigned long seed)
 /* Every reader frees what it holds before a user error (the tests and the fuzz
  * targets catch user errors in-process, where a leak would show). */
 
-/* Appends the bytes of file `path` to buf (len, cap). 0, or -1 with the reason in err. */
+/* A corpus or token file holds at most 2^31 bytes (and a corpus as much in all): its
+ * tokens fit an int index and a draw of rng_int, and memory. */
+#define DATA_BYTES_MAX ((size_t)1 << 31)
+
+/* Appends the bytes of file `path` to buf (len, cap): a regular file, the whole
+ * corpus at most DATA_BYTES_MAX. 0, or -1 with the reason in err. */
 static int read_file_into(const char *path, unsigned char **buf, size_t *len, size_t *cap, char *err, size_t nerr)
 {
-    if (path_is_folder(path)) {
-        snprintf(err, nerr, "data file %s is a folder, expected a file", path);
-        return -1;
-    }
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, nerr, "cannot read data file %s: %s", path, strerror(errno));
-        return -1;
-    }
+    char what[1100];
+    snprintf(what, sizeof what, "data file %s", path);
+    size_t size, room = DATA_BYTES_MAX - *len;
+    FILE *fp = input_open(path, what, room ? room : 1, &size, err, nerr);
+    if (!fp) return -1;
+    int big = 0;
     for (size_t got;;) {
         if (*len == *cap) *buf = xrealloc(*buf, *cap = *cap ? 2 * *cap : 1 << 16);
         if ((got = fread(*buf + *len, 1, *cap - *len, fp)) == 0) break;
-        *len += got;
+        if ((*len += got) > DATA_BYTES_MAX) { big = 1; break; }
     }
     int bad = ferror(fp);
     fclose(fp);
     if (bad) snprintf(err, nerr, "cannot read data file %s", path);
-    return bad ? -1 : 0;
+    else if (big) snprintf(err, nerr, "data file %s grew past %zu bytes", path, DATA_BYTES_MAX);
+    return bad || big ? -1 : 0;
 }
 
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -209,6 +212,11 @@ tt_data *tt_data_text_bytes(const unsigned char *buf, size_t len, int vocab, int
 
 tt_data *tt_data_text(const char *path, int vocab, int T)
 {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (!path_is_folder(path) && (!strcmp(base, "train.bin") || !strcmp(base, "val.bin")))
+        die_user("--text %s is one of nanoGPT's token files, not text: give its folder (train.bin and val.bin, with "
+                 "--vocab-size)", path);
     size_t len, freq[256] = {0};
     unsigned char *buf = read_corpus(path, &len);
     char what[1100], err[1400];
@@ -290,6 +298,16 @@ tt_data *tt_data_token_files(const char *train_path, const char *val_path, int V
     free(b);
     for (size_t i = 0; i < d->len; i++) d->count[d->tok[i]]++;
     return d;
+}
+
+void tt_data_check_vocab_size(const char *model, int V, const tt_data *d)
+{
+    int dv = d->V, text = !d->trans && d->sym && d->sym[0] != TT_SYMBOL_TOKEN;
+    if (dv == V) return;
+    if (text && dv < V)
+        die_user("%s has a vocabulary of %d symbols but the text holds only %d distinct bytes (not the text it was "
+                 "trained on?)", model, V, dv);
+    die_user("%s has a vocabulary of %d symbols but the data gives %d (--vocab-size must be %d)", model, V, dv, V);
 }
 
 /* ---- queries and batches ------------------------------------------------------------------ */

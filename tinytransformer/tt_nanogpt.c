@@ -8,6 +8,7 @@
 #include "tt.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,35 +96,52 @@ static int sort_tensors(ng_tensors *t, const st_file *f, ng_err *e)
     return 0;
 }
 
-/* ---- the configuration --------------------------------------------------------------------- */
+/* ---- the configuration ---------------------------------------------------------------------
+ * From a config JSON (given with the file) and from the file's metadata (the same
+ * keys as strings): the config JSON wins for every key, and where both give a key
+ * and disagree a note says so (stderr, and run.txt). Both are read strictly: a key
+ * twice, a number with a blank, a sign or trailing text, a dropout outside [0, 1)
+ * are errors naming the key. */
 
 static void config_unset(ng_config *c)
 {
-    *c = (ng_config){-1, -1, -1, -1, -1, -1, -1, -1, 0};
+    *c = (ng_config){-1, -1, -1, -1, -1, -1, -1, -1, -1};
 }
 
-/* One key of a config JSON into c; an unknown key or a bad value is an error naming it. */
+#define NG_INTS 6
+static const char *const INT_KEYS[NG_INTS] = {"n_layer", "n_head", "n_embd", "block_size", "vocab_size", "n_inner"};
+static long *int_slot(ng_config *c, int i)
+{
+    long *slots[NG_INTS] = {&c->n_layer, &c->n_head, &c->n_embd, &c->block_size, &c->vocab_size, &c->n_inner};
+    return slots[i];
+}
+
+static int dropout_ok(double d) { return d >= 0 && d < 1; } /* NaN fails */
+
+/* One key of a config JSON into c; an unknown key, a key twice or a bad value is an error naming it. */
 static int config_key(ng_config *c, const cJSON *k, ng_err *e)
 {
-    static const char *const ints[] = {"n_layer", "n_head", "n_embd", "block_size", "vocab_size", "n_inner"};
-    long *slots[] = {&c->n_layer, &c->n_head, &c->n_embd, &c->block_size, &c->vocab_size, &c->n_inner};
-    for (int i = 0; i < 6; i++)
-        if (strcmp(k->string, ints[i]) == 0) {
+    for (int i = 0; i < NG_INTS; i++)
+        if (strcmp(k->string, INT_KEYS[i]) == 0) {
+            if (*int_slot(c, i) >= 0) return fail(e, "config key %s is given twice", INT_KEYS[i]);
             if (i == 5 && cJSON_IsNull(k)) return 0; /* n_inner null: 4 n_embd */
             if (!cJSON_IsNumber(k) || k->valuedouble < 1 || k->valuedouble > 1e9 ||
                 k->valuedouble != (double)(long)k->valuedouble)
-                return fail(e, "config %s must be a whole number >= 1", ints[i]);
-            *slots[i] = (long)k->valuedouble;
+                return fail(e, "config %s must be a whole number >= 1", INT_KEYS[i]);
+            *int_slot(c, i) = (long)k->valuedouble;
             return 0;
         }
     if (strcmp(k->string, "bias") == 0 || strcmp(k->string, "tied") == 0 ||
         strcmp(k->string, "tie_word_embeddings") == 0) {
+        long *slot = strcmp(k->string, "bias") == 0 ? &c->bias : &c->tied;
+        if (*slot >= 0) return fail(e, "config key %.40s is given twice (tied and tie_word_embeddings are one)", k->string);
         if (!cJSON_IsBool(k)) return fail(e, "config %.40s must be true or false", k->string);
-        *(strcmp(k->string, "bias") == 0 ? &c->bias : &c->tied) = cJSON_IsTrue(k);
+        *slot = cJSON_IsTrue(k);
         return 0;
     }
     if (strcmp(k->string, "dropout") == 0) {
-        if (!cJSON_IsNumber(k)) return fail(e, "config dropout must be a number");
+        if (c->dropout >= 0) return fail(e, "config key dropout is given twice");
+        if (!cJSON_IsNumber(k) || !dropout_ok(k->valuedouble)) return fail(e, "config dropout must be a number in [0, 1)");
         c->dropout = k->valuedouble;
         return 0;
     }
@@ -131,12 +149,15 @@ static int config_key(ng_config *c, const cJSON *k, ng_err *e)
                    "vocab_size, bias, dropout; n_inner, tied)", k->string);
 }
 
-static int config_from_json(ng_config *c, const char *text, ng_err *e)
+/* A config JSON: one object, nothing after it but blanks, no NUL (len: the text's bytes). */
+static int config_from_json(ng_config *c, const char *text, size_t len, ng_err *e)
 {
-    cJSON *root = cJSON_Parse(text);
+    if (strlen(text) != len) return fail(e, "the config holds a NUL byte");
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
     if (!root || !cJSON_IsObject(root)) {
         cJSON_Delete(root);
-        return fail(e, "the config is not a JSON object");
+        return fail(e, "the config is not a JSON object (or holds text after it)");
     }
     const cJSON *k;
     int rc = 0;
@@ -146,36 +167,75 @@ static int config_from_json(ng_config *c, const char *text, ng_err *e)
     return rc;
 }
 
-/* The toolkit's own metadata (tt_save_nanogpt): the same keys as strings. Keys it
- * does not know are left alone (safetensors writers add their own, e.g. "format"). */
+/* The toolkit's own metadata (tt_save_nanogpt): the same keys as strings, whole
+ * numbers as plain digits. Keys it does not know are left alone (safetensors
+ * writers add their own, e.g. "format"). */
 static int config_from_metadata(ng_config *c, const st_file *f, ng_err *e)
 {
-    static const char *const ints[] = {"n_layer", "n_head", "n_embd", "block_size", "vocab_size", "n_inner"};
-    long *slots[] = {&c->n_layer, &c->n_head, &c->n_embd, &c->block_size, &c->vocab_size, &c->n_inner};
-    for (int i = 0; i < 6; i++) {
-        const char *v = st_meta(f, ints[i]);
-        if (!v || *slots[i] >= 0) continue;
-        char *end;
-        long x = strtol(v, &end, 10);
-        if (*end || end == v || x < 1 || x > 1000000000) return fail(e, "metadata %s = '%.40s' is not a whole number >= 1", ints[i], v);
-        *slots[i] = x;
+    for (int i = 0; i < NG_INTS; i++) {
+        const char *v = st_meta(f, INT_KEYS[i]);
+        if (!v) continue;
+        size_t n = strspn(v, "0123456789");
+        if (v[0] < '1' || v[0] > '9' || v[n] || n > 10 || atol(v) > 1000000000)
+            return fail(e, "metadata %s = '%.40s' is not a whole number >= 1", INT_KEYS[i], v);
+        *int_slot(c, i) = atol(v);
     }
     const char *bools[] = {"bias", "tied"};
     long *bslots[] = {&c->bias, &c->tied};
     for (int i = 0; i < 2; i++) {
         const char *v = st_meta(f, bools[i]);
-        if (!v || *bslots[i] >= 0) continue;
+        if (!v) continue;
         if (!strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "1")) *bslots[i] = 1;
         else if (!strcmp(v, "false") || !strcmp(v, "False") || !strcmp(v, "0")) *bslots[i] = 0;
         else return fail(e, "metadata %s = '%.40s' is not true or false", bools[i], v);
     }
     const char *d = st_meta(f, "dropout");
-    if (d && c->dropout == 0) {
+    if (d) {
         char *end;
-        c->dropout = strtod(d, &end);
-        if (*end || end == d) return fail(e, "metadata dropout = '%.40s' is not a number", d);
+        double x = strtod(d, &end);
+        if ((*d < '0' || *d > '9') || *end || !dropout_ok(x))
+            return fail(e, "metadata dropout = '%.40s' is not a number in [0, 1)", d);
+        c->dropout = x;
     }
     return 0;
+}
+
+/* A note (stderr unless --quiet, and run.txt), once per process and text. */
+static void note_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note_once(const char *fmt, ...)
+{
+    static char seen[16][300];
+    static int nseen = 0;
+    char line[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    for (int i = 0; i < nseen; i++)
+        if (!strcmp(seen[i], line)) return;
+    if (nseen < 16) snprintf(seen[nseen++], sizeof seen[0], "%s", line);
+    if (!core_quiet) fprintf(stderr, "%s: %s\n", program_name(), line);
+    run_note("note: %s", line);
+}
+
+/* The config JSON's keys over the metadata's, every key alike; a disagreement noted. */
+static ng_config config_merge(const ng_config *json, const ng_config *meta, const char *what)
+{
+    ng_config c = *json;
+    for (int i = 0; i < NG_INTS + 2; i++) {
+        const char *key = i < NG_INTS ? INT_KEYS[i] : i == NG_INTS ? "bias" : "tied";
+        long j = i < NG_INTS ? *int_slot((ng_config *)json, i) : i == NG_INTS ? json->bias : json->tied;
+        long m = i < NG_INTS ? *int_slot((ng_config *)meta, i) : i == NG_INTS ? meta->bias : meta->tied;
+        long *out = i < NG_INTS ? int_slot(&c, i) : i == NG_INTS ? &c.bias : &c.tied;
+        if (j < 0) *out = m;
+        else if (m >= 0 && m != j)
+            note_once("%.200s: the config's %s = %ld overrides the file's metadata (%ld)", what, key, j, m);
+    }
+    if (json->dropout < 0) c.dropout = meta->dropout;
+    else if (meta->dropout >= 0 && meta->dropout != json->dropout)
+        note_once("%.200s: the config's dropout = %g overrides the file's metadata (%g)", what, json->dropout,
+                  meta->dropout);
+    return c;
 }
 
 /* ---- shapes ------------------------------------------------------------------------------------ */
@@ -218,8 +278,8 @@ static int config_of(tt_config *cfg, const ng_tensors *t, const ng_config *c, ng
     long M = (long)fc->shape[0];
     int bias = t->lnf_b != NULL;
     if (c->dropout > 0)
-        return fail(e, "dropout %g in the config: the toolkit analyses the model without dropout (eval mode); set "
-                       "dropout to 0 to analyse it so", c->dropout);
+        return fail(e, "dropout %g: the toolkit analyses the model without dropout (eval mode); give a config JSON "
+                       "with \"dropout\": 0 to analyse it so", c->dropout);
     if (agree("vocab_size", c->vocab_size, V, e) || agree("n_embd", c->n_embd, C, e) ||
         agree("block_size", c->block_size, T, e) || agree("n_layer", c->n_layer, t->layers, e) ||
         agree("n_inner", c->n_inner, M, e) || agree("bias", c->bias, bias, e))
@@ -255,11 +315,28 @@ static int config_of(tt_config *cfg, const ng_tensors *t, const ng_config *c, ng
                                "flag covers every Linear and LayerNorm)", x->name);
             if (x && want_shape(x, cols[s] ? 2 : 1, rows[s], cols[s], e)) return -1;
         }
-    for (int l = 0; l < t->layers; l++) {
+    for (int l = 0; l < t->layers; l++) { /* nanoGPT's buffer: tril(ones(block_size, block_size)) */
         const st_tensor *x = t->layer[l][N_MASK];
-        if (x && !(x->ndim == 4 && x->shape[0] == 1 && x->shape[1] == 1 && x->shape[2] == x->shape[3]))
-            return fail(e, "tensor %.200s: expected nanoGPT's causal mask [1, 1, n, n]", x->name);
+        if (!x) continue;
+        if (!(x->ndim == 4 && x->shape[0] == 1 && x->shape[1] == 1 && (long)x->shape[2] == T && (long)x->shape[3] == T))
+            return fail(e, "tensor %.200s: expected nanoGPT's causal mask [1, 1, %ld, %ld] (block_size %ld)", x->name,
+                        T, T, T);
+        for (size_t i = 0; i < x->n; i++)
+            if (x->data[i] != (i % (size_t)T <= i / (size_t)T))
+                return fail(e, "tensor %.200s: not a causal mask (ones on and below the diagonal, zeros above)",
+                            x->name);
     }
+    return 0;
+}
+
+/* Every value of every tensor finite: a NaN or Inf weight makes every loss and gradient NaN. */
+static int finite_values(const st_file *f, ng_err *e)
+{
+    for (int i = 0; i < f->ntensors; i++)
+        for (size_t k = 0; k < f->t[i].n; k++)
+            if (!isfinite(f->t[i].data[k]))
+                return fail(e, "tensor %.200s holds a non-finite value (%g at element %zu)", f->t[i].name,
+                            f->t[i].data[k], k);
     return 0;
 }
 
@@ -317,52 +394,45 @@ static model *build(const ng_tensors *t, const tt_config *cfg)
     return m;
 }
 
+/* The tensors of f sorted and checked against the config (json: its text and length,
+ * NULL: none), into t and cfg; 0, or -1 with the reason in e. */
+static int read_model(const st_file *f, const char *json, size_t json_len, const char *what, ng_tensors *t,
+                      tt_config *cfg, ng_err *e)
+{
+    ng_config cj, cm;
+    config_unset(&cj);
+    config_unset(&cm);
+    if ((json && config_from_json(&cj, json, json_len, e)) || config_from_metadata(&cm, f, e) ||
+        sort_tensors(t, f, e) || finite_values(f, e))
+        return -1;
+    ng_config c = config_merge(&cj, &cm, what);
+    return config_of(cfg, t, &c, e);
+}
+
 model *tt_from_nanogpt(const st_file *f, const char *config_json, const char *what)
 {
     ng_err e = {{0}};
     ng_tensors t;
-    ng_config c;
     tt_config cfg;
-    config_unset(&c);
-    if ((config_json && config_from_json(&c, config_json, &e)) || config_from_metadata(&c, f, &e) ||
-        sort_tensors(&t, f, &e) || config_of(&cfg, &t, &c, &e))
+    if (read_model(f, config_json, config_json ? strlen(config_json) : 0, what, &t, &cfg, &e))
         die_user("%s: %s", what, e.msg);
     return build(&t, &cfg);
 }
 
-/* A small text file (a config JSON) in a fresh string. */
-static char *read_small(const char *path)
-{
-    if (path_is_folder(path)) die_user("%s is a folder, expected a config JSON", path);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) die_user("cannot read %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16;
-    char *buf = xmalloc(cap + 1);
-    size_t len = fread(buf, 1, cap, fp);
-    int big = len == cap && fgetc(fp) != EOF, bad = ferror(fp);
-    fclose(fp);
-    if (big || bad) {
-        free(buf);
-        die_user("%s: %s", path, big ? "larger than 64 KB: not a small config JSON" : "read error");
-    }
-    buf[len] = 0;
-    return buf;
-}
-
 model *tt_load_nanogpt(const char *path, const char *config_path)
 {
-    char *json = config_path ? read_small(config_path) : NULL;
+    size_t len = 0;
+    char err[1200], *json = NULL;
+    if (config_path && !(json = input_read_all(config_path, config_path, 1 << 16, &len, err, sizeof err)))
+        die_user("%s", err);
     st_file *f = st_read(path);
     char what[1100];
     if (config_path) snprintf(what, sizeof what, "%s with %s", path, config_path);
     else snprintf(what, sizeof what, "%s", path);
     ng_err e = {{0}};
     ng_tensors t;
-    ng_config c;
     tt_config cfg;
-    config_unset(&c);
-    if ((json && config_from_json(&c, json, &e)) || config_from_metadata(&c, f, &e) || sort_tensors(&t, f, &e) ||
-        config_of(&cfg, &t, &c, &e)) {
+    if (read_model(f, json, len, what, &t, &cfg, &e)) {
         free(json);
         st_free(f);
         die_user("%s: %s", what, e.msg);
@@ -373,9 +443,81 @@ model *tt_load_nanogpt(const char *path, const char *config_path)
     return m;
 }
 
+/* ---- sizes and vocabulary against the file ------------------------------------------------------- */
+
+void tt_check_sizes(const tt_config *file, const tt_config *asked, const char *what)
+{
+    const char *flags[] = {"V", "C", "heads", "M", "T", "layers", "bias"};
+    const int have[] = {file->V, file->C, file->heads, file->M, file->T, file->layers, file->bias};
+    const int want[] = {asked->V, asked->C, asked->heads, asked->M, asked->T, asked->layers, asked->bias};
+    for (int i = 0; i < 7; i++)
+        if (want[i] >= 0 && want[i] != have[i])
+            die_user("--%s %d but %s has %s = %d (a model file sets its own sizes: leave the flag out)", flags[i],
+                     want[i], what, flags[i], have[i]);
+}
+
+/* A text's character vocabulary as the metadata holds it: per id the byte it stands
+ * for in decimal, or "other" (every byte outside the vocabulary), comma-separated;
+ * "" when d is not character text (a Markov chain, token files). */
+static void vocab_string(const tt_data *d, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    if (!d || tt_data_transitions(d) || tt_data_symbol(d, 0) == TT_SYMBOL_TOKEN) return;
+    for (int i = 0; i < tt_data_vocab(d) && n + 8 < cap; i++) {
+        int b = tt_data_symbol(d, i);
+        char piece[8];
+        if (b == TT_SYMBOL_OTHER) snprintf(piece, sizeof piece, "other");
+        else snprintf(piece, sizeof piece, "%d", b);
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? "," : "", piece);
+    }
+}
+
+/* A symbol for a message: 'c' for printable ASCII, else 0xNN, or "other". */
+static void symbol_shown(char *out, size_t n, const char *sym)
+{
+    long b = strcmp(sym, "other") ? atol(sym) : -1;
+    if (b < 0) snprintf(out, n, "other");
+    else if (b > 32 && b < 127) snprintf(out, n, "'%c'", (int)b);
+    else snprintf(out, n, "0x%02lx", (unsigned long)b);
+}
+
+void tt_nanogpt_check_data(const char *path, int V, const tt_data *d)
+{
+    int text = !tt_data_transitions(d) && tt_data_symbol(d, 0) != TT_SYMBOL_TOKEN;
+    tt_data_check_vocab_size(path, V, d);
+    st_file *f = st_read(path);
+    const char *want = st_meta(f, "vocab_bytes");
+    char have[256 * 6 + 8];
+    vocab_string(d, have, sizeof have);
+    if (!want || !strcmp(want, have)) {
+        st_free(f);
+        return;
+    }
+    if (!text) {
+        st_free(f);
+        die_user("%s was trained on character text (its metadata holds the vocabulary): give --data text and its "
+                 "text", path);
+    }
+    /* the first id whose symbol differs */
+    char a[16] = "", b[16] = "", wa[24], wb[24];
+    int id = 0;
+    for (const char *p = want, *q = have; *p || *q; id++) {
+        size_t np = strcspn(p, ","), nq = strcspn(q, ",");
+        snprintf(a, sizeof a, "%.*s", (int)(np < 15 ? np : 15), p);
+        snprintf(b, sizeof b, "%.*s", (int)(nq < 15 ? nq : 15), q);
+        if (strcmp(a, b)) break;
+        p += np + (p[np] == ','), q += nq + (q[nq] == ',');
+    }
+    st_free(f);
+    symbol_shown(wa, sizeof wa, a);
+    symbol_shown(wb, sizeof wb, b);
+    die_user("%s was trained on another text: id %d is %s in its vocabulary, %s in this text's", path, id, wa, wb);
+}
+
 /* ---- out ------------------------------------------------------------------------------------------ */
 
-void tt_save_nanogpt(const model *m, const char *path, int f32)
+void tt_save_nanogpt(const model *m, const tt_data *d, const char *path, int f32)
 {
     const tt_config *c = tt_config_of(m);
     size_t C = c->C, M = c->M;
@@ -441,11 +583,13 @@ void tt_save_nanogpt(const model *m, const char *path, int f32)
     snprintf(v[3], 24, "%d", c->T);
     snprintf(v[4], 24, "%d", c->V);
     snprintf(v[5], 24, "%d", c->M);
+    char vocab[256 * 6 + 8];
+    vocab_string(d && tt_data_vocab(d) == c->V ? d : NULL, vocab, sizeof vocab);
     const char *keys[] = {"format", "n_layer", "n_head", "n_embd", "block_size", "vocab_size", "n_inner", "bias", "tied",
-                          "dropout"};
+                          "dropout", "vocab_bytes"};
     const char *vals[] = {"pt", v[0], v[1], v[2], v[3], v[4], v[5], c->bias ? "true" : "false",
-                          c->tied ? "true" : "false", "0"};
-    st_write(path, out, nt, keys, vals, 10, f32 ? ST_F32 : ST_F64);
+                          c->tied ? "true" : "false", "0", vocab};
+    st_write(path, out, nt, keys, vals, vocab[0] ? 11 : 10, f32 ? ST_F32 : ST_F64);
     free(out);
     free(fused);
     free(names);

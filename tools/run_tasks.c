@@ -14,7 +14,9 @@
  * Scheduling: rank 0 hands out the commands in list order, one at a time, to
  * whichever rank asks (itself included: it runs commands between messages), so a
  * rank that finishes early takes the next one. A command's stdout and stderr go
- * to <log>/task<k>.log with --log, else are discarded; a command that fails
+ * to <log>/task<k>.log with --log (written as every output is: a temporary
+ * renamed when the task ends; the logs of an earlier run go first), else are
+ * discarded (only the last line is kept, for the message); a command that fails
  * stops the job: one line "run_tasks[rank r]: task k (line n) failed with exit
  * c: <its last stderr line>: <command>", the running commands of every rank get
  * SIGTERM (so they remove their temporaries: the toolkit's programs never leave
@@ -27,11 +29,14 @@
  * (and so sees a write fail), forwards SIGINT, SIGTERM, SIGHUP and SIGQUIT to
  * the whole group (the shell does not always exec the command: the signal
  * must reach the command itself), and gets SIGTERM when its run_tasks dies,
- * even of SIGKILL (PR_SET_PDEATHSIG): no command outlives its rank.
+ * even of SIGKILL (PR_SET_PDEATHSIG); when the command's shell ends, what is
+ * left of its group (a command's background child) gets SIGTERM: no command
+ * outlives its task.
  */
 #include "core/core.h"
 #include "core/dist.h"
 #include "core/model.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -39,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,8 +120,15 @@ static void task_where(const task_list *t, int k, char *out, size_t cap)
 /* ---- one command in a child process ------------------------------------------------------- */
 
 static volatile pid_t g_child = 0;  /* the running task's supervisor = its process group */
-static int g_capture = -1;   /* the running command's output without --log: an unnamed file */
-static int g_status = -1;    /* the supervisor's report: the errno of a failed log write */
+static outfile *g_log = NULL;  /* the running task's log (--log): a temporary until the task ends */
+static int g_status = -1;    /* the supervisor's report (task_report) */
+
+/* What the supervisor tells run_tasks when the command has ended (one write, below
+ * PIPE_BUF): the errno of a failed log write, and the output's last non-empty line. */
+typedef struct {
+    int werr;
+    char last[1024];
+} task_report;
 
 /* SIGTERM from mpirun (another rank failed) or the user: the running command's
  * whole process group gets it too and removes its temporaries; then die of the
@@ -128,6 +141,7 @@ static void on_signal(int sig)
         int st;
         while (waitpid(c, &st, 0) < 0 && errno == EINTR) {}
     }
+    outfile_remove_temporaries(); /* the running task's log: unlink only */
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -174,27 +188,6 @@ static void drop_launcher_env(void)
     }
 }
 
-/* A file without a name for a command's output: O_TMPFILE where the file
- * system has it, else mkstemp and unlink at once. It goes when its last
- * descriptor closes, so no kill (not even SIGKILL from mpirun) leaves it.
- * path: what to name in an error message. */
-static int unnamed_file(char *path, size_t cap)
-{
-    const char *tmp = getenv("TMPDIR");
-    const char *dir = tmp && *tmp ? tmp : "/tmp";
-    snprintf(path, cap, "a temporary file in %s", dir);
-    int fd;
-#ifdef O_TMPFILE
-    fd = open(dir, O_TMPFILE | O_RDWR, 0600);
-    if (fd >= 0) return fd;
-#endif
-    snprintf(path, cap, "%s/run_tasks.%ld.XXXXXX", dir, (long)getpid());
-    fd = mkstemp(path);
-    if (fd >= 0) unlink(path);
-    else snprintf(path, cap, "a temporary file in %s", dir);
-    return fd;
-}
-
 /* The supervisor's signal handler: the signal goes to the whole group (the
  * shell and the command), not again to the supervisor, which then waits for
  * the shell and ends as it ended. */
@@ -216,10 +209,37 @@ static int write_all(int fd, const char *buf, size_t n)
     return 0;
 }
 
+/* The output's last bytes (tail, *len of them, at most sizeof tail) after out[0..n). */
+static void keep_tail(char *tail, size_t cap, size_t *len, const char *out, size_t n)
+{
+    if (n >= cap) {
+        memcpy(tail, out + n - cap, cap);
+        *len = cap;
+        return;
+    }
+    size_t keep = *len + n > cap ? cap - n : *len; /* the old bytes that stay */
+    memmove(tail, tail + *len - keep, keep);
+    memcpy(tail + keep, out, n);
+    *len = keep + n;
+}
+
+/* The last non-empty line of tail[0..n) into r->last (a line longer than it: its end). */
+static void last_line(task_report *r, const char *tail, size_t n)
+{
+    while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r')) n--;
+    size_t b = n;
+    while (b > 0 && tail[b - 1] != '\n') b--;
+    if (n - b >= sizeof r->last) b = n - (sizeof r->last - 1);
+    memcpy(r->last, tail + b, n - b);
+    r->last[n - b] = '\0';
+}
+
 /* The supervisor (a child of run_tasks, leader of the task's process group):
- * runs `sh -c cmd` with its output into a pipe, copies the pipe into outfd,
- * reports the errno of the first failed copy on status_fd (then the group gets
- * SIGTERM: its output is lost anyway), and ends as the shell ended. Only
+ * runs `sh -c cmd` with its output into a pipe, copies the pipe into outfd (-1:
+ * discarded), reports the errno of the first failed copy and the output's last
+ * line on status_fd (after a failed copy the group gets SIGTERM: its output is
+ * lost anyway), sends SIGTERM to what is left of the group when the shell has
+ * ended (a background child), and ends as the shell ended. Only
  * async-signal-safe calls and _exit: this is a fork of an MPI process. */
 static __attribute__((noreturn)) void supervise(const char *cmd, int outfd, int status_fd, pid_t parent)
 {
@@ -236,7 +256,8 @@ static __attribute__((noreturn)) void supervise(const char *cmd, int outfd, int 
         sigprocmask(SIG_SETMASK, &none, NULL);
         dup2(p[1], STDOUT_FILENO);
         dup2(p[1], STDERR_FILENO);
-        close(p[0]), close(p[1]), close(outfd), close(status_fd);
+        close(p[0]), close(p[1]), close(status_fd);
+        if (outfd >= 0) close(outfd);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
@@ -251,8 +272,10 @@ static __attribute__((noreturn)) void supervise(const char *cmd, int outfd, int 
     sigprocmask(SIG_SETMASK, &none, NULL);
     /* copy until the pipe ends, or the shell has ended and the pipe is drained
      * (a command's background child may hold the pipe open) */
-    char buf[65536];
-    int werr = 0, st = 0, shell_done = 0;
+    static char buf[65536], tail[1024];
+    static task_report rep;
+    size_t tlen = 0;
+    int st = 0, shell_done = 0;
     for (;;) {
         struct pollfd pf = {p[0], POLLIN, 0};
         int r = poll(&pf, 1, shell_done ? 0 : 200);
@@ -260,7 +283,8 @@ static __attribute__((noreturn)) void supervise(const char *cmd, int outfd, int 
             ssize_t n = read(p[0], buf, sizeof buf);
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0) break;
-            if (!werr && (werr = write_all(outfd, buf, (size_t)n)) != 0) {
+            keep_tail(tail, sizeof tail, &tlen, buf, (size_t)n);
+            if (outfd >= 0 && !rep.werr && (rep.werr = write_all(outfd, buf, (size_t)n)) != 0) {
                 signal(SIGTERM, SIG_IGN);
                 kill(-getpgrp(), SIGTERM);
             }
@@ -272,7 +296,10 @@ static __attribute__((noreturn)) void supervise(const char *cmd, int outfd, int 
     }
     if (!shell_done)
         while (waitpid(sh, &st, 0) < 0 && errno == EINTR) {}
-    if (write(status_fd, &werr, sizeof werr) != (ssize_t)sizeof werr) {}
+    signal(SIGTERM, SIG_IGN); /* the command's background children end with it */
+    kill(-getpgrp(), SIGTERM);
+    last_line(&rep, tail, tlen);
+    if (write(status_fd, &rep, sizeof rep) != (ssize_t)sizeof rep) {}
     if (WIFSIGNALED(st)) {
         signal(WTERMSIG(st), SIG_DFL);
         raise(WTERMSIG(st));
@@ -286,19 +313,16 @@ static void log_path(const farm *f, int k, char *path, size_t cap)
     snprintf(path, cap, "%s/task%d.log", f->log_dir, k + 1);
 }
 
-/* Start task k under its supervisor: output into the log file (or an unnamed
- * file kept for its last line). */
+/* Start task k under its supervisor: output into the log's temporary (or discarded). */
 static pid_t start_task(const farm *f, const task_list *t, int k)
 {
-    char path[4096];
-    int fd;
+    int fd = -1;
     if (f->log_dir) {
+        char path[4096];
         log_path(f, k, path, sizeof path);
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    } else {
-        fd = unnamed_file(path, sizeof path);
+        g_log = outfile_open(path);
+        fd = fileno(outfile_fp(g_log));
     }
-    if (fd < 0) die_user("cannot write %s: %s", path, strerror(errno));
     int st[2];
     if (pipe2(st, O_CLOEXEC) != 0) die_user("cannot start task %d: %s", k + 1, strerror(errno));
     fflush(NULL);
@@ -319,33 +343,7 @@ static pid_t start_task(const farm *f, const task_list *t, int k)
     sigprocmask(SIG_SETMASK, &old, NULL);
     close(st[1]);
     g_status = st[0];
-    if (f->log_dir) close(fd);
-    else g_capture = fd;
     return pid;
-}
-
-/* The last non-empty line of the task's output, for the one-line failure message. */
-static void last_line(const farm *f, int k, char *out, size_t cap)
-{
-    out[0] = '\0';
-    FILE *fp;
-    if (f->log_dir) {
-        char path[4096];
-        log_path(f, k, path, sizeof path);
-        fp = fopen(path, "r");
-    } else {
-        int fd = g_capture >= 0 ? dup(g_capture) : -1;
-        fp = fd >= 0 ? fdopen(fd, "r") : NULL;
-        if (fp) rewind(fp);
-        else if (fd >= 0) close(fd);
-    }
-    if (!fp) return;
-    char line[1024];
-    while (fgets(line, sizeof line, fp)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0]) snprintf(out, cap, "%s", line);
-    }
-    fclose(fp);
 }
 
 /* Task k ended with wait status st (its supervisor's): nothing if it
@@ -355,19 +353,21 @@ static void finish_task(const farm *f, const task_list *t, int k, int st)
     /* a supervisor killed (SIGKILL cannot be forwarded): what is left of its
      * group gets SIGTERM here */
     if (WIFSIGNALED(st) && g_child > 0) kill(-g_child, SIGTERM);
-    int werr = 0;
+    task_report rep = {0, ""};
     if (g_status >= 0) {
-        if (read(g_status, &werr, sizeof werr) != (ssize_t)sizeof werr) werr = 0;
+        if (read(g_status, &rep, sizeof rep) != (ssize_t)sizeof rep) rep = (task_report){0, ""};
         close(g_status);
         g_status = -1;
     }
-    int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && !werr;
-    char last[1100] = "", where[4200];
-    if (!ok && !werr) last_line(f, k, last, sizeof last);
-    if (g_capture >= 0) close(g_capture);
-    g_capture = -1;
+    int werr = rep.werr;
+    if (g_log && werr) outfile_discard(g_log); /* a log cut short is no log */
+    else if (g_log) outfile_commit(g_log);    /* kept whatever the task's end: a failure's log is read */
+    g_log = NULL;
     g_child = 0;
+    int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && !werr;
     if (ok) return;
+    const char *last = rep.last;
+    char where[4200];
     task_where(t, k, where, sizeof where);
     if (werr) {
         char path[4096] = "its output";
@@ -450,6 +450,26 @@ static void worker(const farm *f, const task_list *t)
     }
 }
 
+/* The logs of an earlier run into the log folder (task<k>.log, regular files; a link
+ * is not followed): a shorter list must not leave the longer one's logs beside its own. */
+static void remove_old_logs(const char *dir)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0) close(dfd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        const char *digits = e->d_name + 4;
+        size_t nd = strspn(digits, "0123456789");
+        struct stat st;
+        if (strncmp(e->d_name, "task", 4) || nd == 0 || strcmp(digits + nd, ".log")) continue;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) unlinkat(dfd, e->d_name, 0);
+    }
+    closedir(d);
+}
+
 /* The list files: every argument that is neither an option nor an option's
  * value, and the value of every --list (given any number of times). They are
  * taken out of argv, which keeps the rest for cli_parse. */
@@ -495,7 +515,10 @@ int main(int argc, char **argv)
     if (list) files[nfiles++] = list; /* an abbreviated --li LIST */
     if (!nfiles) die_user("no list of commands (run_tasks LIST..., or --list LIST)");
     task_list t = read_lists(files, nfiles);
-    if (log_dir && dist_rank() == 0) ensure_dir(log_dir);
+    if (log_dir && dist_rank() == 0) {
+        ensure_dir(log_dir);
+        remove_old_logs(log_dir);
+    }
     dist_barrier();
     dist_own_work();
     install_signals();

@@ -76,6 +76,16 @@ static void run_slq(run *r)
     int nb = r->p->nblocks;
     spectra_op *A = spectra_op_blocks(r->k.m, r->p, r->mc.cli.panel);
     slq_opts o = slq_defaults();
+    /* m is at most the block size: the arrays are sized by the largest block's, not by --m
+     * (--nv 100000 --m 10000 on 8-wide blocks asked for 504 GB) */
+    size_t widest = 1;
+    for (int b = 0; b < nb; b++) widest = r->p->b[b].n > widest ? r->p->b[b].n : widest;
+    if ((size_t)r->steps > widest) r->steps = (int)widest;
+    double need = 4.0 * nb * r->probes * r->steps * sizeof(double), avail = mem_available_bytes();
+    if (avail >= 0 && need > avail)
+        die_user("--nv %d with m = %d (--m, at most the largest block, %zu) on %d blocks: the Lanczos coefficients and "
+                 "quadrature nodes need %.3f GB, %.3f GB is available: lower --nv or --m", r->probes, r->steps, widest,
+                 nb, need / 1e9, avail / 1e9);
     o.probes = r->probes, o.steps = r->steps, o.seed = (uint64_t)r->probe_seed, o.basis_bytes = r->basis_gb * 1e9;
     slq_data_init(&r->slq, A, r->probes, r->steps);
     slq_run_dist(&r->slq, A, &o);
@@ -369,7 +379,7 @@ static void parse_args(run *r, int argc, char **argv)
         {"method", OPT_STRING, &r->method, "slq (stochastic Lanczos quadrature) or exact (the streamed exact block spectra: the reference)"},
         {"partition", OPT_STRING, &r->part_name, "alg3, alg3-value-whole, alg2 (= tensors), rows, cols, whole, or a partition file"},
         {"nv", OPT_INT, &r->probes, "SLQ: Rademacher probes n_v per block"},
-        {"m", OPT_INT, &r->steps, "SLQ: Lanczos steps m per probe (at most the block size)"},
+        {"m", OPT_INT, &r->steps, "SLQ: Lanczos steps m per probe (at most the block size; the largest block's sizes the arrays)"},
         {"probe-seed", OPT_LONG, &r->probe_seed, "probe i of block b: the Rademacher vector of splitmix64(seed, b, i)"},
         {"trace-probes", OPT_INT, &r->trace_probes, "Hutchinson trace from this many probes of its own (0: from the SLQ probes)"},
         {"nev", OPT_INT, &r->nev, "Lanczos extremes: the nev smallest and largest eigenvalues per block by a residual test (0: none)"},

@@ -27,7 +27,7 @@ static void save_vector(const model *m, const double *x, const char *dir, const 
     model *c = tt_new(tt_config_of(m));
     memcpy(c->params, x, m->P * sizeof(double));
     char *path = path_join(dir, name);
-    tt_save_nanogpt(c, path, 0);
+    tt_save_nanogpt(c, NULL, path, 0);
     free(path);
     model_free(c);
 }
@@ -60,6 +60,7 @@ int main(int argc, char **argv)
     int B;
     tt_data *d;
     int *tok = probe_tokens(&pb, c->V, c->T, model_path, &B, &d);
+    if (d) tt_nanogpt_check_data(model_path, c->V, d); /* the vocabulary the file was trained on */
     tt_set_batch(m, tok, B);
     double *v = xmalloc(m->P * sizeof(double));
     if (dir_path) {

@@ -116,6 +116,11 @@ static const char *unusable(const claim_reading *r)
     if (r->test == RULE_EXACT && !r->constant) return "an exact number that differs between seeds";
     if (r->test == RULE_INTERVAL && r->constant)
         return "the same value on every seed: a zero-width interval (the seeds do not enter)";
+    /* a sign test's values the same on every seed: the seeds did not enter (a diverged run on
+     * every seed, ±inf, is judged as such; a share is judged on its pooled counts, which may
+     * well repeat: a few items per seed) */
+    if (r->test == RULE_SIGN && r->constant && isfinite(r->mean))
+        return "the same value on every seed (the seeds do not enter)";
     if (isnan(r->p_claim) || isnan(r->p_other)) return "no test possible";
     return "";
 }
@@ -148,8 +153,12 @@ verdict claim_verdict(const claim_reading *claim, double p_claim_adj, double p_o
     if (control && reading_verdict(control, alpha) != VERDICT_FAIL)
         return because(VERDICT_NO_POWER, why, why_size, "the control is %s, not a decided FAIL",
                        verdict_name(reading_verdict(control, alpha)));
-    if (paired && reading_verdict(paired, alpha) != VERDICT_PASS)
+    /* the paired difference may be the same on every seed (two shares that repeat): the claim
+     * and the control were each checked for values the seeds do not change */
+    claim_reading pr = paired ? *paired : (claim_reading){0};
+    pr.constant = 0;
+    if (paired && reading_verdict(&pr, alpha) != VERDICT_PASS)
         return because(VERDICT_NO_POWER, why, why_size, "claim minus control is %s on the seeds, not decided",
-                       verdict_name(reading_verdict(paired, alpha)));
+                       verdict_name(reading_verdict(&pr, alpha)));
     return VERDICT_PASS;
 }

@@ -18,69 +18,87 @@ static void set_why(seed_run *r, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A whole file into memory; NULL (errno set) if it cannot be read. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = xmalloc(cap);
-    for (size_t got; (got = fread(buf + n, 1, cap - n - 1, fp)) > 0;) {
-        n += got;
-        if (n + 1 == cap) buf = xrealloc(buf, cap *= 2);
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) { free(buf); errno = EIO; return NULL; }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
+/* A run's files are small (a stats.csv holds KBs, a run.txt a line per file written):
+ * anything larger, a FIFO or a device is a seed's problem, not the judge's. */
+#define RUN_FILE_MAX ((size_t)64 << 20)
 
-/* A value as stats_put writes it: %.17g, nan, inf, -inf; the whole field. */
+/* A value as stats_put writes it (%.17g: -?d+(.d+)?(e[+-]d+)?, nan, inf, -inf): the
+ * whole field, nothing before or after, no hex, no '+'; a literal that underflows to
+ * zero (-1e-400) is refused (%.17g never writes one; a subnormal is kept). */
 static int parse_value(const char *s, double *v)
 {
     if (!strcmp(s, "nan")) { *v = NAN; return 1; }
     if (!strcmp(s, "inf")) { *v = INFINITY; return 1; }
     if (!strcmp(s, "-inf")) { *v = -INFINITY; return 1; }
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (end == s || *end || !isfinite(x)) return 0;
+    const char *p = s + (*s == '-');
+    size_t d = strspn(p, "0123456789");
+    if (!d) return 0;
+    int nonzero = strcspn(p, "123456789") < d;
+    p += d;
+    if (*p == '.') {
+        size_t f = strspn(p + 1, "0123456789");
+        if (!f) return 0;
+        nonzero |= strcspn(p + 1, "123456789") < f;
+        p += 1 + f;
+    }
+    if (*p == 'e') {
+        if ((p[1] != '+' && p[1] != '-') || !strspn(p + 2, "0123456789")) return 0;
+        p += 2 + strspn(p + 2, "0123456789");
+    }
+    if (*p) return 0;
+    double x = strtod(s, NULL);
+    if (!isfinite(x) || (x == 0 && nonzero)) return 0;
     *v = x;
     return 1;
 }
 
+/* A statistic's name as stats_put writes it: printable, no blank, comma or quote. */
+static int good_name(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (*s <= ' ' || *s > '~' || *s == ',' || *s == '"') return 0;
+    return 1;
+}
+
+static int row_cmp(const void *a, const void *b) { return strcmp(((const stat_row *)a)->name, ((const stat_row *)b)->name); }
+
 /* stats.csv: the header "name,value", then "name,value" lines, every line
- * ending in a newline (a file cut mid-line is refused), no name twice, no
- * empty name, no NUL byte; lines of any length. */
+ * ending in a newline (a file cut mid-line is refused), no blank line, no name
+ * twice, no NUL byte; a regular file of at most RUN_FILE_MAX. */
 static void read_stats(seed_run *r, const char *path)
 {
     size_t len;
-    char *buf = slurp(path, &len);
-    if (!buf) { set_why(r, "no stats.csv (%s)", strerror(errno)); return; }
+    char err[1200];
+    char *buf = input_read_all(path, "stats.csv", RUN_FILE_MAX, &len, err, sizeof err);
+    if (!buf) { set_why(r, "%s", err); return; }
     if (strlen(buf) != len) { set_why(r, "stats.csv holds a NUL byte"); free(buf); return; }
     if (len == 0 || buf[len - 1] != '\n') { set_why(r, "stats.csv does not end in a newline (cut short?)"); free(buf); return; }
-    char *save = NULL, *line = strtok_r(buf, "\n", &save);
-    if (!line || strcmp(line, "name,value")) { set_why(r, "stats.csv has no 'name,value' header"); free(buf); return; }
+    char *line = buf, *next = strchr(line, '\n');
+    *next = '\0';
+    if (strcmp(line, "name,value")) { set_why(r, "stats.csv has no 'name,value' header"); free(buf); return; }
     int lineno = 1;
-    for (line = strtok_r(NULL, "\n", &save); line && r->ok; line = strtok_r(NULL, "\n", &save)) {
+    for (line = next + 1; *line && r->ok; line = next + 1) {
         lineno++;
+        next = strchr(line, '\n');
+        *next = '\0';
         char *comma = strchr(line, ',');
         double v;
-        if (!comma || comma == line || strchr(comma + 1, ',') || !parse_value(comma + 1, &v)) {
-            set_why(r, "stats.csv line %d is not 'name,value'", lineno);
+        if (comma) *comma = '\0';
+        if (!comma || !good_name(line) || !parse_value(comma + 1, &v)) {
+            if (comma) *comma = ',';
+            set_why(r, "stats.csv line %d is not 'name,value' as stats_put writes it: '%.60s'", lineno, line);
             break;
         }
-        *comma = '\0';
-        if (stats_index(r, line) >= 0) {
-            set_why(r, "stats.csv names '%s' twice", line);
-            break;
-        }
-        r->stats = xrealloc(r->stats, (size_t)(r->nstats + 1) * sizeof *r->stats);
+        if ((r->nstats & (r->nstats - 1)) == 0) /* 0, 1, 2, 4, ...: double the room */
+            r->stats = xrealloc(r->stats, (size_t)(r->nstats ? 2 * r->nstats : 1) * sizeof *r->stats);
         r->stats[r->nstats++] = (stat_row){xstrdup(line), v};
     }
     free(buf);
+    /* sorted by name: a name twice shows as neighbours, and lookups are binary searches */
+    if (r->nstats) qsort(r->stats, (size_t)r->nstats, sizeof *r->stats, row_cmp);
+    for (int i = 1; i < r->nstats && r->ok; i++)
+        if (!strcmp(r->stats[i].name, r->stats[i - 1].name)) set_why(r, "stats.csv names '%.100s' twice", r->stats[i].name);
 }
 
 /* Splits a run.txt command line into words: blanks separate, 'single quotes'
@@ -157,14 +175,28 @@ static void normalise_command(seed_run *r, const char *command, long seed)
 static void read_runtxt(seed_run *r, const char *path, long seed)
 {
     size_t len;
-    char *buf = slurp(path, &len);
-    if (!buf) { set_why(r, "no run.txt (%s)", strerror(errno)); return; }
+    char err[1200];
+    char *buf = input_read_all(path, "run.txt", RUN_FILE_MAX, &len, err, sizeof err);
+    if (!buf) { set_why(r, "%s", err); return; }
+    if (strlen(buf) != len) { set_why(r, "run.txt holds a NUL byte"); free(buf); return; }
+    if (strchr(buf, '\r')) { /* the toolkit writes none: its lines would compare unequal in silence */
+        set_why(r, "run.txt holds a carriage return (CR LF line ends: edited on another system?)");
+        free(buf);
+        return;
+    }
     int have_cmd = 0, have_wall = 0;
-    char *save = NULL;
+    char *save = NULL, line_scale[sizeof r->scale] = "";
     for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *end;
         if (!strncmp(line, "command: ", 9) && !have_cmd) {
             have_cmd = 1;
             normalise_command(r, line + 9, seed);
+        } else if (!strncmp(line, "seed: ", 6)) {
+            errno = 0;
+            long v = strtol(line + 6, &end, 10);
+            r->run_seed = line[6] >= '0' && line[6] <= '9' && !*end && !errno ? v : -2;
+        } else if (!strncmp(line, "scale: ", 7)) {
+            snprintf(line_scale, sizeof line_scale, "%s", line + 7);
         } else if (!strncmp(line, "git commit: ", 12)) {
             snprintf(r->commit, sizeof r->commit, "%s", line + 12);
         } else if (!strncmp(line, "wall seconds: ", 14)) {
@@ -172,14 +204,21 @@ static void read_runtxt(seed_run *r, const char *path, long seed)
         }
     }
     free(buf);
-    if (!have_cmd || !r->commit[0] || !have_wall) set_why(r, "run.txt is incomplete (no command, commit or wall time)");
+    /* the scale the program ran at: its run.txt's line (the default included), else
+     * --scale in the command, else the default of every program with a scale, quick */
+    if (line_scale[0]) snprintf(r->scale, sizeof r->scale, "%s", line_scale);
+    else if (!r->scale[0]) snprintf(r->scale, sizeof r->scale, "quick");
+    if (!have_cmd || !r->commit[0] || !have_wall || r->run_seed == -1)
+        set_why(r, "run.txt is incomplete (no command, seed, commit or wall time)");
+    else if (r->run_seed < 0)
+        set_why(r, "run.txt's seed line is not a whole number");
 }
 
 int stats_index(const seed_run *r, const char *name)
 {
-    for (int i = 0; i < r->nstats; i++)
-        if (!strcmp(r->stats[i].name, name)) return i;
-    return -1;
+    stat_row key = {(char *)name, 0};
+    const stat_row *hit = r->nstats ? bsearch(&key, r->stats, (size_t)r->nstats, sizeof *r->stats, row_cmp) : NULL;
+    return hit ? (int)(hit - r->stats) : -1;
 }
 
 int seed_run_get(const seed_run *r, const char *name, double *value)
@@ -195,6 +234,7 @@ void seed_run_read(seed_run *r, const char *dir, long seed)
     memset(r, 0, sizeof *r);
     r->ok = 1;
     r->seed = seed;
+    r->run_seed = -1;
     char *p = path_join(dir, "stats.csv");
     read_stats(r, p);
     free(p);

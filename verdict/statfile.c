@@ -24,26 +24,6 @@ void stats_putf(outfile *f, double value, const char *fmt, ...)
     stats_put(f, name, value);
 }
 
-int stats_get(const char *path, const char *name, double *value)
-{
-    FILE *fp = fopen(path, "r");
-    if (!fp) return 0;
-    char line[512];
-    size_t n = strlen(name);
-    int found = 0;
-    while (!found && fgets(line, sizeof line, fp))
-        if (strncmp(line, name, n) == 0 && line[n] == ',') {
-            char *end;
-            double v = strtod(line + n + 1, &end);
-            if (end != line + n + 1 && (*end == '\n' || *end == '\0' || *end == '\r')) {
-                *value = v;
-                found = 1;
-            }
-        }
-    fclose(fp);
-    return found;
-}
-
 void stats_put_share(outfile *f, long count, long total, const char *fmt, ...)
 {
     char name[240];

@@ -37,9 +37,48 @@ static void mark(seed_run *r, const char *fmt, const char *a, const char *b)
     snprintf(r->why, sizeof r->why, fmt, a, b);
 }
 
-/* Provenance over the seeds: one command (but the seed), one commit, the study's scale. */
-static void check_provenance(seed_runs *set, const char *scale, const seed_runs *main_set, const alternative *alt)
+/* Two runs' statistics equal name for name and value for value (NaN equal to NaN). */
+static int same_stats(const seed_run *a, const seed_run *b)
 {
+    if (a->nstats != b->nstats || a->nstats == 0) return 0;
+    for (int i = 0; i < a->nstats; i++) {
+        double v;
+        if (seed_run_get(b, a->stats[i].name, &v) < 0) return 0;
+        if (!(v == a->stats[i].value || (isnan(v) && isnan(a->stats[i].value)))) return 0;
+    }
+    return 1;
+}
+
+/* A random experiment's run must be its seed's: run.txt's seed line (the seed the
+ * program used, its default when the command has no --seed) is the folder's, and no
+ * two seeds' statistics are the same in every value (a copy of one run). */
+static void check_seeds(seed_runs *set)
+{
+    char a[32], b[32];
+    for (int i = 0; i < set->n; i++) {
+        seed_run *r = &set->run[i];
+        snprintf(a, sizeof a, "%ld", r->run_seed);
+        snprintf(b, sizeof b, "%ld", r->seed);
+        if (r->ok && r->run_seed != r->seed) mark(r, "run.txt says seed %s, not the folder's seed %s", a, b);
+    }
+    for (int i = 0; i < set->n; i++)
+        for (int j = 0; j < i; j++)
+            if (set->run[i].ok && set->run[j].ok && same_stats(&set->run[i], &set->run[j])) {
+                snprintf(a, sizeof a, "%ld", set->run[j].seed);
+                snprintf(b, sizeof b, "%ld", set->run[i].seed);
+                mark(&set->run[i], "stats.csv equals seed %s's in every value (seed %s's run is a copy, or the "
+                                   "seed does not enter)", a, b);
+                set->run[j].ok = 0;
+                snprintf(set->run[j].why, sizeof set->run[j].why, "%s", set->run[i].why);
+            }
+}
+
+/* Provenance over the seeds: one command (but the seed), one commit, the study's scale,
+ * and for a random experiment each seed's own run (check_seeds). */
+static void check_provenance(seed_runs *set, const char *scale, const seed_runs *main_set, const alternative *alt,
+                             int random)
+{
+    if (random) check_seeds(set);
     snprintf(set->commit, sizeof set->commit, "%s", most_common(set, 1));
     set->flags = xstrdup(most_common(set, 0));
     char *want = NULL;
@@ -52,7 +91,8 @@ static void check_provenance(seed_runs *set, const char *scale, const seed_runs 
         seed_run *r = &set->run[i];
         if (strcmp(r->flags, set->flags)) mark(r, "run with other flags than the other seeds' ('%s', not '%s')", r->flags, set->flags);
         if (strcmp(r->commit, set->commit)) mark(r, "from commit %s, the other seeds' from %s", r->commit, set->commit);
-        if (r->scale[0] && strcmp(r->scale, scale)) mark(r, "run at scale '%s', the study's is '%s'", r->scale, scale);
+        if (strcmp(r->scale, "none") && strcmp(r->scale, scale))
+            mark(r, "run at scale '%s', the study's is '%s'", r->scale, scale);
         if (want && strcmp(r->flags, want)) mark(r, "not the main run's flags plus the alternative's ('%s', not '%s')", r->flags, want);
         if (main_set && main_set->present && strcmp(r->commit, main_set->commit))
             mark(r, "from commit %s, the main runs' from %s", r->commit, main_set->commit);
@@ -60,13 +100,13 @@ static void check_provenance(seed_runs *set, const char *scale, const seed_runs 
     free(want);
 }
 
-static seed_runs *get_set(claim_study *s, const char *experiment, const alternative *alt)
+static seed_runs *get_set(claim_study *s, const char *experiment, const alternative *alt, int random)
 {
     const char *name = alt ? alt->name : NULL;
     for (int i = 0; i < s->nsets; i++)
         if (!strcmp(s->set[i].experiment, experiment) && (name ? s->set[i].alt && !strcmp(s->set[i].alt, name) : !s->set[i].alt))
             return &s->set[i];
-    seed_runs *main_set = alt ? get_set(s, experiment, NULL) : NULL; /* first, so that it exists before the realloc */
+    seed_runs *main_set = alt ? get_set(s, experiment, NULL, random) : NULL; /* first, so that it exists before the realloc */
     size_t main_index = main_set ? (size_t)(main_set - s->set) : 0;
     s->set = xrealloc(s->set, (size_t)(s->nsets + 1) * sizeof *s->set);
     main_set = alt ? &s->set[main_index] : NULL;
@@ -84,7 +124,7 @@ static seed_runs *get_set(claim_study *s, const char *experiment, const alternat
         seed_run_read(&set->run[k], dir, s->seeds.v[k]);
         free(dir);
     }
-    check_provenance(set, s->scale, main_set, alt);
+    check_provenance(set, s->scale, main_set, alt, random);
     return set;
 }
 
@@ -121,11 +161,11 @@ static claim_reading paired_reading(const judged_setting *j, int n, double alpha
     return reading_over_seeds(kind, j->side, 0, d, NULL, NULL, n, alpha);
 }
 
-static void evaluate(claim_study *s, const claim_rule *r, const alternative *alt, judged_setting *j)
+static void evaluate(claim_study *s, const claim_rule *r, const alternative *alt, judged_setting *j, int random)
 {
     int n = s->seeds.n;
     if (alt && alt->flags && !s->sensitivity) return; /* its runs were not asked for: not evaluated */
-    seed_runs *set = get_set(s, r->experiment, alt && alt->flags ? alt : NULL);
+    seed_runs *set = get_set(s, r->experiment, alt && alt->flags ? alt : NULL, random);
     j->evaluated = !(alt && alt->flags) || set->present;
     if (!j->evaluated) return;
     const char *stat = alt && alt->stat ? alt->stat : r->stat;
@@ -211,6 +251,19 @@ const char *robustness(const judged_claim *j)
     return j->n_same == j->n_run ? "ROBUST" : "FRAGILE";
 }
 
+/* An experiment is random when a rule of it (a claim's or an alternative's own) tests over
+ * seeds; one judged only by exact rules is deterministic (its runs may share a seed). */
+static int experiment_random(const claim_rule *rules, int nrules, const char *experiment)
+{
+    for (int i = 0; i < nrules; i++) {
+        if (strcmp(rules[i].experiment, experiment)) continue;
+        if (rules[i].kind != RULE_EXACT) return 1;
+        for (int a = 0; a < claim_alt_count(&rules[i]); a++)
+            if (rules[i].alt[a].own_rule && rules[i].alt[a].kind != RULE_EXACT) return 1;
+    }
+    return 0;
+}
+
 void study_run(claim_study *s, const claim_rule *rules, int nrules, const char *const *skip, int nskip)
 {
     s->claim = xcalloc((size_t)(nrules ? nrules : 1), sizeof *s->claim);
@@ -222,8 +275,9 @@ void study_run(claim_study *s, const claim_rule *rules, int nrules, const char *
         judged_claim *c = &s->claim[s->n++];
         c->r = &rules[i];
         c->n_alt = claim_alt_count(c->r);
-        evaluate(s, c->r, NULL, &c->main);
-        for (int a = 0; a < c->n_alt; a++) evaluate(s, c->r, &c->r->alt[a], &c->alt[a]);
+        int random = experiment_random(rules, nrules, c->r->experiment);
+        evaluate(s, c->r, NULL, &c->main, random);
+        for (int a = 0; a < c->n_alt; a++) evaluate(s, c->r, &c->r->alt[a], &c->alt[a], random);
     }
     for (int i = 0; i < s->n; i++) {
         judged_claim *c = &s->claim[i];

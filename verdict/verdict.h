@@ -156,8 +156,6 @@ void stats_putf(outfile *f, double value, const char *fmt, ...) __attribute__((f
  * total is 0), and "<name>.count", "<name>.total" as integers, so the verdicts can pool
  * the counts over seeds (an exact binomial interval). The name is printf'd from fmt. */
 void stats_put_share(outfile *f, long count, long total, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* The value of `name` in a stats.csv; 0 if the file or the name is missing. */
-int stats_get(const char *path, const char *name, double *value);
 
 /* ---- the claim table (claims.c and the files of verdict/claims/) ---------------------------
  * Every claim is a rule fixed before the runs: a statistic per seed, a test
@@ -235,12 +233,15 @@ int claim_alt_count(const claim_rule *r);
 const alternative *claim_alt(const claim_rule *r, const char *name);
 
 /* ---- one seed's run, read strictly (runs.c) -------------------------------------------------
- * stats.csv: header "name,value", every line newline-terminated, no name
- * twice, values as stats_put writes them; run.txt: complete (command, commit,
- * wall time). flags: the command normalised for comparison over seeds (program
- * name, every flag but --out and --quiet, --seed/--data-seed values as SEED).
- * ok = 0 with the first reason in why when anything is missing or malformed,
- * or when --seed/--data-seed is not the folder's seed. */
+ * stats.csv: header "name,value", every line newline-terminated, no blank
+ * line, no name twice, names and values exactly as stats_put writes them (no
+ * blank, no hex, no literal that underflows to 0), a regular file of at most 64 MB; run.txt: complete (command, commit,
+ * wall time, seed line; no carriage return). flags: the command normalised for
+ * comparison over seeds (program name, every flag but --out and --quiet,
+ * --seed/--data-seed values as SEED). ok = 0 with the first reason in why when
+ * anything is missing or malformed, or when --seed/--data-seed is not the
+ * folder's seed. The seed line and the scale are checked by the study (a
+ * deterministic experiment's runs may share a seed). */
 typedef struct {
     char *name;
     double value;
@@ -248,9 +249,11 @@ typedef struct {
 typedef struct {
     int ok;
     char why[256];
-    long seed;
+    long seed;                 /* the folder's seed */
+    long run_seed;             /* run.txt's "seed: " line (the seed the program ran with) */
     char commit[96];
-    char scale[16];            /* --scale's value, "" if the command has none */
+    char scale[16];            /* the run's scale: run.txt's "scale: " line, else --scale's value, else
+                                  "quick" (the default); "none": the program has no scale */
     char *flags;
     int nstats;
     stat_row *stats;
