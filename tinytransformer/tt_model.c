@@ -67,12 +67,6 @@ size_t tt_param_count(const tt_config *c)
     return V * C + (size_t)c->T * C + (size_t)c->layers * layer + C + C * b + (c->tied ? 0 : V * C);
 }
 
-tt_impl *tt_impl_of(const model *m)
-{
-    if (!m || !m->kind || strcmp(m->kind, "tinytransformer") != 0) DIE("not a tinytransformer model");
-    return m->impl;
-}
-
 const tt_config *tt_config_of(const model *m) { return &tt_impl_of(m)->c; }
 
 void tt_init_params(model *m, unsigned long seed)
