@@ -44,4 +44,11 @@ expect_user_error "train_compare: kv heads that do not divide the heads" "$BIN/t
   --llama-kv-heads 3 --out "$TMPD/bad3"
 expect_no_files "train_compare: no output after a bad Llama size" "$TMPD/bad3"
 expect_user_error "train_transformer: an odd Llama head size" "$T" --model llama --llama-head-dim 3 --out "$TMPD/bad4"
+# make verdicts ARCH=llama: the experiments that take the Llama, with --model llama; partition_check
+# (its claims read the GPT's statistics) and the experiments without a Transformer left out
+plan=$(MAKEFLAGS= make --no-print-directory -n verdicts-only ARCH=llama SEEDS=1 RES="$TMPD/rv" 2>&1)
+echo "$plan" | grep -q "bin/train_compare .*--model llama" && echo "$plan" | grep -q "bin/fig6 .*--model llama" \
+  && ! echo "$plan" | grep -q "bin/fig4 \|bin/partition_check \|bin/table_kappa " \
+  && echo "$plan" | grep -q -- "--skip .*partition_check" && cli_ok ||
+  cli_fail "make verdicts ARCH=llama: $(echo "$plan" | grep -o 'bin/[a-z0-9_]* ' | sort -u | tr '\n' ' ')"
 cli_summary
