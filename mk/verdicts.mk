@@ -49,6 +49,7 @@ verdicts-only: $$(VERDICT_RUNS) $(BUILD)/bin/verdicts $$(VERDICT_RUN_FIGURES)
 endef
 
 # The README's headline and docs/results.md, from the default block of verdicts
-# (the last make verdicts or make sensitivity).
+# (the last make verdicts or make sensitivity); the text and Llama studies beside
+# it when results-text/verdicts and results-llama/verdicts exist.
 results:
-	@./scripts/readme_results.sh $(RES)/verdicts README.md docs/results.md $(if $(wildcard $(RES)-text/verdicts/verdicts.csv),$(RES)-text/verdicts)
+	@./scripts/readme_results.sh $(RES)/verdicts README.md docs/results.md "$(if $(wildcard $(RES)-text/verdicts/verdicts.csv),$(RES)-text/verdicts)" $(if $(wildcard $(RES)-llama/verdicts/verdicts.csv),$(RES)-llama/verdicts)
