@@ -133,6 +133,9 @@ static void tt_destroy(model *m)
     free(m);
 }
 
+/* model.h's token_losses: the forward pass's per-position losses. */
+static double tt_token_losses(model *m, double *losses) { return tt_forward(m, NULL, losses); }
+
 model *tt_new(const tt_config *c)
 {
     tt_check_config(c);
@@ -152,6 +155,7 @@ model *tt_new(const tt_config *c)
     m->grad = tt_grad_fn;
     m->hvp = tt_hvp_fn;
     m->T = c->T, m->V = c->V, m->set_tokens = tt_set_batch;
+    m->token_losses = tt_token_losses;
     m->hvp_tensors = tt_hvp_tensors_fn;
     m->hess_cols = tt_hess_cols_fn;
     m->hess_cols_lower = tt_hess_cols_lower_fn;
