@@ -79,6 +79,7 @@ endif
 # figures-llama/ (with DATA=text: results-text-llama/ ...).
 ARCH ?= tt
 LLAMA_EXPS :=
+LLAMA_VERDICT_SKIP :=
 ifeq ($(ARCH),llama)
   RES := $(RES)-llama
   FIG := $(FIG)-llama

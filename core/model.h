@@ -55,9 +55,12 @@ struct model {
      * the batch, B sequences of T+1 token ids in 0..V-1 (inputs 0..T-1,
      * targets 1..T; copied; user error on a token outside the vocabulary).
      * T = V = 0 and set_tokens NULL for the others. What a training loop or a
-     * checkpoint needs to feed any Transformer. */
+     * checkpoint needs to feed any Transformer. token_losses: the loss at each
+     * of the batch's B·T predictions into losses (B·T), returning their mean
+     * (paired comparisons of two parameter vectors on one batch). */
     int T, V;
     void (*set_tokens)(model *m, const int *tokens, int B);
+    double (*token_losses)(model *m, double *losses);
 
     /* Mean loss over the model's current batch at params. */
     double (*loss)(model *m);

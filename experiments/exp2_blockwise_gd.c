@@ -74,7 +74,7 @@ static void coord_job(ttexp_job *j, const coord_state *cs, const partition *p, c
 static void coord_search(coord_state *cs, const ttexp_setup *s, const ttexp_schedule *sc, const partition *p,
                          const int *group, int ngroups, int passes, int threads, outfile *log)
 {
-    size_t P = tt_param_count(&s->cfg);
+    size_t P = ttexp_param_count(s);
     const lr_range *range = lr_range_of(LR_COORD);
     progress prog;
     progress_start(&prog, cs->label, (long)passes * ngroups);
@@ -126,7 +126,7 @@ static void final_run(ttexp_job *j, const coord_state *cs, const ttexp_setup *s,
 {
     *j = (ttexp_job){.method = ttexp_method_of(cs->label, cs->kind, p, 1)};
     j->method.cfg.block_lr = cs->lr_b;
-    ttexp_record_alloc(&j->rec, sc, tt_param_count(&s->cfg), 0);
+    ttexp_record_alloc(&j->rec, sc, ttexp_param_count(s), 0);
     ttexp_run_jobs(s, sc, j, 1, 1, cs->label);
 }
 

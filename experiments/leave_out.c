@@ -37,7 +37,7 @@ static void gradient_rms(ttexp *e, double *centre)
     model *m = e->m;
     double *g = xmalloc(m->P * sizeof(double));
     memcpy(m->params, e->params0, m->P * sizeof(double));
-    tt_set_batch(m, e->eval_tokens, e->s->B < e->s->eval_B ? e->s->B : e->s->eval_B);
+    m->set_tokens(m, e->eval_tokens, e->s->B < e->s->eval_B ? e->s->B : e->s->eval_B);
     m->grad(m, g);
     for (int t = 0; t < m->ntensors; t++) {
         size_t n = tensor_size(&m->tensors[t]);
@@ -88,7 +88,7 @@ static int joint_pass(ttexp_job *cur, double *mu, const int *ts, int x, double s
                       int threads)
 {
     const lr_range *range = lr_range_of(LR_LEAVE_OUT);
-    size_t P = tt_param_count(&s->cfg);
+    size_t P = ttexp_param_count(s);
     int at_bound = 0;
     for (int i = 0; i < x; i++) {
         /* the first grid: the current value and its neighbours in the lattice that lie in the bounds */

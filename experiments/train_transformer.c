@@ -1,25 +1,31 @@
-/* train_transformer — train the tiny Transformer with any optimizer and
- * partition, with checkpoints (parameters and Adam's v̂) at chosen fractions.
+/* train_transformer — train the tiny Transformer (or, with --model llama, a
+ * Llama-style model of the same sizes) with any optimizer and partition, with
+ * checkpoints (parameters and Adam's v̂) at chosen fractions.
  *
  * The researcher's entry point to optim/ and tinytransformer/: every choice of
  * the optimizer experiments is a flag here. Writes <out>/loss.csv,
  * checkpoints.csv, step<s>_params.npy, step<s>_vhat.npy, vocab.csv (text),
- * run.txt, and with --save-safetensors the trained model in nanoGPT's layout. A run whose
+ * run.txt, and with --save-safetensors the trained model in nanoGPT's layout (a Llama:
+ * Hugging Face's, a folder with model.safetensors and config.json). A run whose
  * loss stops being finite ends with a message and exit status 3; what was
  * written up to then is complete.
  */
 #include "core/core.h"
 #include "core/model.h"
 #include "harness/data.h"
+#include "harness/llama_cli.h"
 #include "harness/seeds.h"
 #include "harness/tt_train.h"
 #include "optim/optim.h"
+#include "tinytransformer/llama.h"
 #include "tinytransformer/tt.h"
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct {
     tt_config cfg;
+    const char *model;                 /* tt or llama */
+    llama_cli llama;
     const char *optim, *vstat, *schedule, *partition_name, *out, *save_path;
     int save_f32;
     tt_data_opts data;                 /* --data, --text, --vocab-size */
@@ -32,11 +38,14 @@ typedef struct {
 static tt_args parse_args(int argc, char **argv)
 {
     tt_train_opts o = tt_train_defaults();
-    tt_args x = {.cfg = tt_defaults(), .optim = "adamw", .vstat = "mean", .schedule = "cosine",
+    tt_args x = {.cfg = tt_defaults(), .model = "tt", .llama = llama_cli_defaults(), .optim = "adamw", .vstat = "mean", .schedule = "cosine",
                  .partition_name = "alg3", .out = "results/train_transformer", .lr = o.lr, .beta1 = 0.9,
                  .beta2 = 0.999, .eps = 1e-8, .wd = -1, .seed = 1, .data_seed = 1, .steps = o.steps, .order = 2,
                  .successors = 2, .batch = o.batch, .fracs = {3, {0.01, 0.5, 1}}};
     const cli_opt opts[] = {
+        {"model", OPT_STRING, &x.model, "tt (the tiny GPT) or llama (a Llama-style model of the same sizes: RMSNorm, "
+                                        "rotary, SwiGLU, no biases; --llama-*)"},
+        LLAMA_CLI_OPTS(&x.llama),
         {"layers", OPT_INT, &x.cfg.layers, "Transformer layers"},
         {"C", OPT_INT, &x.cfg.C, "embedding width"},
         {"heads", OPT_INT, &x.cfg.heads, "attention heads"},
@@ -45,7 +54,8 @@ static tt_args parse_args(int argc, char **argv)
         {"V", OPT_INT, &x.cfg.V, "vocabulary size of the Markov source (text: --vocab-size)"},
         {"bias", OPT_INT, &x.cfg.bias, "1: biases on, 0: off"},
         {"tied", OPT_INT, &x.cfg.tied, "1: the output head is wte (nanoGPT's weight tying), 0: its own lm_head"},
-        {"save-safetensors", OPT_STRING, &x.save_path, "write the trained model here (nanoGPT's layout, .safetensors)"},
+        {"save-safetensors", OPT_STRING, &x.save_path,
+         "write the trained model here (nanoGPT's layout, .safetensors; a Llama: a Hugging Face folder)"},
         {"save-f32", OPT_FLAG, &x.save_f32, "with --save-safetensors: F32 data (default F64, exact)"},
         TT_DATA_OPTS(x.data),
         {"order", OPT_INT, &x.order, "Markov source order (the next token depends on this many)"},
@@ -71,9 +81,10 @@ static tt_args parse_args(int argc, char **argv)
     run_start(argc, argv);
     cli_parse(argc, argv,
               "Train the tiny GPT-style Transformer (defaults: the paper's 1-layer model, V 8, C 16, 4 heads,\n"
-              "M 32, T 8, biases) on an order-2 Markov source or on text (--data text), with GD, Adam, AdamW,\n"
-              "Adam-mini, Adafactor or SM3 (blockwise GD and leave-out need per-block rates: exp2_blockwise_gd,\n"
-              "leave_out). Adam-mini follows the official v1.1.1 update; cosine decay ends at 10% of lr.\n"
+              "M 32, T 8, biases) or a Llama-style model of those sizes (--model llama: RMSNorm, rotary,\n"
+              "SwiGLU, grouped key/value heads, no biases) on an order-2 Markov source or on text (--data text),\n"
+              "with GD, Adam, AdamW, Adam-mini, Adafactor or SM3 (blockwise GD and leave-out need per-block\n"
+              "rates: exp2_blockwise_gd, leave_out). Adam-mini follows the official v1.1.1 update; cosine decay ends at 10% of lr.\n"
               "Checkpoints hold the parameters and, for Adam-family optimizers, v-hat (D_Adam = 1/(sqrt(v)+eps)).\n"
               "Exit status 3: the loss diverged (the files up to that step are complete).",
               opts, sizeof opts / sizeof *opts);
@@ -117,6 +128,20 @@ static tt_train_opts train_opts_of(tt_args *x)
     return o;
 }
 
+/* The model of --model and the size flags (checked: user errors). */
+static model *model_of(const tt_args *x)
+{
+    if (strcmp(x->model, "tt") == 0) {
+        tt_check_config(&x->cfg);
+        return tt_new(&x->cfg);
+    }
+    if (strcmp(x->model, "llama") != 0) die_user("--model must be tt or llama (got '%s')", x->model);
+    const tt_config *c = &x->cfg;
+    llama_config l = llama_cli_config(&x->llama, c->V, c->C, c->layers, c->heads, c->M, c->T, c->seed);
+    llama_check_config(&l);
+    return llama_new(&l);
+}
+
 /* --partition: alg3, alg3-value-whole, alg2 or a partition file. */
 static partition *partition_named(const char *name, const model *m)
 {
@@ -132,13 +157,15 @@ int main(int argc, char **argv)
     tt_train_opts o = train_opts_of(&x);
     tt_data *d = token_source(&x.data, x.cfg.V, x.cfg.T, x.order, x.successors, (unsigned long)x.data_seed);
     x.cfg.V = tt_data_vocab(d); /* the text's vocabulary, or the Markov source's V */
-    tt_check_config(&x.cfg);
-    model *m = tt_new(&x.cfg);
+    model *m = model_of(&x);
     partition *p = partition_named(x.partition_name, m);
     o.blocks = p;
     if (!core_quiet) fprintf(stderr, "train_transformer: P = %zu, %d blocks, %s\n", m->P, p->nblocks, optim_name(o.optim));
     tt_train_result r = tt_train(m, d, &o, x.out);
-    if (x.save_path && !r.diverged) tt_save_nanogpt(m, d, x.save_path, x.save_f32);
+    if (x.save_path && !r.diverged) {
+        if (model_is_llama(m)) llama_save_hf(m, x.save_path, x.save_f32);
+        else tt_save_nanogpt(m, d, x.save_path, x.save_f32);
+    }
     run_write_info(x.out, (unsigned long)x.seed);
     if (!core_quiet && !r.diverged) fprintf(stderr, "train_transformer: final batch loss %.4f\n", r.final_loss);
     partition_free(p);

@@ -39,10 +39,8 @@ static void llama_check(model_ckpt *k)
     const llama_cli *l = &k->cli->llama;
     ckpt_cli_check_run(c);
     if (c->model_config && !k->file) die_user("--model-config goes with --model FILE");
-    llama_config cfg = {.V = c->V, .C = c->C, .layers = c->layers, .heads = c->heads,
-                        .kv_heads = l->kv_heads ? l->kv_heads : c->heads, .head_dim = l->head_dim, .M = c->M,
-                        .T = c->T, .eps = l->eps, .theta = l->theta, .tied = l->tied,
-                        .seed = seed_for((unsigned long)c->seed, SEED_INIT)};
+    llama_config cfg = llama_cli_config(l, c->V, c->C, c->layers, c->heads, c->M, c->T,
+                                        seed_for((unsigned long)c->seed, SEED_INIT));
     model *file = NULL;
     if (k->file) { /* its own sizes; text's vocabulary is the model's by default */
         file = llama_load_hf(k->file, c->model_config, c->T);

@@ -24,8 +24,7 @@ void model_cli_init(model_cli *c)
     memset(c, 0, sizeof *c);
     ckpt_cli_init(&c->cli);
     mlp_cli_init(&c->mlp);
-    llama_config d = llama_defaults();
-    c->llama = (llama_cli){.kv_heads = 2, .head_dim = 0, .tied = d.tied, .eps = d.eps, .theta = d.theta};
+    c->llama = llama_cli_defaults();
     c->model_name = "tt";
 }
 

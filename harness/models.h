@@ -55,29 +55,17 @@
 
 #include "core/core.h"
 #include "core/model.h"
+#include "harness/llama_cli.h"
 #include "harness/mlp_ckpt.h"
 #include "harness/tt_ckpt.h"
 #include "harness/tt_train.h"
-
-/* The Llama-style model's own flags (model_llama.c); its sizes are the shared
- * --V, --C, --heads, --M, --T, --layers of ckpt_cli, and it has no biases. */
-typedef struct {
-    int kv_heads, head_dim, tied;
-    double eps, theta;
-} llama_cli;
-#define LLAMA_CLI_OPTS(c)                                                                                        \
-    {"llama-kv-heads", OPT_INT, &(c)->kv_heads, "the Llama's key/value heads, dividing --heads (0: --heads)"},   \
-    {"llama-head-dim", OPT_INT, &(c)->head_dim, "the Llama's head size (0: C / heads)"},                         \
-    {"llama-eps", OPT_DOUBLE, &(c)->eps, "the Llama's RMSNorm eps"},                                             \
-    {"llama-theta", OPT_DOUBLE, &(c)->theta, "the Llama's rotary base"},                                         \
-    {"llama-tied", OPT_INT, &(c)->tied, "1: the Llama's output head is its embedding"}
 
 /* Every kind's flags. */
 typedef struct {
     const char *model_name;    /* --model: a kind's name or a file */
     ckpt_cli cli;              /* the shared run flags and the Transformer's (tt_ckpt.h) */
     mlp_cli mlp;               /* the MLP's (mlp_ckpt.h) */
-    llama_cli llama;           /* the Llama's (above) */
+    llama_cli llama;           /* the Llama's (llama_cli.h) */
 } model_cli;
 void model_cli_init(model_cli *c);   /* tt; every kind's defaults */
 void model_cli_free(model_cli *c);   /* what check read (a --model file) */

@@ -9,6 +9,7 @@
 #include "harness/seeds.h"
 #include "hessian/hessian.h"
 #include "optim/optim.h"
+#include "tinytransformer/llama.h"
 #include "tinytransformer/tt.h"
 #include "verdict/verdict.h"
 #include <math.h>
@@ -16,6 +17,26 @@
 #include <string.h>
 
 void openblas_set_num_threads(int);
+
+static llama_config llama_config_of_setup(const ttexp_setup *s)
+{
+    const tt_config *c = &s->cfg;
+    return llama_cli_config(&s->llama_flags, c->V, c->C, c->layers, c->heads, c->M, c->T, c->seed);
+}
+
+model *ttexp_model_new(const ttexp_setup *s)
+{
+    if (!s->llama) return tt_new(&s->cfg);
+    llama_config c = llama_config_of_setup(s);
+    return llama_new(&c);
+}
+
+size_t ttexp_param_count(const ttexp_setup *s)
+{
+    if (!s->llama) return tt_param_count(&s->cfg);
+    llama_config c = llama_config_of_setup(s);
+    return llama_param_count(&c);
+}
 
 void ttexp_open(ttexp *e, const ttexp_setup *s)
 {
@@ -25,7 +46,7 @@ void ttexp_open(ttexp *e, const ttexp_setup *s)
     e->data = token_source(&s->data, s->cfg.V, s->cfg.T, s->order, s->successors, s->data_seed);
     if (tt_data_vocab(e->data) != s->cfg.V)
         DIE("token source has %d symbols, the setup V = %d", tt_data_vocab(e->data), s->cfg.V);
-    e->m = tt_new(&s->cfg);
+    e->m = ttexp_model_new(s);
     e->params0 = xmalloc(e->m->P * sizeof(double));
     memcpy(e->params0, e->m->params, e->m->P * sizeof(double));
     if (s->train_set < 0) die_user("training set must have >= 0 sequences (got %d)", s->train_set);
@@ -35,8 +56,8 @@ void ttexp_open(ttexp *e, const ttexp_setup *s)
     gsl_rng *r = rng_new(seed_for(s->data_seed, SEED_HELD_OUT));
     tt_data_held_out_batch(e->data, r, s->eval_B, s->cfg.T, e->eval_tokens);
     rng_free(r);
-    e->eval_m = tt_new(&s->cfg);
-    tt_set_batch(e->eval_m, e->eval_tokens, s->eval_B);
+    e->eval_m = ttexp_model_new(s);
+    e->eval_m->set_tokens(e->eval_m, e->eval_tokens, s->eval_B);
     e->batch_rng = rng_new(seed_for(s->seed, SEED_BATCHES));
     if (s->train_set > 0) tt_data_batch(e->data, e->batch_rng, s->train_set, s->cfg.T, e->tokens);
 }
@@ -118,7 +139,7 @@ static void ttexp_set_batch(void *ctx, long step)
     ttexp_hook_ctx *h = ctx;
     (void)step;
     tt_data_batch(h->e->data, h->e->batch_rng, h->e->s->B, h->e->s->cfg.T, h->e->tokens);
-    tt_set_batch(h->e->m, h->e->tokens, h->e->s->B);
+    h->e->m->set_tokens(h->e->m, h->e->tokens, h->e->s->B);
 }
 
 static void ttexp_record_point(ttexp_hook_ctx *h, int k)
@@ -150,7 +171,7 @@ void ttexp_train(ttexp *e, const ttexp_method *mt, const ttexp_schedule *sc, tte
     ttexp_hook_ctx h = {.e = e, .sc = sc, .rec = rec};
     ttexp_record_point(&h, 0);
     int full = e->s->train_set > 0;
-    if (full) tt_set_batch(m, e->tokens, e->s->train_set); /* every step: the whole set */
+    if (full) m->set_tokens(m, e->tokens, e->s->train_set); /* every step: the whole set */
     optimizer *o = optim_new(mt->kind, &mt->cfg, m->P, mt->blocks, m);
     train_config tc = {.steps = sc->steps, .lr = mt->lr, .schedule = SCHED_WARMUP_COSINE, .warmup = sc->warmup,
                        .final_frac = 0.1};
@@ -258,7 +279,7 @@ void ttexp_search_run(ttexp_search *r, const char *label, const ttexp_setup *s, 
     r->label = label;
     lr_grid_init(&r->g, range->lo, range->hi, points, range->lo_bound, range->hi_bound);
     if (!set) set = set_lr;
-    size_t P = tt_param_count(&s->cfg);
+    size_t P = ttexp_param_count(s);
     ttexp_job *all = xcalloc(LR_GRID_MAX, sizeof *all); /* in the order evaluated */
     double xs[LR_GRID_MAX], at[LR_GRID_MAX];                /* proposed; the value of all[i] */
     int n = 0;
@@ -317,7 +338,7 @@ double ttexp_block_lr_from_hessian(ttexp *e, const partition *p, int hess_B, dou
 {
     model *m = e->m;
     memcpy(m->params, e->params0, m->P * sizeof(double));
-    tt_set_batch(m, e->eval_tokens, hess_B < e->s->eval_B ? hess_B : e->s->eval_B);
+    m->set_tokens(m, e->eval_tokens, hess_B < e->s->eval_B ? hess_B : e->s->eval_B);
     hessian_opts ho = hessian_defaults();
     ho.label = "hessian at init";
     double *H = hessian_full(m, &ho), *lam = xmalloc(p->nblocks * sizeof(double));
@@ -389,9 +410,9 @@ void ttexp_paired_diff(ttexp *e, const double *wa, const double *wb, double *mea
     int n = e->s->eval_B * e->s->cfg.T;
     double *la = xmalloc(n * sizeof(double)), *lb = xmalloc(n * sizeof(double));
     memcpy(m->params, wa, m->P * sizeof(double));
-    tt_forward(m, NULL, la);
+    m->token_losses(m, la);
     memcpy(m->params, wb, m->P * sizeof(double));
-    tt_forward(m, NULL, lb);
+    m->token_losses(m, lb);
     double s1 = 0, s2 = 0;
     for (int i = 0; i < n; i++) {
         double d = la[i] - lb[i];
@@ -503,12 +524,15 @@ void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int qu
     if (a->threads < 1 || a->threads > 64) die_user("--threads must be in 1..64 (got %d)", a->threads);
     blas_memory_guard(a->threads, "--threads 1"); /* the training runs call BLAS at once */
     if (a->held_out < 16 || a->held_out > 65536) die_user("--held-out must be in 16..65536 (got %d)", a->held_out);
+    if (strcmp(a->model, "tt") != 0 && strcmp(a->model, "llama") != 0)
+        die_user("--model must be tt or llama (got '%s')", a->model);
 }
 
 ttexp_setup ttexp_default_setup(const ttexp_args *a)
 {
     ttexp_setup s = {.cfg = tt_defaults(), .B = 64, .eval_B = a->held_out, .order = 2, .successors = 2,
-                     .seed = (unsigned long)a->seed, .data_seed = (unsigned long)a->data_seed, .data = a->data};
+                     .seed = (unsigned long)a->seed, .data_seed = (unsigned long)a->data_seed, .data = a->data,
+                     .llama = strcmp(a->model, "llama") == 0, .llama_flags = a->llama};
     s.cfg.seed = seed_for(s.seed, SEED_INIT);
     if (token_source_is_text(&s.data)) { /* the model's vocabulary is the text's */
         tt_data *d = token_source(&s.data, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
@@ -541,6 +565,10 @@ ttexp_schedule ttexp_schedule_of(long steps)
 
 ttexp_schedule ttexp_begin(ttexp *e, ttexp_setup s, const ttexp_args *a)
 {
+    if (s.llama) { /* its sizes, before any output */
+        llama_config c = llama_config_of_setup(&s);
+        llama_check_config(&c);
+    }
     ensure_dir(a->out);
     ttexp_open(e, &s);
     token_source_write_vocab(e->data, a->out);

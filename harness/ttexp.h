@@ -16,13 +16,16 @@
 #include "core/core.h"
 #include "core/model.h"
 #include "harness/data.h"
+#include "harness/llama_cli.h"
 #include "harness/lr_grid.h"
 #include "optim/optim.h"
 #include "tinytransformer/tt.h"
 #include "verdict/verdict.h"
 
 typedef struct {
-    tt_config cfg;
+    tt_config cfg;            /* the sizes (and, for the tiny GPT, biases and tying) */
+    int llama;                /* 1: the Llama-style model of cfg's sizes and llama_flags */
+    llama_cli llama_flags;
     int B;                    /* training batch (sequences) */
     int eval_B;               /* held-out evaluation batch (sequences) */
     int order;                /* Markov source: the next token depends on this many previous ones */
@@ -47,6 +50,9 @@ typedef struct {
     gsl_rng *batch_rng;
 } ttexp;
 
+/* The setup's model, initialised from cfg.seed (the tiny GPT or the Llama). */
+model *ttexp_model_new(const ttexp_setup *s);
+size_t ttexp_param_count(const ttexp_setup *s);
 /* Opens the setup (copied into e). */
 void ttexp_open(ttexp *e, const ttexp_setup *s);
 void ttexp_close(ttexp *e);
@@ -220,9 +226,15 @@ typedef struct {
     int paper;                /* set by ttexp_args_finish */
     int held_out;             /* held-out sequences (512) */
     tt_data_opts data;        /* --data, --text, --vocab-size */
+    const char *model;        /* --model tt or llama */
+    llama_cli llama;          /* --llama-* */
 } ttexp_args;
-#define TTEXP_ARGS(out_dir) {.out = out_dir, .scale = "quick", .seed = 1, .data_seed = 1, .threads = 2, .held_out = 512}
+#define TTEXP_ARGS(out_dir) {.out = out_dir, .scale = "quick", .seed = 1, .data_seed = 1, .threads = 2, .held_out = 512, \
+                             .model = "tt", .llama = llama_cli_defaults()}
 #define TTEXP_OPTS(a, scale_help, grid_help)                                                         \
+    {"model", OPT_STRING, &(a).model, "tt (the tiny GPT) or llama (a Llama-style model of the same sizes: " \
+                                      "RMSNorm, rotary, SwiGLU, no biases; --llama-*)"},            \
+    LLAMA_CLI_OPTS(&(a).llama),                                                                      \
     {"scale", OPT_STRING, &(a).scale, scale_help},                                                  \
     {"steps", OPT_LONG, &(a).steps, "training steps (0: from --scale)"},                            \
     {"lrs", OPT_INT, &(a).grid, grid_help},                                                         \

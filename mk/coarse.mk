@@ -3,9 +3,10 @@
 # sizes, each at its searched lr and 2x, 4x it (docs/coarse.md). Quick: 2 layers;
 # paper: 4 layers (the 2-layer paper run: coarse --scale paper --layers 2).
 TT_EXPS += coarse
+LLAMA_EXPS += coarse
 COARSE_PNGS := $(FIG)/coarse.png
 $(RES)/coarse/run.txt: $(BUILD)/bin/coarse
-	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
+	$< --scale $(SCALE) $(TT_DATA) $(TT_ARCH) --out $(@D) --quiet
 $(RES)/coarse/claims.txt: $(RES)/coarse/run.txt
 $(FIG)/coarse.png: $(RES)/coarse/run.txt plots/coarse.gp
 	$(call render,plots/coarse.gp,res='$(RES)/coarse')

@@ -2,7 +2,8 @@
 #   make verdict-tasks   writes $(VTASKS): the per-seed runs of make verdicts that
 #                        are missing or older than their program, one shell command
 #                        per line (the same command make verdicts runs), for
-#                        run_tasks; builds the programs (default build) first.
+#                        run_tasks; builds the programs (default build, SAN=0
+#                        whatever the caller's) first.
 #                        The same run list as make verdicts (VERDICT_RUN_EXPS:
 #                        VERDICT_SKIP="a b" leaves a and b out).
 #   make verdicts-mpi NP=4 [MPIRUN="srun"]
@@ -17,7 +18,7 @@ MPIRUN ?= mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) -np $(NP)
 
 .PHONY: verdict-tasks verdicts-mpi
 verdict-tasks:
-	@$(MAKE) --no-print-directory MPI=0 $(addprefix build/bin/,$(VERDICT_RUN_EXPS))
+	@$(MAKE) --no-print-directory MPI=0 SAN=0 $(addprefix build/bin/,$(VERDICT_RUN_EXPS))
 	@mkdir -p $(RES)
 	@{ $(foreach e,$(VERDICT_RUN_EXPS),$(foreach s,$(VERDICT_SEEDS),\
 	  if [ build/bin/$(e) -nt $(VRUNS)/$(e)/seed$(s)/run.txt ]; then \

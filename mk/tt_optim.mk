@@ -1,6 +1,7 @@
 # Optimizer experiments on the tiny Transformer.
 TT_EXPS += train_compare exp2_blockwise_gd leave_out ablation_vstat trajectory
-TT_OPTIM_SCALE := --scale $(SCALE) $(TT_DATA)
+LLAMA_EXPS += train_compare exp2_blockwise_gd leave_out ablation_vstat trajectory
+TT_OPTIM_SCALE := --scale $(SCALE) $(TT_DATA) $(TT_ARCH)
 
 $(RES)/train_compare/run.txt: $(BUILD)/bin/train_compare
 	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet

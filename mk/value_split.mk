@@ -1,9 +1,10 @@
 # Extension: value split by output neuron vs value as one block (value_split),
 # short and long runs, each with its own lr search (docs/value_split.md).
 TT_EXPS += value_split
+LLAMA_EXPS += value_split
 VALUE_SPLIT_PNGS := $(FIG)/value_split.png
 $(RES)/value_split/run.txt: $(BUILD)/bin/value_split
-	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
+	$< --scale $(SCALE) $(TT_DATA) $(TT_ARCH) --out $(@D) --quiet
 $(RES)/value_split/claims.txt: $(RES)/value_split/run.txt
 $(FIG)/value_split.png: $(RES)/value_split/run.txt plots/value_split.gp
 	$(call render,plots/value_split.gp,res='$(RES)/value_split')

@@ -10,9 +10,10 @@
 #   VERDICT_SKIP="exp2_blockwise_gd leave_out": those experiments are not run
 #   and their claims are left out of the table (the costliest at paper scale).
 # The flags of program $(1)'s run with seed $(2): its VCMD (or the default) with SEED
-# replaced, and --data text for the Transformer experiments under DATA=text. Every
-# run list uses it: make verdicts, make sensitivity and their MPI task lists.
-verdict_flags = $(subst SEED,$(2),$(if $(filter undefined,$(origin VCMD_$(1))),$(VCMD_DEFAULT),$(VCMD_$(1)))) $(if $(filter $(1),$(TT_EXPS)),$(TT_DATA))
+# replaced, --data text for the Transformer experiments under DATA=text and
+# --model llama for those of LLAMA_EXPS under ARCH=llama. Every run list uses
+# it: make verdicts, make sensitivity and their MPI task lists.
+verdict_flags = $(subst SEED,$(2),$(if $(filter undefined,$(origin VCMD_$(1))),$(VCMD_DEFAULT),$(VCMD_$(1)))) $(if $(filter $(1),$(TT_EXPS)),$(TT_DATA)) $(if $(filter $(1),$(LLAMA_EXPS)),$(TT_ARCH))
 
 # One run: the program's flags with SEED replaced, one BLAS thread.
 define verdict_run
@@ -30,8 +31,11 @@ verdicts: deps
 # VERDICT_FIGURES; make verdicts renders them into $(FIG)/.
 # The run rules are made at the end of the Makefile ($(eval $(verdict_rules))),
 # once every fragment has added to VERDICT_EXPS.
-# DATA=text judges the Transformer experiments only (the others have no text to run on).
-VERDICT_LEFT_OUT = $(strip $(VERDICT_SKIP) $(if $(filter text,$(DATA)),$(filter-out $(TT_EXPS),$(VERDICT_EXPS))))
+# DATA=text judges the Transformer experiments only (the others have no text to run on);
+# ARCH=llama those that take the Llama-style model (LLAMA_EXPS) but LLAMA_VERDICT_SKIP
+# (an experiment whose claims read statistics named for the tiny GPT).
+VERDICT_LEFT_OUT = $(strip $(VERDICT_SKIP) $(if $(filter text,$(DATA)),$(filter-out $(TT_EXPS),$(VERDICT_EXPS))) \
+                     $(if $(filter llama,$(ARCH)),$(filter-out $(filter-out $(LLAMA_VERDICT_SKIP),$(LLAMA_EXPS)),$(VERDICT_EXPS))))
 VERDICT_RUN_EXPS = $(filter-out $(VERDICT_LEFT_OUT),$(VERDICT_EXPS))
 verdict_skip_flag = $(if $(VERDICT_LEFT_OUT),--skip $(subst $(space),$(comma),$(VERDICT_LEFT_OUT)))
 # The seed-band figures of the experiments run ($(FIG)/<experiment>_*.png: each is named for its experiment).
@@ -45,6 +49,7 @@ verdicts-only: $$(VERDICT_RUNS) $(BUILD)/bin/verdicts $$(VERDICT_RUN_FIGURES)
 endef
 
 # The README's headline and docs/results.md, from the default block of verdicts
-# (the last make verdicts or make sensitivity).
+# (the last make verdicts or make sensitivity); the text and Llama studies beside
+# it when results-text/verdicts and results-llama/verdicts exist.
 results:
-	@./scripts/readme_results.sh $(RES)/verdicts README.md docs/results.md $(if $(wildcard $(RES)-text/verdicts/verdicts.csv),$(RES)-text/verdicts)
+	@./scripts/readme_results.sh $(RES)/verdicts README.md docs/results.md "$(if $(wildcard $(RES)-text/verdicts/verdicts.csv),$(RES)-text/verdicts)" $(if $(wildcard $(RES)-llama/verdicts/verdicts.csv),$(RES)-llama/verdicts)

@@ -164,8 +164,24 @@ grep -q "^| claim | Markov chain | robustness | English text | robustness |$" "$
   && grep -q "^| \`train_compare.mini_on_par\` | PASS | [A-Z-]* | PASS | [A-Z-]* |$" "$TMPD/r3.md" \
   && ! grep -q '^| `fig4\.[a-z_]*` |' "$TMPD/r3.md" \
   && cli_ok || cli_fail "results.md: the text column beside the Markov chain's"
+# another study beside (the development seeds beside the confirmation): its name and title
+BESIDE_NAME="development seeds 1-5" MAIN_NAME="confirmation seeds" BESIDE_TITLE="The development study beside the confirmation" \
+  ./scripts/readme_results.sh "$TMPD/o2" "$TMPD/README.md" "$TMPD/r5.md" "$TMPD/o2t" >/dev/null
+grep -q "^## The development study beside the confirmation$" "$TMPD/r5.md" \
+  && grep -q "^| claim | confirmation seeds | robustness | development seeds 1-5 | robustness |$" "$TMPD/r5.md" \
+  && cli_ok || cli_fail "results.md: another study beside, named"
 ./scripts/readme_results.sh "$TMPD/o2" "$TMPD/README.md" "$TMPD/r4.md" "$TMPD/nonexistent" >/dev/null 2>&1
 [ $? -eq 2 ] && [ ! -e "$TMPD/r4.md" ] && cli_ok || cli_fail "no text verdicts: exit 2, nothing written"
+# a Llama study (no text study): its section beside the study of its seeds, the claims it did not judge left out
+LLAMA_AGAINST="$TMPD/o2t" LLAMA_AGAINST_NAME="tiny GPT" \
+  ./scripts/readme_results.sh "$TMPD/o2" "$TMPD/README.md" "$TMPD/r6.md" "" "$TMPD/o2t" >/dev/null
+grep -q "^## On the Llama-style model beside the tiny GPT$" "$TMPD/r6.md" \
+  && grep -q "^| claim | tiny GPT | robustness | Llama | robustness |$" "$TMPD/r6.md" \
+  && grep -q "^| \`train_compare.mini_on_par\` | PASS | [A-Z-]* | PASS | [A-Z-]* |$" "$TMPD/r6.md" \
+  && ! grep -q '^| `fig4\.[a-z_]*` |' "$TMPD/r6.md" && ! grep -q "English text" "$TMPD/r6.md" \
+  && cli_ok || cli_fail "results.md: the Llama column beside the tiny GPT's"
+./scripts/readme_results.sh "$TMPD/o2" "$TMPD/README.md" "$TMPD/r7.md" "" "$TMPD/nonexistent" >/dev/null 2>&1
+[ $? -eq 2 ] && [ ! -e "$TMPD/r7.md" ] && cli_ok || cli_fail "no Llama verdicts: exit 2, nothing written"
 # every experiment the claim table reads is checked against a tiny run of it by some test script
 # (expect_claim_stats, tests/lib_cli.sh)
 for e in $("$V" --names | awk '{print $1}' | sort -u); do

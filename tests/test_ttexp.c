@@ -10,12 +10,14 @@
 #include "harness/seeds.h"
 #include "harness/ttexp.h"
 #include "optim/optim.h"
+#include "tinytransformer/llama.h"
 #include "tinytransformer/tt.h"
 #include "verdict/verdict.h"
 
 static ttexp_setup small_setup(int order)
 {
-    ttexp_setup s = {tt_defaults(), 8, 64, order, 2, 3, 3, {NULL, NULL, 0}, 0};
+    ttexp_setup s = {.cfg = tt_defaults(), .B = 8, .eval_B = 64, .order = order, .successors = 2, .seed = 3,
+                     .data_seed = 3};
     s.cfg.C = 8;
     s.cfg.heads = 2;
     s.cfg.M = 16;
@@ -96,11 +98,10 @@ static void test_optimal_loss(void)
 
 /* The same jobs on 1 and 2 threads give bit-identical records; every run sees the
  * same batches (two identical methods agree), another batch order differs. */
-static void test_jobs_deterministic(void)
+static void check_jobs_deterministic(ttexp_setup s)
 {
-    ttexp_setup s = small_setup(2);
     ttexp_schedule sc = {20, 1, 5};
-    size_t P = tt_param_count(&s.cfg);
+    size_t P = ttexp_param_count(&s);
     ttexp_job a[3], b[3];
     for (int k = 0; k < 3; k++) {
         a[k].method = ttexp_method_of("adamw", OPTIM_ADAMW, NULL, 0.01);
@@ -142,11 +143,32 @@ static void test_jobs_deterministic(void)
     memcpy(e.m->params, a[0].rec.final_params, P * sizeof(double));
     CHECK_CLOSE(d, l0 - ttexp_eval_loss(&e), 1e-12, "paired mean difference == difference of mean losses");
     CHECK(se > 0, "standard error %g", se);
+    CHECK(a[0].rec.final_eval < l0, "held-out loss fell in 20 AdamW steps (%g -> %g)", l0, a[0].rec.final_eval);
+    /* the per-position losses the paired comparison reads average to the loss */
+    double *lp = xmalloc((size_t)s.eval_B * s.cfg.T * sizeof(double)), mean = 0;
+    double ret = e.eval_m->token_losses(e.eval_m, lp);
+    for (int i = 0; i < s.eval_B * s.cfg.T; i++) mean += lp[i] / (s.eval_B * s.cfg.T);
+    CHECK_CLOSE(mean, e.eval_m->loss(e.eval_m), 1e-12, "token_losses average to the loss");
+    CHECK_CLOSE(ret, mean, 1e-12, "token_losses returns their mean");
+    free(lp);
+    CHECK(model_is_llama(e.m) == s.llama && e.m->P == P, "the setup's model (%s, P = %zu)", e.m->kind, e.m->P);
     ttexp_close(&e);
     for (int k = 0; k < 3; k++) {
         ttexp_record_free(&a[k].rec);
         ttexp_record_free(&b[k].rec);
     }
+}
+
+/* Runs do not depend on the thread count, see their batches, snapshot and
+ * compare in pairs — for the tiny GPT and for the Llama-style model. */
+static void test_jobs_deterministic(void)
+{
+    check_jobs_deterministic(small_setup(2));
+    ttexp_setup l = small_setup(2);
+    l.llama = 1;
+    l.llama_flags = llama_cli_defaults();
+    l.llama_flags.kv_heads = 1;          /* grouped-query: both query heads read one */
+    check_jobs_deterministic(l);
 }
 
 /* A diverging learning rate is recorded as diverged: score and final loss +inf. */

@@ -661,6 +661,9 @@ static void llama_destroy(model *m)
     free(m);
 }
 
+/* model.h's token_losses: the forward pass's per-position losses. */
+static double llama_token_losses(model *m, double *losses) { return llama_forward(m, NULL, losses); }
+
 model *llama_new(const llama_config *c)
 {
     llama_check_config(c);
@@ -687,6 +690,7 @@ model *llama_new(const llama_config *c)
     m->grad = llama_grad_fn;
     m->hvp = llama_hvp_fn;
     m->T = c->T, m->V = c->V, m->set_tokens = llama_set_batch;
+    m->token_losses = llama_token_losses;
     m->destroy = llama_destroy;
     llama_init_params(m, c->seed);
     return m;

@@ -12,6 +12,8 @@
 #ifndef TT_IMPL_H
 #define TT_IMPL_H
 
+#include <string.h>
+
 #include "tt_kernels.h"
 
 /* Tensors of one layer, in buffer order. */
@@ -74,8 +76,13 @@ typedef struct {
     int threads;             /* tt_set_threads; 0 = toolkit_threads() */
 } tt_impl;
 
-/* The model's state; DIE unless m is a tinytransformer. */
-tt_impl *tt_impl_of(const model *m);
+/* The model's state; DIE unless m is a tinytransformer (inline here, so the
+ * pass and panel files need nothing back from tt_model.c). */
+static inline tt_impl *tt_impl_of(const model *m)
+{
+    if (!m || !m->kind || strcmp(m->kind, "tinytransformer") != 0) DIE("not a tinytransformer model");
+    return m->impl;
+}
 /* Tensor t's entries in a buffer of P values (parameters, R-parameters,
  * gradients); NULL when the tensor is absent (t = -1). */
 static inline double *tensor_in(const model *m, double *x, int t) { return t < 0 ? NULL : x + m->tensors[t].offset; }

@@ -68,12 +68,6 @@ size_t tt_param_count(const tt_config *c)
     return V * C + (size_t)c->T * C + (size_t)c->layers * layer + C + C * b + (c->tied ? 0 : V * C);
 }
 
-tt_impl *tt_impl_of(const model *m)
-{
-    if (!m || !m->kind || strcmp(m->kind, "tinytransformer") != 0) DIE("not a tinytransformer model");
-    return m->impl;
-}
-
 const tt_config *tt_config_of(const model *m) { return &tt_impl_of(m)->c; }
 
 void tt_init_params(model *m, unsigned long seed)
@@ -140,6 +134,9 @@ static void tt_destroy(model *m)
     free(m);
 }
 
+/* model.h's token_losses: the forward pass's per-position losses. */
+static double tt_token_losses(model *m, double *losses) { return tt_forward(m, NULL, losses); }
+
 model *tt_new(const tt_config *c)
 {
     tt_check_config(c);
@@ -159,6 +156,7 @@ model *tt_new(const tt_config *c)
     m->grad = tt_grad_fn;
     m->hvp = tt_hvp_fn;
     m->T = c->T, m->V = c->V, m->set_tokens = tt_set_batch;
+    m->token_losses = tt_token_losses;
     m->hvp_tensors = tt_hvp_tensors_fn;
     m->hess_cols = tt_hess_cols_fn;
     m->hess_cols_lower = tt_hess_cols_lower_fn;
