@@ -44,7 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from train_char_gpt import save_safetensors  # noqa: E402
 import torch_nanogpt as tn  # noqa: E402  (the nanoGPT test's checks, counters and file helpers)
 from torch_nanogpt import check, st_read, run, read_loss, rel, TOL  # noqa: E402
-from torch_llama import write_rounded  # noqa: E402
+from torch_llama import write_rounded, params_of, torch_probe, flat  # noqa: E402  (the Llama test's probe)
 
 torch.set_default_dtype(torch.float64)
 
@@ -173,10 +173,6 @@ def nontrivial(model, seed):
     return model
 
 
-def params_of(model):
-    return dict(model.named_parameters())  # tied: the shared Parameter once, as transformer.wte.weight
-
-
 def state_of(model, layout):
     """The tensors a file of that layout holds: 'lmhead' as save_pretrained writes GPT2LMHeadModel (no
     lm_head.weight when tied); 'model' GPT2Model's state dict with the attention buffers older versions saved."""
@@ -194,22 +190,6 @@ def save(folder, model, layout, cfg, dtype=np.float64):
     os.makedirs(folder, exist_ok=True)
     save_safetensors(os.path.join(folder, "model.safetensors"), state_of(model, layout), {"format": "pt"}, dtype)
     json.dump(cfg, open(os.path.join(folder, "config.json"), "w"), indent=2)
-
-
-def torch_probe(model, tokens, v=None):
-    """PyTorch's loss, gradient and (with v) double-backward H v, by parameter name."""
-    params = params_of(model)
-    loss = model(tokens[:, :-1], tokens[:, 1:])
-    grads = torch.autograd.grad(loss, list(params.values()), create_graph=v is not None)
-    hv = None
-    if v is not None:
-        dot = sum((g * v[n]).sum() for n, g in zip(params, grads))
-        hv = dict(zip(params, torch.autograd.grad(dot, list(params.values()))))
-    return loss.item(), dict(zip(params, grads)), hv
-
-
-def flat(d, names):
-    return torch.cat([d[n].detach().reshape(-1) for n in names])
 
 
 def toolkit(build, folder, out, extra=()):
