@@ -526,7 +526,7 @@ static void parse_args(run *r, int argc, char **argv)
         CKPT_CLI_OPTS(&r->mc.cli),
         {"model", OPT_STRING, &r->mc.model_name, "tt (the tiny Transformer), llama (the Llama-style model: the same "
                                                  "sizes and --llama-*) or a Transformer trained elsewhere: a "
-                                                 "nanoGPT-layout .safetensors or a Hugging Face Llama folder (H of "
+                                                 "nanoGPT-layout .safetensors or a Hugging Face GPT-2 or Llama folder (H of "
                                                  "that model, no training; v-hat from 64 batches)"},
         CKPT_CLI_MODEL_CONFIG_OPT(&r->mc.cli),
         LLAMA_CLI_OPTS(&r->mc.llama),

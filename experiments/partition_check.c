@@ -403,7 +403,8 @@ static void parse_args(run *r, int argc, char **argv)
     const cli_opt opts[] = {
         {"model", OPT_STRING, &r->mc.model_name, "tt (the tiny Transformer, as fig6), mlp (the 1-hidden-layer MLP), "
                                                  "several comma-separated or both (= tt,mlp: each into its subfolder), "
-                                                 "or a Transformer trained elsewhere: a nanoGPT-layout .safetensors"},
+                                                 "or a Transformer trained elsewhere: a nanoGPT-layout .safetensors, "
+                                                 "a Hugging Face GPT-2 or Llama folder"},
         {"level", OPT_DOUBLE, &r->level, "score a split needs to hold (off-diagonal excess; diagonal excess for entries)"},
         {"share", OPT_DOUBLE, &r->share, "old rule: share of a tensor's Hessian mass the chosen split must keep"},
         {"reps", OPT_INT, &r->reps, "random permutations for the old mass-ratio baselines"},

@@ -77,7 +77,7 @@ void model_cli_free(model_cli *c);   /* what check read (a --model file) */
     {"model", OPT_STRING, &(c)->model_name, "tt (the tiny Transformer; its size from --layers, --C, --M, --T, ...), mlp, " \
                                             "llama (the Llama-style model, the same sizes and --llama-*), or a " \
                                             "Transformer trained elsewhere: a nanoGPT-layout .safetensors, or a " \
-                                            "Hugging Face Llama folder (model.safetensors, config.json)"},        \
+                                            "Hugging Face GPT-2 or Llama folder (model.safetensors, config.json)"},        \
     MODEL_KINDS_OPTS(c)
 #define MODEL_KINDS_OPTS(c)                                                                                      \
     CKPT_CLI_MODEL_CONFIG_OPT(&(c)->cli), CKPT_CLI_OPTS(&(c)->cli), MLP_CLI_OPTS(&(c)->mlp),                     \

@@ -109,7 +109,7 @@ void tt_ckpt_start(const tt_ckpt_setup *s, tt_ckpt *out)
         out->m = tt_new(tt_config_of(s->file));
         memcpy(out->m->params, s->file->params, s->file->P * sizeof(double));
     } else {
-        out->m = s->model_path ? tt_load_nanogpt(s->model_path, s->model_config) : tt_new(c);
+        out->m = s->model_path ? tt_load_file(s->model_path, s->model_config) : tt_new(c);
     }
     if (out->m->P != tt_param_count(c)) DIE("the model file changed its configuration");
     /* the Hessian batch: its own stream, so it is the same whatever the training */
@@ -237,7 +237,7 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
                         .bias = c->bias, .seed = seed_for((unsigned long)c->seed, SEED_INIT)};
     if (c->model_config && !c->model_path) die_user("--model-config goes with --model FILE.safetensors");
     if (c->model_path) { /* the model's own sizes; its vocabulary is the text's by default */
-        if (!c->file) c->file = tt_load_nanogpt(c->model_path, c->model_config);
+        if (!c->file) c->file = tt_load_file(c->model_path, c->model_config);
         s.cfg = *tt_config_of(c->file);
         s.file = c->file;
 #define ASKED(flag) (cli_was_given(&c->flag) ? c->flag : -1)
@@ -263,7 +263,7 @@ tt_ckpt_setup ckpt_cli_setup(ckpt_cli *c)
     s.panel = c->panel;
     /* the data source now, so that a bad file or setting stops before any output */
     tt_data *d = token_source(&c->data, s.cfg.V, s.cfg.T, s.order, s.successors, s.data_seed);
-    if (s.model_path) tt_nanogpt_check_data(s.model_path, s.cfg.V, d);
+    if (s.model_path) tt_file_check_data(s.model_path, s.cfg.V, d);
     s.cfg.V = tt_data_vocab(d);
     tt_data_free(d);
     tt_ckpt_check(&s);

@@ -24,7 +24,8 @@ typedef struct {
     tt_train_opts train;       /* tt_train_defaults(): AdamW, checkpoint fracs[0] = 0.01 */
     int hess_batch;            /* sequences in the Hessian batch (256): the first of the held-out stream */
     int panel;                 /* Hessian columns per panel (64) */
-    const char *model_path;    /* a nanoGPT-layout .safetensors to analyse instead of training (NULL) */
+    const char *model_path;    /* a nanoGPT-layout .safetensors or a GPT-2 checkpoint (tt_load_file) to analyse
+                                  instead of training (NULL) */
     const char *model_config;  /* its config JSON (NULL: the file's metadata) */
     const model *file;         /* that file's model as ckpt_cli_setup read it (borrowed: the ckpt_cli's);
                                   NULL: tt_ckpt_start reads model_path itself */
@@ -108,12 +109,14 @@ void ckpt_cli_init(ckpt_cli *c);
                                                       "layout (.safetensors)"}
 /* --model FILE: analyse a model trained elsewhere (programs whose --model names a kind add only --model-config). */
 #define CKPT_CLI_MODEL_OPT(c)                                                                                    \
-    {"model", OPT_STRING, &(c)->model_path, "a checkpoint in nanoGPT's layout (.safetensors): H of that model, "   \
+    {"model", OPT_STRING, &(c)->model_path, "a checkpoint in nanoGPT's layout (.safetensors) or a Hugging Face "  \
+                                            "GPT-2 folder (model.safetensors, config.json): H of that model, "    \
                                             "no training (v-hat estimated from 64 batches; docs/real_text.md)"},  \
     CKPT_CLI_MODEL_CONFIG_OPT(c)
 #define CKPT_CLI_MODEL_CONFIG_OPT(c)                                                                             \
-    {"model-config", OPT_STRING, &(c)->model_config, "with --model FILE: its config JSON (nanoGPT's GPTConfig keys) " \
-                                                     "when the file's metadata lacks n_head"}
+    {"model-config", OPT_STRING, &(c)->model_config, "with --model FILE: its config JSON (nanoGPT's GPTConfig keys " \
+                                                     "when the file's metadata lacks n_head; a GPT-2 or Llama " \
+                                                     "file's config.json)"}
 /* The same without --checkpoint, for a program that takes H at several steps. */
 #define CKPT_CLI_RUN_OPTS(c)                                                                                     \
     {"scale", OPT_STRING, &(c)->scale, "quick (H on 256 sequences) or paper (H on 1,024); both train 1,000 steps"}, \

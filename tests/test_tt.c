@@ -22,11 +22,16 @@ static char tmpdir[256];
 
 /* A small model with non-trivial parameters (gains ≠ 1, biases ≠ 0, weights
  * large enough that attention is not uniform) and a random batch. */
-static model *small_model_tied(int layers, int bias, int heads, int T, int B, unsigned long seed, int tied)
+static model *small_model_gelu(int layers, int bias, int heads, int T, int B, unsigned long seed, int tied, int gelu)
 {
     tt_config c = {.V = 5, .C = 8, .heads = heads, .M = 12, .layers = layers, .T = T, .bias = bias, .tied = tied,
-                   .seed = seed};
+                   .gelu = gelu, .seed = seed};
     return fixture_tt(&c, B, seed + 100);
+}
+
+static model *small_model_tied(int layers, int bias, int heads, int T, int B, unsigned long seed, int tied)
+{
+    return small_model_gelu(layers, bias, heads, T, B, seed, tied, TT_GELU_ERF);
 }
 
 static model *small_model(int layers, int bias, int heads, int T, int B, unsigned long seed)
@@ -99,9 +104,9 @@ static void test_param_counts(void)
 /* Worst relative error per role of (a) the gradient vs central differences of
  * the loss, (b) H v vs central differences of the gradient, for one direction
  * per tensor (random entries in that tensor only) and one dense direction. */
-static void check_fd(int layers, int bias, int tied)
+static void check_fd(int layers, int bias, int tied, int gelu)
 {
-    model *m = small_model_tied(layers, bias, 2, 4, 3, 7 + layers + 10 * bias, tied);
+    model *m = small_model_gelu(layers, bias, 2, 4, 3, 7 + layers + 10 * bias, tied, gelu);
     size_t P = m->P;
     double *g = xmalloc(P * sizeof(double)), *gp = xmalloc(P * sizeof(double)), *gm = xmalloc(P * sizeof(double));
     double *fd = xmalloc(P * sizeof(double));
@@ -172,18 +177,19 @@ static void check_fd(int layers, int bias, int tied)
     memcpy(m->params, p0, P * sizeof(double));
     for (int role = 0; role < ROLE_COUNT; role++) {
         if (!seen[role]) continue;
-        CHECK(worst_g[role] < 1e-6, "%d layers bias %d tied %d: gradient of %s rel err %.3g", layers, bias, tied,
-              role_name(role), worst_g[role]);
-        CHECK(worst_col[role] < 1e-6, "%d layers bias %d tied %d: H v for %s directions rel err %.3g", layers, bias, tied,
-              role_name(role), worst_col[role]);
-        CHECK(worst_row[role] < 1e-6, "%d layers bias %d tied %d: rows of %s in H v rel err %.3g", layers, bias, tied,
-              role_name(role), worst_row[role]);
+        CHECK(worst_g[role] < 1e-6, "%d layers bias %d tied %d gelu %d: gradient of %s rel err %.3g", layers, bias,
+              tied, gelu, role_name(role), worst_g[role]);
+        CHECK(worst_col[role] < 1e-6, "%d layers bias %d tied %d gelu %d: H v for %s directions rel err %.3g", layers,
+              bias, tied, gelu, role_name(role), worst_col[role]);
+        CHECK(worst_row[role] < 1e-6, "%d layers bias %d tied %d gelu %d: rows of %s in H v rel err %.3g", layers,
+              bias, tied, gelu, role_name(role), worst_row[role]);
     }
     CHECK(key_bias < 1e-12, "%d layers: key-bias gradient / H rows must vanish, got %.3g", layers, key_bias);
     CHECK(seen[ROLE_BIAS] == bias, "bias tensors present: %d, expected %d", seen[ROLE_BIAS], bias);
     CHECK(seen[ROLE_OUTPUT] == !tied && (model_find_tensor(m, "lm_head") < 0) == tied,
           "tied %d: an lm_head tensor exactly when untied", tied);
-    printf("# fd %d layer(s) bias %d tied %d: worst grad %.2g, H v %.2g\n", layers, bias, tied,
+    printf("# fd %d layer(s) bias %d tied %d %s GELU: worst grad %.2g, H v %.2g\n", layers, bias, tied,
+           gelu == TT_GELU_TANH ? "tanh" : "erf",
                max_abs(ROLE_COUNT, worst_g), fmax(max_abs(ROLE_COUNT, worst_col), max_abs(ROLE_COUNT, worst_row)));
     free(p0), free(V), free(HV), free(g), free(gp), free(gm), free(fd);
     model_free(m);
@@ -627,6 +633,39 @@ static void test_gelu(void)
     CHECK_CLOSE(tt_gelu(0), 0, 1e-16, "GELU(0)");
     CHECK_CLOSE(tt_gelu(1), 0.8413447460685429, 1e-15, "GELU(1) = Φ(1)");
     CHECK_CLOSE(tt_gelu(-1), -0.15865525393145707, 1e-15, "GELU(-1) = -Φ(-1)");
+    /* GPT-2's gelu_new: ½ x (1 + tanh(√(2/π)(x + 0.044715 x³))); PyTorch's gelu(approximate='tanh') gives the same */
+    CHECK_CLOSE(tt_gelu_tanh(0), 0, 1e-16, "tanh GELU(0)");
+    CHECK_CLOSE(tt_gelu_tanh(1), 0.8411919906082768, 1e-15, "tanh GELU(1)");
+    CHECK_CLOSE(tt_gelu_tanh(-3), -0.0036373920817729943, 1e-17, "tanh GELU(-3)");
+    double worst = 0; /* the two forms differ, by less than 5e-4 (the approximation's known error) */
+    for (double x = -6; x <= 6; x += 0.01) worst = fmax(worst, fabs(tt_gelu_tanh(x) - tt_gelu(x)));
+    CHECK(worst > 1e-4 && worst < 5e-4, "max |tanh GELU - erf GELU| = %.3g, expected 1e-4..5e-4", worst);
+}
+
+/* The tanh GELU through the model's other paths: H symmetric, hess_cols (the unit-direction panels) and
+ * hess_cols_lower equal to hvp on unit vectors, the same bytes on 1 and 2 threads; and not the erf model's. */
+static void test_gelu_tanh_model(void)
+{
+    model *m = small_model_gelu(1, 1, 2, 4, 3, 21, 1, TT_GELU_TANH), *e = small_model_tied(1, 1, 2, 4, 3, 21, 1);
+    size_t P = m->P;
+    double *H = hessian_by_panels(m, (int)P), *Hc = xmalloc(P * P * sizeof(double));
+    CHECK(asym(H, P) < 1e-10, "tanh GELU: max|H - Ht|/max|H| = %.3g", asym(H, P));
+    hessian_opts o = hessian_defaults();
+    o.panel = 7, o.symmetric = 1;
+    double *Hl = hessian_full(m, &o);
+    CHECK(rel_max_diff(P * P, Hl, H) <= 1e-12, "tanh GELU: lower path vs hvp panels %.3g", rel_max_diff(P * P, Hl, H));
+    for (int threads = 1; threads <= 2; threads++) {
+        tt_set_threads(m, threads);
+        m->hess_cols(m, 0, (int)P, Hc);
+        if (threads == 1) memcpy(Hl, Hc, P * P * sizeof(double));
+        CHECK(rel_max_diff(P * P, Hc, H) <= 1e-12, "tanh GELU, %d threads: hess_cols vs hvp %.3g", threads,
+              rel_max_diff(P * P, Hc, H));
+    }
+    CHECK(memcmp(Hl, Hc, P * P * sizeof(double)) == 0, "tanh GELU: hess_cols the same bytes on 1 and 2 threads");
+    CHECK(memcmp(m->params, e->params, P * sizeof(double)) == 0 && fabs(m->loss(m) - e->loss(e)) > 1e-8,
+          "the tanh model's loss is not the erf model's on the same parameters: %.3g", fabs(m->loss(m) - e->loss(e)));
+    free(H), free(Hc), free(Hl);
+    model_free(m), model_free(e);
 }
 
 static void write_text(const char *path, const char *text, size_t n)
@@ -916,7 +955,10 @@ int main(void)
     test_linear_kernels();
     for (int layers = 1; layers <= 2; layers++)
         for (int bias = 0; bias <= 1; bias++)
-            for (int tied = 0; tied <= 1; tied++) check_fd(layers, bias, tied);
+            for (int tied = 0; tied <= 1; tied++) check_fd(layers, bias, tied, TT_GELU_ERF);
+    check_fd(1, 1, 0, TT_GELU_TANH);
+    check_fd(2, 1, 1, TT_GELU_TANH);
+    test_gelu_tanh_model();
     for (int bias = 0; bias <= 1; bias++)
         for (int tied = 0; tied <= 1; tied++) test_restricted(bias, tied);
     test_symmetry_and_panels();

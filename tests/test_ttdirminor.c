@@ -315,34 +315,87 @@ static void test_attention(gsl_rng *r)
     free(q), free(key), free(v), free(dy), free(y), free(att), free(dpc), free(dq), free(dk), free(dv);
 }
 
-static void test_gelu(gsl_rng *r)
+/* One GELU form's kernel quartet: G, its forward and backward, G' and G'', the naive R-operators. */
+typedef struct {
+    const char *name;
+    double (*g)(double);
+    void (*forward)(double *, const double *, size_t);
+    void (*backward)(double *, const double *, const double *, size_t);
+    void (*derivs)(double *, double *, const double *, size_t);
+    void (*rop)(double *, const double *, const double *, int, int, int);
+    void (*rop_backward)(double *, const double *, const double *, const double *, const double *, int, int, int);
+} gelu_kernels;
+static const gelu_kernels GELU_ERF = {"erf", tt_gelu, tt_gelu_forward, tt_gelu_backward, tt_gelu_derivs,
+                                      tt_gelu_rop_naive, tt_gelu_rop_backward_naive};
+static const gelu_kernels GELU_TANH = {"tanh", tt_gelu_tanh, tt_gelu_tanh_forward, tt_gelu_tanh_backward,
+                                       tt_gelu_tanh_derivs, tt_gelu_tanh_rop_naive, tt_gelu_tanh_rop_backward_naive};
+
+/* The naive R-operators against central differences of the forward and the backward kernels along
+ * direction d: R{out} = d/dε forward(x + ε R{x}), R{dinp} = d/dε backward(dout + ε R{dout}, x + ε R{x}). */
+static double gelu_rop_fd(const gelu_kernels *G, const double *x, const double *dout, const double *Rinp,
+                          const double *Rdout, int N, int M, int k)
+{
+    size_t NM = (size_t)N * M;
+    double *xp = xmalloc(NM * sizeof(double)), *xm = xmalloc(NM * sizeof(double));
+    double *dp = xmalloc(NM * sizeof(double)), *dm = xmalloc(NM * sizeof(double));
+    double *fp = xmalloc(NM * sizeof(double)), *fm = xmalloc(NM * sizeof(double));
+    double *Ro = xmalloc(NM * k * sizeof(double)), *Rd = xmalloc(NM * k * sizeof(double)), worst = 0, h = 1e-5;
+    G->rop(Ro, Rinp, x, N, M, k);
+    G->rop_backward(Rd, Rdout, dout, x, Rinp, N, M, k);
+    for (int d = 0; d < k; d++) {
+        for (int n = 0; n < N; n++)
+            for (int m = 0; m < M; m++) {
+                size_t i = (size_t)n * M + m, r = ((size_t)n * k + d) * M + m;
+                xp[i] = x[i] + h * Rinp[r], xm[i] = x[i] - h * Rinp[r];
+                dp[i] = dout[i] + h * Rdout[r], dm[i] = dout[i] - h * Rdout[r];
+            }
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 0) G->forward(fp, xp, NM), G->forward(fm, xm, NM);
+            else G->backward(fp, dp, xp, NM), G->backward(fm, dm, xm, NM);
+            const double *R = pass == 0 ? Ro : Rd;
+            for (int n = 0; n < N; n++)
+                for (int m = 0; m < M; m++) {
+                    size_t i = (size_t)n * M + m, r = ((size_t)n * k + d) * M + m;
+                    worst = fmax(worst, fabs((fp[i] - fm[i]) / (2 * h) - R[r]) / (1 + fabs(R[r])));
+                }
+        }
+    }
+    free(xp), free(xm), free(dp), free(dm), free(fp), free(fm), free(Ro), free(Rd);
+    return worst;
+}
+
+static void test_gelu(gsl_rng *r, const gelu_kernels *G)
 {
     int N = 5, M = 7, k = 8;
     size_t NM = (size_t)N * M, RM = NM * k;
     double *x = rnd(NM, r), *dout = rnd(NM, r), *Rinp = rnd(RM, r), *Rdout = rnd(RM, r);
+    for (size_t i = 0; i < NM; i++) x[i] *= 3; /* the curved part of GELU, both tails */
     double *g1 = xmalloc(NM * sizeof(double)), *g2d = xmalloc(NM * sizeof(double));
-    tt_gelu_derivs(g1, g2d, x, NM);
+    G->derivs(g1, g2d, x, NM);
     double e1 = 0, h = 1e-6, h2 = 1e-4;
     for (size_t i = 0; i < NM; i++) {
-        double fd1 = (tt_gelu(x[i] + h) - tt_gelu(x[i] - h)) / (2 * h);
-        double fd2 = (tt_gelu(x[i] + h2) - 2 * tt_gelu(x[i]) + tt_gelu(x[i] - h2)) / (h2 * h2);
+        double fd1 = (G->g(x[i] + h) - G->g(x[i] - h)) / (2 * h);
+        double fd2 = (G->g(x[i] + h2) - 2 * G->g(x[i]) + G->g(x[i] - h2)) / (h2 * h2);
         e1 = fmax(e1, fmax(fabs(fd1 - g1[i]), fabs(fd2 - g2d[i])));
     }
-    CHECK(e1 < 1e-6, "GELU', GELU'' vs differences: %.3g", e1);
+    CHECK(e1 < 1e-6, "%s GELU', GELU'' vs differences: %.3g", G->name, e1);
+    double efd = gelu_rop_fd(G, x, dout, Rinp, Rdout, N, M, k);
+    CHECK(efd < 1e-8, "%s GELU: R-forward and R-backward vs differences of the kernels: %.3g", G->name, efd);
     for (size_t i = 0; i < NM; i++) g2d[i] *= dout[i];
     double *o = xmalloc(RM * sizeof(double)), *of = xmalloc(dm_size(N, k, M) * sizeof(double));
     double *Rin_dm = to_dm(Rinp, N, k, M), *Rdo_dm = to_dm(Rdout, N, k, M);
-    tt_gelu_rop_naive(o, Rinp, x, N, M, k);
+    G->rop(o, Rinp, x, N, M, k);
     double *ot = new_dmt(N, k, M);
     tt_dm_gelu_rop(of, ot, Rin_dm, g1, N, M, k);
-    CHECK(diff_dm(of, o, N, k, M) < 1e-13 && diff_dmt(ot, o, N, k, M) < 1e-13, "gelu rop");
-    tt_gelu_rop_backward_naive(o, Rdout, dout, x, Rinp, N, M, k);
+    CHECK(diff_dm(of, o, N, k, M) < 1e-13 && diff_dmt(ot, o, N, k, M) < 1e-13, "%s gelu rop", G->name);
+    G->rop_backward(o, Rdout, dout, x, Rinp, N, M, k);
     tt_dm_gelu_rop_backward(of, ot, Rdo_dm, g1, g2d, Rin_dm, N, M, k);
-    CHECK(diff_dm(of, o, N, k, M) < 1e-13 && diff_dmt(ot, o, N, k, M) < 1e-13, "gelu rop backward");
+    CHECK(diff_dm(of, o, N, k, M) < 1e-13 && diff_dmt(ot, o, N, k, M) < 1e-13, "%s gelu rop backward", G->name);
     double *zero = xcalloc(RM, sizeof(double));
-    tt_gelu_rop_backward_naive(o, Rdout, dout, x, zero, N, M, k);
+    G->rop_backward(o, Rdout, dout, x, zero, N, M, k);
     tt_dm_gelu_rop_backward(of, NULL, Rdo_dm, g1, g2d, NULL, N, M, k);
-    CHECK(diff_dm(of, o, N, k, M) < 1e-13, "gelu rop backward, zero R{inp}");
+    CHECK(diff_dm(of, o, N, k, M) < 1e-13, "%s gelu rop backward, zero R{inp}", G->name);
+    printf("# %s GELU: derivatives vs differences %.2g, R-kernels vs differences %.2g\n", G->name, e1, efd);
     free(ot);
     free(x), free(dout), free(Rinp), free(Rdout), free(g1), free(g2d), free(o), free(of), free(Rin_dm), free(Rdo_dm);
     free(zero);
@@ -534,7 +587,8 @@ int main(void)
     test_linear(r);
     test_layernorm(r);
     test_attention(r);
-    test_gelu(r);
+    test_gelu(r, &GELU_ERF);
+    test_gelu(r, &GELU_TANH);
     test_onedir_linear_layernorm(r);
     test_onedir_attention_gelu(r);
     rng_free(r);

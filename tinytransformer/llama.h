@@ -110,7 +110,7 @@ void llama_set_hvp_blocking(model *m, int kp, int bc);
  * versions) are ignored. T: the context length of the model built (0:
  * max_position_embeddings, at most 4096), at most max_position_embeddings. */
 /* A cheap look, for choosing a reader: 1 when path is a folder holding
- * config.json, or a file whose safetensors header names
+ * config.json that is not GPT-2's (tt_gpt2_looks), or a file whose safetensors header names
  * model.embed_tokens.weight (the reader's errors come later). */
 int llama_hf_looks(const char *path);
 /* path: a folder holding model.safetensors and config.json (config_path NULL),

@@ -10,6 +10,7 @@
  * versions, initialisation) are accepted and ignored.
  */
 #include "llama.h"
+#include "tt.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -357,12 +358,12 @@ static char *read_config(const char *path)
 
 int llama_hf_looks(const char *path)
 {
-    if (path_is_folder(path)) {
+    if (path_is_folder(path)) { /* a Hugging Face folder, unless GPT-2's (the tiny GPT reads those) */
         char *cfg = path_join(path, "config.json");
         FILE *fp = fopen(cfg, "rb");
         free(cfg);
         if (fp) fclose(fp);
-        return fp != NULL;
+        return fp != NULL && !tt_gpt2_looks(path);
     }
     FILE *fp = fopen(path, "rb");
     if (!fp) return 0;

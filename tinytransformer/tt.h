@@ -9,8 +9,10 @@
  * gradient, H·v and Hessian rows the sum of both uses); next-token
  * cross-entropy, mean over all B·T predictions.
  *
- * GELU is the exact erf form GELU(x) = x Φ(x), so GELU' = Φ + xφ and
- * GELU'' = φ (2 − x²) are exact (no tanh approximation).
+ * GELU is the exact erf form GELU(x) = x Φ(x) (nanoGPT's nn.GELU()), so
+ * GELU' = Φ + xφ and GELU'' = φ (2 − x²) are exact; or, with gelu =
+ * TT_GELU_TANH, GPT-2's gelu_new ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))),
+ * with its own exact derivatives (tt_kernels.c).
  * biases = 0 removes every bias vector, LayerNorm biases included (nanoGPT's
  * bias=False); LayerNorm gains stay. Weights are (out, in) row-major.
  *
@@ -42,6 +44,7 @@
 #include "core/safetensors.h"
 #include <stddef.h>
 
+enum { TT_GELU_ERF = 0, TT_GELU_TANH = 1 };
 typedef struct {
     int V;              /* vocabulary size */
     int C;              /* embedding width */
@@ -51,6 +54,7 @@ typedef struct {
     int T;              /* context length */
     int bias;           /* 1: biases on (linear layers and LayerNorm), 0: none */
     int tied;           /* 1: the output head reads wte (nanoGPT's weight tying; no lm_head tensor) */
+    int gelu;           /* TT_GELU_ERF (0, the default): x Φ(x); TT_GELU_TANH: GPT-2's gelu_new */
     unsigned long seed; /* initialisation */
 } tt_config;
 
@@ -190,5 +194,45 @@ void tt_nanogpt_check_data(const char *path, int V, const tt_data *d);
  * where a flag was not given) against the file's configuration: a flag that
  * disagrees is a user error naming it (the file's sizes are the ones used). */
 void tt_check_sizes(const tt_config *file, const tt_config *asked, const char *what);
+
+/* ---- Hugging Face GPT-2 checkpoints (tt_gpt2hf.c) ---------------------------------------
+ * A folder holding model.safetensors and config.json, or one .safetensors file with
+ * its config.json given apart: GPT2LMHeadModel's state-dict names
+ * (transformer.wte.weight [V, C], transformer.wpe.weight [n_positions, C], per block i
+ * transformer.h.i.ln_1.weight/.bias, attn.c_attn.weight [C, 3C] / .bias [3C]
+ * (Conv1D: [in, out], query, key, value column blocks), attn.c_proj.* [C, C],
+ * ln_2.*, mlp.c_fc.weight [C, M], mlp.c_proj.weight [M, C], transformer.ln_f.*,
+ * lm_head.weight [V, C] absent or equal to wte when tied) or GPT2Model's (the same
+ * without "transformer.", no head: tied). Conv1D's weights are transposed into the
+ * toolkit's (out, in). The attention buffers attn.bias (a causal mask [1, 1,
+ * n_positions, n_positions], checked) and attn.masked_bias (one value, unused) are
+ * accepted. config.json: n_embd, n_head (required), n_layer, n_positions (= n_ctx),
+ * vocab_size, n_inner (null: 4 n_embd), layer_norm_epsilon (1e-5 only: the toolkit's
+ * LayerNorm), activation_function (gelu_new, the default, or gelu_pytorch_tanh: the
+ * tanh GELU; gelu: exact erf), tie_word_embeddings (default true); refused by name:
+ * scale_attn_weights false, scale_attn_by_inverse_layer_idx, reorder_and_upcast_attn
+ * or add_cross_attention true, another activation, model_type or architecture, a key
+ * twice and any key the toolkit does not know; token ids, dropout rates (the
+ * eval-mode function is analysed), the summary head's keys, versions are ignored.
+ * The model's T is n_positions. User errors are one line naming the file and the
+ * tensor or key. */
+model *tt_load_gpt2(const char *path /* folder or .safetensors */, const char *config_path /* NULL: the folder's */);
+/* The same from a parsed file and the config JSON's text; `what` names them. */
+model *tt_from_gpt2(const st_file *f, const char *config_json, const char *what);
+/* Whether a --model path is a GPT-2 checkpoint: a file whose tensors are GPT2Model's
+ * names or hold a Conv1D c_attn [C, 3C], or a folder whose model.safetensors is one or
+ * whose config.json says model_type gpt2 (or has n_embd). Any file: tt_load_file reads it as GPT-2 or nanoGPT. */
+int tt_gpt2_looks(const char *path);
+model *tt_load_file(const char *path, const char *config_path);
+/* tt_nanogpt_check_data on a --model path (a folder: its model.safetensors). */
+void tt_file_check_data(const char *path, int V, const tt_data *d);
+/* m written as a Hugging Face folder (model.safetensors in GPT2LMHeadModel's names,
+ * no lm_head.weight when tied, as save_pretrained writes it; config.json), F64 or F32;
+ * x (P values in m's layout) written as that model.safetensors; and such a file read
+ * into x (both name layouts; the shapes m's). A model without biases has no GPT-2
+ * layout: user error. */
+void tt_save_gpt2(const model *m, const char *dir, int f32);
+void tt_save_gpt2_tensors(const model *m, const double *x, const char *path, int f32);
+void tt_gpt2_read_vector(const model *m, const char *path, double *x);
 
 #endif

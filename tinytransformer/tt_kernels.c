@@ -460,7 +460,13 @@ void tt_attention_rop_backward_naive(double *Rdq, double *Rdkey, double *Rdv /*(
     free(rrho);
 }
 
-/* ---- GELU, exact erf form: G(x) = x Φ(x), G' = Φ + x φ, G'' = φ (2 − x²) ---------------- */
+/* ---- GELU, two forms, each with its exact first and second derivative ------------------------
+ * erf (nanoGPT's nn.GELU()):  G(x) = x Φ(x),  G' = Φ + x φ,  G'' = φ (2 − x²).
+ * tanh (GPT-2's gelu_new):    G(x) = ½ x (1 + t),  t = tanh u,  u = κ (x + a x³),  κ = √(2/π), a = 0.044715;
+ *   with s = 1 − t² (= tanh' u), u' = κ (1 + 3 a x²), u'' = 6 κ a x:
+ *   G'  = ½ (1 + t) + ½ x s u',
+ *   G'' = s u' + ½ x s (u'' − 2 t u'²)      (d/dx (s u') = s u'' − 2 t s u'²).
+ * The R-kernels of both read only G' and G'' (tt_dm_gelu_rop, tt_od_gelu_rop): one set serves both. */
 
 static double phi(double x) { return exp(-0.5 * x * x) * 0.39894228040143267794; }
 static double Phi(double x) { return 0.5 * erfc(-x * 0.70710678118654752440); }
@@ -468,32 +474,53 @@ double tt_gelu(double x) { return x * Phi(x); }
 static double gelu_d1(double x) { return Phi(x) + x * phi(x); }
 static double gelu_d2(double x) { return phi(x) * (2 - x * x); }
 
-void tt_gelu_forward(double *out, const double *inp, size_t n)
+#define GELU_KAPPA 0.79788456080286535588 /* √(2/π) */
+#define GELU_A 0.044715
+double tt_gelu_tanh(double x) { return 0.5 * x * (1 + tanh(GELU_KAPPA * (x + GELU_A * x * x * x))); }
+static double gelu_tanh_d1(double x)
 {
-    for (size_t i = 0; i < n; i++) out[i] = tt_gelu(inp[i]);
+    double t = tanh(GELU_KAPPA * (x + GELU_A * x * x * x)), u1 = GELU_KAPPA * (1 + 3 * GELU_A * x * x);
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * u1;
+}
+static double gelu_tanh_d2(double x)
+{
+    double t = tanh(GELU_KAPPA * (x + GELU_A * x * x * x)), s = 1 - t * t;
+    double u1 = GELU_KAPPA * (1 + 3 * GELU_A * x * x), u2 = 6 * GELU_KAPPA * GELU_A * x;
+    return s * u1 + 0.5 * x * s * (u2 - 2 * t * u1 * u1);
 }
 
-void tt_gelu_derivs(double *d1, double *d2, const double *inp, size_t n)
+/* A form: G, G', G''. */
+typedef struct {
+    double (*g)(double), (*d1)(double), (*d2)(double);
+} gelu_form;
+static const gelu_form ERF = {tt_gelu, gelu_d1, gelu_d2}, TANH = {tt_gelu_tanh, gelu_tanh_d1, gelu_tanh_d2};
+
+static void forward(const gelu_form *f, double *out, const double *inp, size_t n)
+{
+    for (size_t i = 0; i < n; i++) out[i] = f->g(inp[i]);
+}
+
+static void derivs(const gelu_form *f, double *d1, double *d2, const double *inp, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        d1[i] = gelu_d1(inp[i]);
-        d2[i] = gelu_d2(inp[i]);
+        d1[i] = f->d1(inp[i]);
+        d2[i] = f->d2(inp[i]);
     }
 }
 
 /* dinp = G'(x) dout (overwritten). */
-void tt_gelu_backward(double *dinp, const double *dout, const double *inp, size_t n)
+static void backward(const gelu_form *f, double *dinp, const double *dout, const double *inp, size_t n)
 {
-    for (size_t i = 0; i < n; i++) dinp[i] = gelu_d1(inp[i]) * dout[i];
+    for (size_t i = 0; i < n; i++) dinp[i] = f->d1(inp[i]) * dout[i];
 }
 
 /* R{out} = G'(x) R{inp}. */
-void tt_gelu_rop_naive(double *Rout /*(N,k,M)*/, const double *Rinp /*(N,k,M)*/, const double *inp /*(N,M)*/,
-                       int N, int M, int k)
+static void rop_naive(const gelu_form *f, double *Rout /*(N,k,M)*/, const double *Rinp /*(N,k,M)*/,
+                      const double *inp /*(N,M)*/, int N, int M, int k)
 {
     double g1[M];
     for (int n = 0; n < N; n++) {
-        for (int m = 0; m < M; m++) g1[m] = gelu_d1(inp[(size_t)n * M + m]);
+        for (int m = 0; m < M; m++) g1[m] = f->d1(inp[(size_t)n * M + m]);
         for (int d = 0; d < k; d++) {
             size_t row = ((size_t)n * k + d) * M;
             for (int m = 0; m < M; m++) Rout[row + m] = g1[m] * Rinp[row + m];
@@ -502,16 +529,16 @@ void tt_gelu_rop_naive(double *Rout /*(N,k,M)*/, const double *Rinp /*(N,k,M)*/,
 }
 
 /* R{dinp} = G''(x) R{x} dout + G'(x) R{dout} (overwritten). */
-void tt_gelu_rop_backward_naive(double *Rdinp /*(N,k,M)*/, const double *Rdout /*(N,k,M)*/,
-                                const double *dout /*(N,M)*/, const double *inp /*(N,M)*/,
-                                const double *Rinp /*(N,k,M)*/, int N, int M, int k)
+static void rop_backward_naive(const gelu_form *f, double *Rdinp /*(N,k,M)*/, const double *Rdout /*(N,k,M)*/,
+                               const double *dout /*(N,M)*/, const double *inp /*(N,M)*/,
+                               const double *Rinp /*(N,k,M)*/, int N, int M, int k)
 {
     double g1[M], g2d[M];
     for (int n = 0; n < N; n++) {
         for (int m = 0; m < M; m++) {
             double x = inp[(size_t)n * M + m];
-            g1[m] = gelu_d1(x);
-            g2d[m] = gelu_d2(x) * dout[(size_t)n * M + m];
+            g1[m] = f->d1(x);
+            g2d[m] = f->d2(x) * dout[(size_t)n * M + m];
         }
         for (int d = 0; d < k; d++) {
             size_t row = ((size_t)n * k + d) * M;
@@ -520,6 +547,37 @@ void tt_gelu_rop_backward_naive(double *Rdinp /*(N,k,M)*/, const double *Rdout /
     }
 }
 
+void tt_gelu_forward(double *out, const double *inp, size_t n) { forward(&ERF, out, inp, n); }
+void tt_gelu_derivs(double *d1, double *d2, const double *inp, size_t n) { derivs(&ERF, d1, d2, inp, n); }
+void tt_gelu_backward(double *dinp, const double *dout, const double *inp, size_t n)
+{
+    backward(&ERF, dinp, dout, inp, n);
+}
+void tt_gelu_rop_naive(double *Rout, const double *Rinp, const double *inp, int N, int M, int k)
+{
+    rop_naive(&ERF, Rout, Rinp, inp, N, M, k);
+}
+void tt_gelu_rop_backward_naive(double *Rdinp, const double *Rdout, const double *dout, const double *inp,
+                                const double *Rinp, int N, int M, int k)
+{
+    rop_backward_naive(&ERF, Rdinp, Rdout, dout, inp, Rinp, N, M, k);
+}
+
+void tt_gelu_tanh_forward(double *out, const double *inp, size_t n) { forward(&TANH, out, inp, n); }
+void tt_gelu_tanh_derivs(double *d1, double *d2, const double *inp, size_t n) { derivs(&TANH, d1, d2, inp, n); }
+void tt_gelu_tanh_backward(double *dinp, const double *dout, const double *inp, size_t n)
+{
+    backward(&TANH, dinp, dout, inp, n);
+}
+void tt_gelu_tanh_rop_naive(double *Rout, const double *Rinp, const double *inp, int N, int M, int k)
+{
+    rop_naive(&TANH, Rout, Rinp, inp, N, M, k);
+}
+void tt_gelu_tanh_rop_backward_naive(double *Rdinp, const double *Rdout, const double *dout, const double *inp,
+                                     const double *Rinp, int N, int M, int k)
+{
+    rop_backward_naive(&TANH, Rdinp, Rdout, dout, inp, Rinp, N, M, k);
+}
 
 /* ---- embedding: x = wte[token] + wpe[position] ------------------------------------------ */
 

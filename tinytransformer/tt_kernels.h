@@ -84,6 +84,11 @@ double tt_gelu(double x);
 void tt_gelu_forward(double *out, const double *inp, size_t n);
 void tt_gelu_backward(double *dinp, const double *dout, const double *inp, size_t n);
 void tt_gelu_derivs(double *d1 /*G'(x)*/, double *d2 /*G''(x)*/, const double *inp, size_t n);
+/* The same for GPT-2's gelu_new, ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))) (tt_config.gelu = TT_GELU_TANH). */
+double tt_gelu_tanh(double x);
+void tt_gelu_tanh_forward(double *out, const double *inp, size_t n);
+void tt_gelu_tanh_backward(double *dinp, const double *dout, const double *inp, size_t n);
+void tt_gelu_tanh_derivs(double *d1 /*G'(x)*/, double *d2 /*G''(x)*/, const double *inp, size_t n);
 
 /* x[n] = wte[inp[n]] + wpe[n mod T]; the backward adds dx into the rows it read. */
 void tt_embed_forward(double *x /*(N,C)*/, const int *inp /*(N)*/, const double *wte /*(V,C)*/,
@@ -217,5 +222,8 @@ void tt_attention_rop_backward_naive(double *Rdq, double *Rdkey, double *Rdv, co
 void tt_gelu_rop_naive(double *Rout, const double *Rinp, const double *inp, int N, int M, int k);
 void tt_gelu_rop_backward_naive(double *Rdinp, const double *Rdout, const double *dout, const double *inp,
                                 const double *Rinp, int N, int M, int k);
+void tt_gelu_tanh_rop_naive(double *Rout, const double *Rinp, const double *inp, int N, int M, int k);
+void tt_gelu_tanh_rop_backward_naive(double *Rdinp, const double *Rdout, const double *dout, const double *inp,
+                                     const double *Rinp, int N, int M, int k);
 
 #endif

@@ -23,6 +23,7 @@ void tt_check_config(const tt_config *c)
     if (c->T < 1 || c->T > 1024) die_user("context length T must be in 1..1024 (got %d)", c->T);
     if (c->bias != 0 && c->bias != 1) die_user("bias must be 0 or 1 (got %d)", c->bias);
     if (c->tied != 0 && c->tied != 1) die_user("tied must be 0 or 1 (got %d)", c->tied);
+    if (c->gelu != TT_GELU_ERF && c->gelu != TT_GELU_TANH) die_user("gelu must be 0 (erf) or 1 (tanh) (got %d)", c->gelu);
 }
 
 /* ---- the tensor table ------------------------------------------------------------------ */

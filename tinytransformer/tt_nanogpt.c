@@ -4,7 +4,9 @@
  * optional bias, causal attention with heads as contiguous C/heads slices of
  * the fused c_attn output (query, key, value in that order), exact-erf GELU
  * (nanoGPT's nn.GELU()), MLP c_fc then c_proj, final ln_f, lm_head without
- * bias, tied to wte or not. Weights are (out, in) row-major on both sides. */
+ * bias, tied to wte or not. Weights are (out, in) row-major on both sides.
+ * A model with GPT-2's tanh GELU (tt_gpt2hf.c reads those) is written with
+ * "activation_function": "gelu_new" in its metadata and read back so. */
 #include "tt.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -34,6 +36,7 @@ typedef struct {
 typedef struct {
     long n_layer, n_head, n_embd, block_size, vocab_size, n_inner, bias, tied;
     double dropout;
+    long gelu; /* activation_function: TT_GELU_ERF ("gelu"), TT_GELU_TANH ("gelu_new") */
 } ng_config;
 
 /* Every error frees what it holds first (the fuzz target catches user errors in-process). */
@@ -105,7 +108,7 @@ static int sort_tensors(ng_tensors *t, const st_file *f, ng_err *e)
 
 static void config_unset(ng_config *c)
 {
-    *c = (ng_config){-1, -1, -1, -1, -1, -1, -1, -1, -1};
+    *c = (ng_config){-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 }
 
 #define NG_INTS 6
@@ -117,6 +120,9 @@ static long *int_slot(ng_config *c, int i)
 }
 
 static int dropout_ok(double d) { return d >= 0 && d < 1; } /* NaN fails */
+
+/* activation_function: Hugging Face's names of the two GELUs; -1 for any other. */
+static long gelu_named(const char *v) { return !strcmp(v, "gelu") ? TT_GELU_ERF : !strcmp(v, "gelu_new") ? TT_GELU_TANH : -1; }
 
 /* One key of a config JSON into c; an unknown key, a key twice or a bad value is an error naming it. */
 static int config_key(ng_config *c, const cJSON *k, ng_err *e)
@@ -145,8 +151,14 @@ static int config_key(ng_config *c, const cJSON *k, ng_err *e)
         c->dropout = k->valuedouble;
         return 0;
     }
+    if (strcmp(k->string, "activation_function") == 0) {
+        if (c->gelu >= 0) return fail(e, "config key activation_function is given twice");
+        if (!cJSON_IsString(k) || (c->gelu = gelu_named(k->valuestring)) < 0)
+            return fail(e, "config activation_function must be \"gelu\" (exact erf) or \"gelu_new\" (tanh)");
+        return 0;
+    }
     return fail(e, "config key '%.100s' is not one of nanoGPT's GPTConfig (n_layer, n_head, n_embd, block_size, "
-                   "vocab_size, bias, dropout; n_inner, tied)", k->string);
+                   "vocab_size, bias, dropout; n_inner, tied, activation_function)", k->string);
 }
 
 /* A config JSON: one object, nothing after it but blanks, no NUL (len: the text's bytes). */
@@ -189,6 +201,9 @@ static int config_from_metadata(ng_config *c, const st_file *f, ng_err *e)
         else if (!strcmp(v, "false") || !strcmp(v, "False") || !strcmp(v, "0")) *bslots[i] = 0;
         else return fail(e, "metadata %s = '%.40s' is not true or false", bools[i], v);
     }
+    const char *a = st_meta(f, "activation_function");
+    if (a && (c->gelu = gelu_named(a)) < 0)
+        return fail(e, "metadata activation_function = '%.40s' is not gelu or gelu_new", a);
     const char *d = st_meta(f, "dropout");
     if (d) {
         char *end;
@@ -231,6 +246,9 @@ static ng_config config_merge(const ng_config *json, const ng_config *meta, cons
         else if (m >= 0 && m != j)
             note_once("%.200s: the config's %s = %ld overrides the file's metadata (%ld)", what, key, j, m);
     }
+    if (json->gelu < 0) c.gelu = meta->gelu;
+    else if (meta->gelu >= 0 && meta->gelu != json->gelu)
+        note_once("%.200s: the config's activation_function overrides the file's metadata", what);
     if (json->dropout < 0) c.dropout = meta->dropout;
     else if (meta->dropout >= 0 && meta->dropout != json->dropout)
         note_once("%.200s: the config's dropout = %g overrides the file's metadata (%g)", what, json->dropout,
@@ -294,7 +312,7 @@ static int config_of(tt_config *cfg, const ng_tensors *t, const ng_config *c, ng
     if (c->tied == 1 && !tied) return fail(e, "the config says tied but wte and lm_head differ");
     if (c->tied == 0) tied = 0;
     *cfg = (tt_config){.V = (int)V, .C = (int)C, .heads = (int)c->n_head, .M = (int)M, .layers = t->layers,
-                       .T = (int)T, .bias = bias, .tied = tied, .seed = 1};
+                       .T = (int)T, .bias = bias, .tied = tied, .gelu = c->gelu == TT_GELU_TANH, .seed = 1};
     if (V > 65536 || C > 4096 || M > 16384 || T > 1024)
         return fail(e, "V %ld, n_embd %ld, n_inner %ld, block_size %ld: beyond the toolkit's model (65536, 4096, 16384, "
                        "1024)", V, C, M, T);
@@ -585,11 +603,14 @@ void tt_save_nanogpt(const model *m, const tt_data *d, const char *path, int f32
     snprintf(v[5], 24, "%d", c->M);
     char vocab[256 * 6 + 8];
     vocab_string(d && tt_data_vocab(d) == c->V ? d : NULL, vocab, sizeof vocab);
+    /* the GELU only when it is not nanoGPT's: files of erf models stay as they were */
     const char *keys[] = {"format", "n_layer", "n_head", "n_embd", "block_size", "vocab_size", "n_inner", "bias", "tied",
-                          "dropout", "vocab_bytes"};
+                          "dropout", "vocab_bytes", "activation_function"};
     const char *vals[] = {"pt", v[0], v[1], v[2], v[3], v[4], v[5], c->bias ? "true" : "false",
-                          c->tied ? "true" : "false", "0", vocab};
-    st_write(path, out, nt, keys, vals, vocab[0] ? 11 : 10, f32 ? ST_F32 : ST_F64);
+                          c->tied ? "true" : "false", "0", vocab, "gelu_new"};
+    int nmeta = vocab[0] ? 11 : 10;
+    if (c->gelu == TT_GELU_TANH) keys[nmeta] = keys[11], vals[nmeta] = vals[11], nmeta++;
+    st_write(path, out, nt, keys, vals, nmeta, f32 ? ST_F32 : ST_F64);
     free(out);
     free(fused);
     free(names);

@@ -79,7 +79,7 @@ double tt_base_forward(model *m)
         for (size_t i = 0; i < (size_t)N * C; i++) a->x1[i] += im->res[l][i];
         tt_layernorm_forward(a->ln2, a->ln2_xh, a->ln2_r, a->x1, ctensor_in(m, w, s[L_LN2W]), ctensor_in(m, w, s[L_LN2B]), N, C);
         tt_linear_forward(a->f, a->ln2, ctensor_in(m, w, s[L_FC]), ctensor_in(m, w, s[L_FCB]), N, C, M);
-        tt_gelu_forward(a->gl, a->f, (size_t)N * M);
+        (c->gelu == TT_GELU_TANH ? tt_gelu_tanh_forward : tt_gelu_forward)(a->gl, a->f, (size_t)N * M);
         tt_linear_forward(im->res[l + 1], a->gl, ctensor_in(m, w, s[L_MP]), ctensor_in(m, w, s[L_MPB]), N, M, C);
         for (size_t i = 0; i < (size_t)N * C; i++) im->res[l + 1][i] += a->x1[i];
     }
@@ -111,7 +111,7 @@ void tt_base_backward(model *m, double *g)
         const double *dout = im->dres[l + 1]; /* res[l+1] = x1 + mlp */
         memset(a->dgl, 0, (size_t)N * M * sizeof(double));
         tt_linear_backward(a->dgl, tensor_in(m, g, s[L_MP]), tensor_in(m, g, s[L_MPB]), dout, a->gl, ctensor_in(m, w, s[L_MP]), N, M, C);
-        tt_gelu_backward(a->df, a->dgl, a->f, (size_t)N * M);
+        (c->gelu == TT_GELU_TANH ? tt_gelu_tanh_backward : tt_gelu_backward)(a->df, a->dgl, a->f, (size_t)N * M);
         memset(a->dln2, 0, NC * sizeof(double));
         tt_linear_backward(a->dln2, tensor_in(m, g, s[L_FC]), tensor_in(m, g, s[L_FCB]), a->df, a->ln2, ctensor_in(m, w, s[L_FC]), N, C, M);
         memcpy(a->dx1, dout, NC * sizeof(double));
@@ -167,7 +167,7 @@ void tt_base_pass(model *m)
     size_t NM = (size_t)im->N * im->c.M;
     for (int l = 0; l < im->c.layers; l++) {
         layer_acts *a = &im->la[l];
-        tt_gelu_derivs(a->g1, a->g2d, a->f, NM);
+        (im->c.gelu == TT_GELU_TANH ? tt_gelu_tanh_derivs : tt_gelu_derivs)(a->g1, a->g2d, a->f, NM);
         for (size_t i = 0; i < NM; i++) a->g2d[i] *= a->dgl[i];
     }
     memcpy(im->base_params, m->params, m->P * sizeof(double));

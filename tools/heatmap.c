@@ -299,7 +299,7 @@ static hm_args parse_args(int argc, char **argv)
         {"tensors", OPT_STRING, &x.tensors, "the layout (tensors.csv; default: next to --h, or in --run)"},
         {"run", OPT_STRING, &x.run, "a hessian_blocks output folder: the block is cut from its kept blocks"},
         {"model", OPT_STRING, &x.mc.model_name, "a Transformer trained elsewhere, nanoGPT's layout (.safetensors) or a "
-                                                "Hugging Face Llama folder: the block computed"},
+                                                "Hugging Face GPT-2 or Llama folder: the block computed"},
         {"model-config", OPT_STRING, &k->model_config, "with --model: its config JSON when the metadata lacks n_head"},
         TT_DATA_OPTS(k->data),
         {"hess-batch", OPT_INT, &k->hess_batch, "with --model: held-out sequences H is taken on (0: 256)"},

@@ -6,7 +6,7 @@
 set -eu   # no pipefail: `... | head -c N` truncations end their writer with SIGPIPE
 C=${1:-tests/fuzz/corpus}
 rm -rf "$C"
-mkdir -p "$C"/{npy,idx,cifar,partition,model_csv,text,tokens,safetensors,llama_hf}
+mkdir -p "$C"/{npy,idx,cifar,partition,model_csv,text,tokens,safetensors,llama_hf,gpt2_hf}
 
 # bytes N SEED: N deterministic bytes
 bytes() { local i; for ((i = 0; i < $1; i++)); do printf "\\x$(printf %02x $(((i * 37 + $2) % 256)))"; done; }
@@ -133,4 +133,21 @@ ST_DIR=llama_hf st rope_scaling F32 '' '{"num_attention_heads":1,"rope_scaling":
 ST_DIR=llama_hf st bias F64 '' "$H1" "${LL[@]}" lm_head.weight:2,2:4 $M.self_attn.q_proj.bias:2:2
 ST_DIR=llama_hf st inv_freq F64 '' "$H1" "${LL[@]}" lm_head.weight:2,2:4 $M.self_attn.rotary_emb.inv_freq:1:1
 ST_DIR=llama_hf st no_head F32 '' "$H1" "${LL[@]}"
+
+# ---- Hugging Face's GPT-2 layouts (the same input: config.json's length, config.json, the file):
+# C 2, one head, M 1, n_positions 1, V 2; Conv1D weights [in, out]
+G=transformer.h.0
+GP=(transformer.wte.weight:2,2:4 transformer.wpe.weight:1,2:2 $G.ln_1.weight:2:2 $G.ln_1.bias:2:2
+    $G.attn.c_attn.weight:2,6:12 $G.attn.c_attn.bias:6:6 $G.attn.c_proj.weight:2,2:4 $G.attn.c_proj.bias:2:2
+    $G.ln_2.weight:2:2 $G.ln_2.bias:2:2 $G.mlp.c_fc.weight:2,1:2 $G.mlp.c_fc.bias:1:1 $G.mlp.c_proj.weight:1,2:2
+    $G.mlp.c_proj.bias:2:2 transformer.ln_f.weight:2:2 transformer.ln_f.bias:2:2)
+G1='{"n_head":1,"n_inner":1}'
+ST_DIR=gpt2_hf st tied_f32 F32 '"format":"pt"' "$G1" "${GP[@]}"
+ST_DIR=gpt2_hf st untied_bf16 BF16 '' '{"n_head":1,"n_inner":1,"tie_word_embeddings":false}' "${GP[@]}" \
+  lm_head.weight:2,2:4
+ST_DIR=gpt2_hf st gpt2model_buffers F64 '' '{"n_head":1,"n_inner":1,"activation_function":"gelu"}' \
+  "${GP[@]//transformer./}" h.0.attn.bias:1,1,1,1:1 h.0.attn.masked_bias::1
+ST_DIR=gpt2_hf st inverse_layer_idx F32 '' '{"n_head":1,"n_inner":1,"scale_attn_by_inverse_layer_idx":true}' \
+  "${GP[@]}"
+ST_DIR=gpt2_hf st nanogpt_shape F32 '' "$G1" "${GP[@]/2,6:12/6,2:12}"
 echo "seeds: $(find "$C" -type f | wc -l) files in $C"
