@@ -38,8 +38,8 @@ typedef struct {
 static tt_args parse_args(int argc, char **argv)
 {
     tt_train_opts o = tt_train_defaults();
-    tt_args x = {.cfg = tt_defaults(), .model = "tt", .llama = llama_cli_defaults(), .optim = "adamw", .vstat = "mean", .schedule = "cosine",
-                 .partition_name = "alg3", .out = "results/train_transformer", .lr = o.lr, .beta1 = 0.9,
+    tt_args x = {.cfg = tt_defaults(), .model = "tt", .llama = llama_cli_defaults(), .optim = "adamw",
+                 .vstat = "mean", .schedule = "cosine", .partition_name = "alg3", .out = "results/train_transformer", .lr = o.lr, .beta1 = 0.9,
                  .beta2 = 0.999, .eps = 1e-8, .wd = -1, .seed = 1, .data_seed = 1, .steps = o.steps, .order = 2,
                  .successors = 2, .batch = o.batch, .fracs = {3, {0.01, 0.5, 1}}};
     const cli_opt opts[] = {
@@ -84,10 +84,16 @@ static tt_args parse_args(int argc, char **argv)
               "M 32, T 8, biases) or a Llama-style model of those sizes (--model llama: RMSNorm, rotary,\n"
               "SwiGLU, grouped key/value heads, no biases) on an order-2 Markov source or on text (--data text),\n"
               "with GD, Adam, AdamW, Adam-mini, Adafactor or SM3 (blockwise GD and leave-out need per-block\n"
-              "rates: exp2_blockwise_gd, leave_out). Adam-mini follows the official v1.1.1 update; cosine decay ends at 10% of lr.\n"
+              "rates: exp2_blockwise_gd, leave_out). Adam-mini follows the official v1.1.1 update; cosine decay\n"
+              "ends at 10% of lr.\n"
               "Checkpoints hold the parameters and, for Adam-family optimizers, v-hat (D_Adam = 1/(sqrt(v)+eps)).\n"
               "Exit status 3: the loss diverged (the files up to that step are complete).",
               opts, sizeof opts / sizeof *opts);
+    /* flags of the other model (cli_was_given knows this x, not the copy returned) */
+    int llama = strcmp(x.model, "llama") == 0;
+    llama_cli_refuse_unused(&x.llama, llama);
+    if (llama && (cli_was_given(&x.cfg.bias) || cli_was_given(&x.cfg.tied)))
+        die_user("--bias and --tied are the tiny GPT's: the Llama has no biases, and --llama-tied ties its head");
     return x;
 }
 

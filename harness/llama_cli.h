@@ -5,6 +5,7 @@
 #ifndef HARNESS_LLAMA_CLI_H
 #define HARNESS_LLAMA_CLI_H
 
+#include "core/core.h"
 #include "tinytransformer/llama.h"
 
 typedef struct {
@@ -34,6 +35,17 @@ static inline llama_config llama_cli_config(const llama_cli *l, int V, int C, in
     return (llama_config){.V = V, .C = C, .layers = layers, .heads = heads,
                           .kv_heads = l->kv_heads ? l->kv_heads : heads, .head_dim = l->head_dim, .M = M, .T = T,
                           .eps = l->eps, .theta = l->theta, .tied = l->tied, .seed = seed};
+}
+
+/* A --llama-* flag given for another model is a user error (it would do nothing). */
+static inline void llama_cli_refuse_unused(const llama_cli *l, int is_llama)
+{
+    if (is_llama) return;
+    const struct { const void *target; const char *flag; } flags[] = {
+        {&l->kv_heads, "--llama-kv-heads"}, {&l->head_dim, "--llama-head-dim"}, {&l->eps, "--llama-eps"},
+        {&l->theta, "--llama-theta"},       {&l->tied, "--llama-tied"}};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+        if (cli_was_given(flags[i].target)) die_user("%s goes with --model llama", flags[i].flag);
 }
 
 #endif

@@ -526,6 +526,7 @@ void ttexp_args_finish(ttexp_args *a, long quick_steps, long paper_steps, int qu
     if (a->held_out < 16 || a->held_out > 65536) die_user("--held-out must be in 16..65536 (got %d)", a->held_out);
     if (strcmp(a->model, "tt") != 0 && strcmp(a->model, "llama") != 0)
         die_user("--model must be tt or llama (got '%s')", a->model);
+    llama_cli_refuse_unused(&a->llama, strcmp(a->model, "llama") == 0);
 }
 
 ttexp_setup ttexp_default_setup(const ttexp_args *a)

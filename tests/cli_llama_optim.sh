@@ -43,6 +43,10 @@ expect_user_error "train_compare --model gpt" "$BIN/train_compare" --model gpt -
 expect_user_error "train_compare: kv heads that do not divide the heads" "$BIN/train_compare" --model llama \
   --llama-kv-heads 3 --out "$TMPD/bad3"
 expect_no_files "train_compare: no output after a bad Llama size" "$TMPD/bad3"
+expect_user_error "train_transformer: --llama-kv-heads without --model llama" "$T" --llama-kv-heads 2 --out "$TMPD/bad5"
+expect_user_error "train_transformer --model llama --bias 1" "$T" --model llama --bias 1 --out "$TMPD/bad6"
+expect_user_error "train_compare: --llama-eps without --model llama" "$BIN/train_compare" --llama-eps 1e-5 --out "$TMPD/bad7"
+expect_no_files "train_compare: no output after a --llama-* flag for the GPT" "$TMPD/bad7"
 expect_user_error "train_transformer: an odd Llama head size" "$T" --model llama --llama-head-dim 3 --out "$TMPD/bad4"
 # make verdicts ARCH=llama: the experiments that take the Llama, with --model llama; partition_check
 # (its claims read the GPT's statistics) and the experiments without a Transformer left out
