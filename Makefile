@@ -85,8 +85,10 @@ ifeq ($(ARCH),llama)
   FIG := $(FIG)-llama
   TT_ARCH := --model llama
   TT_KIND := llama
+  TT_TITLE := Llama-style model
 else ifeq ($(ARCH),tt)
   TT_KIND := tt
+  TT_TITLE := Tiny Transformer
 else
   $(error ARCH must be tt or llama, got '$(ARCH)')
 endif

@@ -1,4 +1,4 @@
-# Optimizer experiments on the tiny Transformer.
+# Optimizer experiments on the tiny Transformer (ARCH=llama: the Llama-style model).
 TT_EXPS += train_compare exp2_blockwise_gd leave_out ablation_vstat trajectory
 LLAMA_EXPS += train_compare exp2_blockwise_gd leave_out ablation_vstat trajectory
 TT_OPTIM_SCALE := --scale $(SCALE) $(TT_DATA) $(TT_ARCH)
@@ -7,7 +7,7 @@ $(RES)/train_compare/run.txt: $(BUILD)/bin/train_compare
 	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
 $(RES)/train_compare/claims.txt: $(RES)/train_compare/run.txt
 $(FIG)/train_compare.png: $(RES)/train_compare/run.txt plots/tt_curves.gp
-	$(call render,plots/tt_curves.gp,file='$(RES)/train_compare/eval.csv'; ref='$(RES)/train_compare/reference.csv'; c0=2; c1=7; ttl='Tiny Transformer: held-out loss above the entropy floor (best lr of each method)'; ylab='held-out loss - entropy floor')
+	$(call render,plots/tt_curves.gp,file='$(RES)/train_compare/eval.csv'; ref='$(RES)/train_compare/reference.csv'; c0=2; c1=7; ttl='$(TT_TITLE): held-out loss above the entropy floor (best lr of each method)'; ylab='held-out loss - entropy floor')
 
 $(RES)/ablation_vstat/run.txt: $(BUILD)/bin/ablation_vstat
 	$< $(TT_OPTIM_SCALE) --out $(@D) --quiet
