@@ -11,6 +11,7 @@
  */
 #include "llama.h"
 #include "tt.h"
+#include "tt_readerr.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -41,64 +42,50 @@ typedef struct {
     double eps, theta;
 } hf_config;
 
-typedef struct {
-    char msg[700];
-} hf_err;
-
-static int fail(hf_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(hf_err *e, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* ---- config.json ------------------------------------------------------------------------------ */
 
-static int whole(const cJSON *k, long lo, long hi, long *out, hf_err *e)
+static int whole(const cJSON *k, long lo, long hi, long *out, reader_err *e)
 {
     if (!cJSON_IsNumber(k) || !(k->valuedouble >= lo && k->valuedouble <= hi) ||
         k->valuedouble != floor(k->valuedouble))
-        return fail(e, "config %s must be a whole number in %ld..%ld", k->string, lo, hi);
+        return reader_fail(e, "config %s must be a whole number in %ld..%ld", k->string, lo, hi);
     *out = (long)k->valuedouble;
     return 0;
 }
 
-static int positive(const cJSON *k, double *out, hf_err *e)
+static int positive(const cJSON *k, double *out, reader_err *e)
 {
     if (!cJSON_IsNumber(k) || !(k->valuedouble > 0 && isfinite(k->valuedouble)))
-        return fail(e, "config %s must be a finite number > 0", k->string);
+        return reader_fail(e, "config %s must be a finite number > 0", k->string);
     *out = k->valuedouble;
     return 0;
 }
 
 /* A key whose only modelled value is `want` (a JSON literal: null, false, 0, "silu"). */
-static int only(const cJSON *k, const char *want, const char *why, hf_err *e)
+static int only(const cJSON *k, const char *want, const char *why, reader_err *e)
 {
     char *got = cJSON_PrintUnformatted(k);
     int ok = got && (strcmp(got, want) == 0 || (!strcmp(want, "0") && cJSON_IsNumber(k) && k->valuedouble == 0));
-    if (!ok) fail(e, "config %s = %.60s: %s (the toolkit models only %s)", k->string, got ? got : "?", why, want);
+    if (!ok) reader_fail(e, "config %s = %.60s: %s (the toolkit models only %s)", k->string, got ? got : "?", why, want);
     free(got);
     return ok ? 0 : -1;
 }
 
 /* rope_parameters (newer transformers): {"rope_type": "default", "rope_theta": θ} only. */
-static int rope_parameters(hf_config *c, const cJSON *k, hf_err *e)
+static int rope_parameters(hf_config *c, const cJSON *k, reader_err *e)
 {
     if (cJSON_IsNull(k)) return 0;
-    if (!cJSON_IsObject(k)) return fail(e, "config rope_parameters must be an object");
+    if (!cJSON_IsObject(k)) return reader_fail(e, "config rope_parameters must be an object");
     const cJSON *x;
     cJSON_ArrayForEach(x, k)
     {
         if (!strcmp(x->string, "rope_type") || !strcmp(x->string, "type")) {
             if (!cJSON_IsString(x) || strcmp(x->valuestring, "default"))
-                return fail(e, "config rope_parameters.%s is not \"default\": rope scaling is not modelled", x->string);
+                return reader_fail(e, "config rope_parameters.%s is not \"default\": rope scaling is not modelled", x->string);
         } else if (!strcmp(x->string, "rope_theta")) {
             if (positive(x, &c->theta, e)) return -1;
         } else
-            return fail(e, "config rope_parameters.%.60s: not modelled (only rope_type \"default\" and rope_theta)",
+            return reader_fail(e, "config rope_parameters.%.60s: not modelled (only rope_type \"default\" and rope_theta)",
                         x->string);
     }
     return 0;
@@ -109,7 +96,7 @@ static const char *const IGNORED[] = {"bos_token_id", "eos_token_id", "pad_token
                                       "pretraining_tp", "torch_dtype", "dtype", "transformers_version",
                                       "use_cache", "_name_or_path"};
 
-static int config_key(hf_config *c, const cJSON *k, hf_err *e)
+static int config_key(hf_config *c, const cJSON *k, reader_err *e)
 {
     const char *s = k->string;
     static const char *const ints[] = {"vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers",
@@ -123,7 +110,7 @@ static int config_key(hf_config *c, const cJSON *k, hf_err *e)
     if (!strcmp(s, "rope_theta")) return positive(k, &c->theta, e);
     if (!strcmp(s, "rope_parameters")) return rope_parameters(c, k, e);
     if (!strcmp(s, "tie_word_embeddings")) {
-        if (!cJSON_IsBool(k)) return fail(e, "config tie_word_embeddings must be true or false");
+        if (!cJSON_IsBool(k)) return reader_fail(e, "config tie_word_embeddings must be true or false");
         c->tied = cJSON_IsTrue(k);
         return 0;
     }
@@ -138,25 +125,25 @@ static int config_key(hf_config *c, const cJSON *k, hf_err *e)
                     e);
     if (!strcmp(s, "architectures")) {
         const cJSON *a;
-        if (!cJSON_IsArray(k)) return fail(e, "config architectures must be a list");
+        if (!cJSON_IsArray(k)) return reader_fail(e, "config architectures must be a list");
         cJSON_ArrayForEach(a, k) if (!cJSON_IsString(a) || strcmp(a->valuestring, "LlamaForCausalLM"))
-            return fail(e, "config architectures names %.60s: the toolkit reads LlamaForCausalLM",
+            return reader_fail(e, "config architectures names %.60s: the toolkit reads LlamaForCausalLM",
                         cJSON_IsString(a) ? a->valuestring : "a non-string");
         return 0;
     }
     for (size_t i = 0; i < sizeof IGNORED / sizeof *IGNORED; i++)
         if (!strcmp(s, IGNORED[i])) return 0;
-    return fail(e, "config key '%.100s' is not one the toolkit knows for a Llama model: refused rather than guess "
+    return reader_fail(e, "config key '%.100s' is not one the toolkit knows for a Llama model: refused rather than guess "
                    "whether it changes the function", s);
 }
 
-static int config_from_json(hf_config *c, const char *text, hf_err *e)
+static int config_from_json(hf_config *c, const char *text, reader_err *e)
 {
     *c = (hf_config){-1, -1, -1, -1, -1, -1, -1, -1, -1, NAN, NAN};
     cJSON *root = cJSON_Parse(text);
     if (!root || !cJSON_IsObject(root)) {
         cJSON_Delete(root);
-        return fail(e, "the config is not a JSON object");
+        return reader_fail(e, "the config is not a JSON object");
     }
     const cJSON *k;
     int rc = 0;
@@ -183,7 +170,7 @@ static int layer_name(const char *name, int *l, const char **rest)
     return 0;
 }
 
-static int sort_tensors(hf_tensors *t, const st_file *f, hf_err *e)
+static int sort_tensors(hf_tensors *t, const st_file *f, reader_err *e)
 {
     memset(t, 0, sizeof *t);
     for (int i = 0; i < f->ntensors; i++) {
@@ -197,44 +184,44 @@ static int sort_tensors(hf_tensors *t, const st_file *f, hf_err *e)
         else if (!strcmp(name, "model.rotary_emb.inv_freq")) slot = &t->inv_freq;
         else if (layer_name(name, &l, &rest) == 0) {
             if (l >= HF_MAX_LAYERS)
-                return fail(e, "tensor %.200s: layer %d (the toolkit's model has at most %d)", name, l, HF_MAX_LAYERS);
+                return reader_fail(e, "tensor %.200s: layer %d (the toolkit's model has at most %d)", name, l, HF_MAX_LAYERS);
             for (int s = 0; s < H_SLOTS; s++)
                 if (!strcmp(rest, SLOT_NAMES[s])) slot = &t->layer[l][s];
             if (!slot && strlen(rest) > 5 && !strcmp(rest + strlen(rest) - 5, ".bias"))
-                return fail(e, "tensor %.200s: a bias (attention_bias or mlp_bias): the toolkit's Llama has none",
+                return reader_fail(e, "tensor %.200s: a bias (attention_bias or mlp_bias): the toolkit's Llama has none",
                             name);
             if (slot && l + 1 > t->layers) t->layers = l + 1;
         }
-        if (!slot) return fail(e, "unknown tensor name %.200s: not Hugging Face's LlamaForCausalLM layout", name);
-        if (*slot) return fail(e, "tensor %.200s appears twice", name);
+        if (!slot) return reader_fail(e, "unknown tensor name %.200s: not Hugging Face's LlamaForCausalLM layout", name);
+        if (*slot) return reader_fail(e, "tensor %.200s appears twice", name);
         *slot = x;
     }
     return 0;
 }
 
-static int want_shape(const st_tensor *x, int ndim, long a, long b, hf_err *e)
+static int want_shape(const st_tensor *x, int ndim, long a, long b, reader_err *e)
 {
     if (x->ndim == ndim && (long)x->shape[0] == a && (ndim == 1 || (long)x->shape[1] == b)) return 0;
-    if (ndim == 1) return fail(e, "tensor %.200s: shape must be [%ld]", x->name, a);
-    return fail(e, "tensor %.200s: shape must be [%ld, %ld]", x->name, a, b);
+    if (ndim == 1) return reader_fail(e, "tensor %.200s: shape must be [%ld]", x->name, a);
+    return reader_fail(e, "tensor %.200s: shape must be [%ld, %ld]", x->name, a, b);
 }
 
-static int agree(const char *key, long config, long shapes, hf_err *e)
+static int agree(const char *key, long config, long shapes, reader_err *e)
 {
     if (config >= 0 && config != shapes)
-        return fail(e, "config %s = %ld but the tensors give %ld", key, config, shapes);
+        return reader_fail(e, "config %s = %ld but the tensors give %ld", key, config, shapes);
     return 0;
 }
 
 /* An inv_freq buffer must hold θ^(−2i/hd) (to float32 rounding): else the checkpoint's rotary is another. */
-static int check_inv_freq(const st_tensor *x, int hd, double theta, hf_err *e)
+static int check_inv_freq(const st_tensor *x, int hd, double theta, reader_err *e)
 {
     if (x->ndim != 1 || (long)x->shape[0] != hd / 2)
-        return fail(e, "tensor %.200s: shape must be [%d]", x->name, hd / 2);
+        return reader_fail(e, "tensor %.200s: shape must be [%d]", x->name, hd / 2);
     for (int i = 0; i < hd / 2; i++) {
         double want = pow(theta, -(2.0 * i) / hd);
         if (!(fabs(x->data[i] - want) <= 1e-6 * want))
-            return fail(e, "tensor %.200s: entry %d is %.9g, not rope_theta^(-2i/head_dim) = %.9g (another rotary)",
+            return reader_fail(e, "tensor %.200s: entry %d is %.9g, not rope_theta^(-2i/head_dim) = %.9g (another rotary)",
                         x->name, i, x->data[i], want);
     }
     return 0;
@@ -246,34 +233,34 @@ static int same_values(const st_tensor *a, const st_tensor *b)
 }
 
 /* The model's configuration from the tensors and config.json; T: the context length (0: max_position_embeddings). */
-static int config_of(llama_config *cfg, const hf_tensors *t, const hf_config *c, int T, hf_err *e)
+static int config_of(llama_config *cfg, const hf_tensors *t, const hf_config *c, int T, reader_err *e)
 {
-    if (!t->embed) return fail(e, "model.embed_tokens.weight is missing");
-    if (!t->norm) return fail(e, "model.norm.weight is missing");
-    if (!t->layers) return fail(e, "no model.layers.<i> tensors: no decoder layer");
-    if (t->embed->ndim != 2) return fail(e, "tensor model.embed_tokens.weight must be 2-D");
+    if (!t->embed) return reader_fail(e, "model.embed_tokens.weight is missing");
+    if (!t->norm) return reader_fail(e, "model.norm.weight is missing");
+    if (!t->layers) return reader_fail(e, "no model.layers.<i> tensors: no decoder layer");
+    if (t->embed->ndim != 2) return reader_fail(e, "tensor model.embed_tokens.weight must be 2-D");
     long V = (long)t->embed->shape[0], C = (long)t->embed->shape[1];
     const st_tensor *gate = t->layer[0][H_GATE];
-    if (!gate || gate->ndim != 2) return fail(e, "model.layers.0.mlp.gate_proj.weight is missing or not 2-D");
+    if (!gate || gate->ndim != 2) return reader_fail(e, "model.layers.0.mlp.gate_proj.weight is missing or not 2-D");
     long M = (long)gate->shape[0];
-    if (c->heads < 0) return fail(e, "num_attention_heads is not in the config (the shapes cannot tell it)");
+    if (c->heads < 0) return reader_fail(e, "num_attention_heads is not in the config (the shapes cannot tell it)");
     long H = c->heads, Hkv = c->kv_heads >= 0 ? c->kv_heads : H;
     if (agree("vocab_size", c->V, V, e) || agree("hidden_size", c->C, C, e) || agree("intermediate_size", c->M, M, e) ||
         agree("num_hidden_layers", c->layers, t->layers, e))
         return -1;
-    if (H % Hkv) return fail(e, "num_key_value_heads = %ld does not divide num_attention_heads = %ld", Hkv, H);
-    if (c->head_dim < 0 && C % H) return fail(e, "num_attention_heads = %ld does not divide hidden_size = %ld", H, C);
+    if (H % Hkv) return reader_fail(e, "num_key_value_heads = %ld does not divide num_attention_heads = %ld", Hkv, H);
+    if (c->head_dim < 0 && C % H) return reader_fail(e, "num_attention_heads = %ld does not divide hidden_size = %ld", H, C);
     long hd = c->head_dim >= 0 ? c->head_dim : C / H, maxpos = c->max_pos >= 0 ? c->max_pos : 2048;
     if (V < 2 || V > 65536 || C < 1 || C > 8192 || M < 1 || M > 65536 || H > 1024 || hd < 2 || hd > 1024 || hd % 2)
-        return fail(e, "vocab %ld, hidden %ld, intermediate %ld, %ld heads of %ld: beyond the toolkit's model "
+        return reader_fail(e, "vocab %ld, hidden %ld, intermediate %ld, %ld heads of %ld: beyond the toolkit's model "
                        "(2..65536, 1..8192, 1..65536, up to 1024 heads of an even size 2..1024)", V, C, M, H, hd);
     if (T <= 0) T = maxpos > 4096 ? 4096 : (int)maxpos;
-    if (T > maxpos) return fail(e, "context length %d beyond max_position_embeddings = %ld", T, maxpos);
+    if (T > maxpos) return reader_fail(e, "context length %d beyond max_position_embeddings = %ld", T, maxpos);
     int tied = c->tied == 1;
     if (!t->head && !tied)
-        return fail(e, "lm_head.weight is missing and tie_word_embeddings is not true (a LlamaForCausalLM has one)");
+        return reader_fail(e, "lm_head.weight is missing and tie_word_embeddings is not true (a LlamaForCausalLM has one)");
     if (t->head && tied && !same_values(t->head, t->embed))
-        return fail(e, "tie_word_embeddings is true but lm_head.weight differs from model.embed_tokens.weight");
+        return reader_fail(e, "tie_word_embeddings is true but lm_head.weight differs from model.embed_tokens.weight");
     *cfg = (llama_config){.V = (int)V, .C = (int)C, .layers = t->layers, .heads = (int)H, .kv_heads = (int)Hkv,
                           .head_dim = (int)hd, .M = (int)M, .T = T, .eps = isnan(c->eps) ? 1e-6 : c->eps,
                           .theta = isnan(c->theta) ? 10000 : c->theta, .tied = tied, .seed = 1};
@@ -285,7 +272,7 @@ static int config_of(llama_config *cfg, const hf_tensors *t, const hf_config *c,
     for (int l = 0; l < t->layers; l++) {
         for (int s = 0; s < H_INV_FREQ; s++) {
             const st_tensor *x = t->layer[l][s];
-            if (!x) return fail(e, "model.layers.%d.%s is missing", l, SLOT_NAMES[s]);
+            if (!x) return reader_fail(e, "model.layers.%d.%s is missing", l, SLOT_NAMES[s]);
             if (want_shape(x, cols[s] ? 2 : 1, rows[s], cols[s], e)) return -1;
         }
         if (t->layer[l][H_INV_FREQ] && check_inv_freq(t->layer[l][H_INV_FREQ], (int)hd, cfg->theta, e)) return -1;
@@ -320,7 +307,7 @@ static model *build(const hf_tensors *t, const llama_config *cfg)
 }
 
 /* Parses; on error frees nothing it does not own and fills e. */
-static model *from_hf(const st_file *f, const char *config_json, int T, hf_err *e)
+static model *from_hf(const st_file *f, const char *config_json, int T, reader_err *e)
 {
     hf_config c;
     hf_tensors t;
@@ -331,7 +318,7 @@ static model *from_hf(const st_file *f, const char *config_json, int T, hf_err *
 
 model *llama_from_hf(const st_file *f, const char *config_json, int T, const char *what)
 {
-    hf_err e = {{0}};
+    reader_err e = {{0}};
     model *m = from_hf(f, config_json, T, &e);
     if (!m) die_user("%s: %s", what, e.msg);
     return m;
@@ -403,7 +390,7 @@ model *llama_load_hf(const char *path, const char *config_path, int T)
     char what[2200];
     snprintf(what, sizeof what, "%s with %s", file, cfgfile);
     free(file), free(cfgfile);
-    hf_err e = {{0}};
+    reader_err e = {{0}};
     model *m = from_hf(f, json, T, &e);
     free(json);
     st_free(f);

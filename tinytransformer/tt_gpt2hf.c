@@ -20,6 +20,7 @@
  * versions) are accepted and ignored.
  */
 #include "tt.h"
+#include "tt_readerr.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -51,20 +52,6 @@ typedef struct {
     long V, C, layers, heads, positions, ctx, inner, tied, gelu;
 } g2_config;
 
-typedef struct {
-    char msg[700];
-} g2_err;
-
-static int fail(g2_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(g2_err *e, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* ---- config.json ------------------------------------------------------------------------------ */
 
 /* activation_function: the GELUs the toolkit has; -1 for any other. gelu_pytorch_tanh is gelu_new's formula. */
@@ -75,10 +62,10 @@ static long gelu_of(const char *name)
 }
 
 /* A key whose only modelled value is the boolean `want`. */
-static int only_bool(const cJSON *k, int want, const char *why, g2_err *e)
+static int only_bool(const cJSON *k, int want, const char *why, reader_err *e)
 {
     if (cJSON_IsBool(k) && cJSON_IsTrue(k) == want) return 0;
-    return fail(e, "config %s must be %s: %s is not modelled", k->string, want ? "true" : "false", why);
+    return reader_fail(e, "config %s must be %s: %s is not modelled", k->string, want ? "true" : "false", why);
 }
 
 /* Keys that do not change the eval-mode function of GPT2LMHeadModel: accepted, not read. */
@@ -89,7 +76,7 @@ static const char *const IGNORED[] = {
 /* Dropout rates: the toolkit analyses the eval-mode function, as from_pretrained's model is. */
 static const char *const DROPOUTS[] = {"resid_pdrop", "embd_pdrop", "attn_pdrop", "summary_first_dropout"};
 
-static int config_key(g2_config *c, const cJSON *k, g2_err *e)
+static int config_key(g2_config *c, const cJSON *k, reader_err *e)
 {
     const char *s = k->string;
     static const char *const ints[] = {"vocab_size", "n_embd", "n_layer", "n_head", "n_positions", "n_ctx", "n_inner"};
@@ -99,24 +86,24 @@ static int config_key(g2_config *c, const cJSON *k, g2_err *e)
             if (i == 6 && cJSON_IsNull(k)) return 0; /* n_inner null: 4 n_embd */
             if (!cJSON_IsNumber(k) || !(k->valuedouble >= 1 && k->valuedouble <= 1e9) ||
                 k->valuedouble != floor(k->valuedouble))
-                return fail(e, "config %s must be a whole number >= 1", s);
+                return reader_fail(e, "config %s must be a whole number >= 1", s);
             *slots[i] = (long)k->valuedouble;
             return 0;
         }
     if (!strcmp(s, "layer_norm_epsilon")) {
         if (!cJSON_IsNumber(k) || k->valuedouble != G2_LN_EPS)
-            return fail(e, "config layer_norm_epsilon must be 1e-05: the toolkit's LayerNorm has eps 1e-5 (GPT-2's)");
+            return reader_fail(e, "config layer_norm_epsilon must be 1e-05: the toolkit's LayerNorm has eps 1e-5 (GPT-2's)");
         return 0;
     }
     if (!strcmp(s, "activation_function")) {
         if (!cJSON_IsString(k) || (c->gelu = gelu_of(k->valuestring)) < 0)
-            return fail(e, "config activation_function = %.60s is not modelled (the toolkit's GPT has gelu_new, "
+            return reader_fail(e, "config activation_function = %.60s is not modelled (the toolkit's GPT has gelu_new, "
                            "gelu_pytorch_tanh: the same tanh GELU, and gelu: exact erf)",
                         cJSON_IsString(k) ? k->valuestring : "a non-string");
         return 0;
     }
     if (!strcmp(s, "tie_word_embeddings")) {
-        if (!cJSON_IsBool(k)) return fail(e, "config tie_word_embeddings must be true or false");
+        if (!cJSON_IsBool(k)) return reader_fail(e, "config tie_word_embeddings must be true or false");
         c->tied = cJSON_IsTrue(k);
         return 0;
     }
@@ -127,46 +114,46 @@ static int config_key(g2_config *c, const cJSON *k, g2_err *e)
     if (!strcmp(s, "add_cross_attention")) return only_bool(k, 0, "cross-attention", e);
     if (!strcmp(s, "model_type")) {
         if (!cJSON_IsString(k) || strcmp(k->valuestring, "gpt2"))
-            return fail(e, "config model_type = %.60s: the toolkit reads gpt2 here",
+            return reader_fail(e, "config model_type = %.60s: the toolkit reads gpt2 here",
                         cJSON_IsString(k) ? k->valuestring : "a non-string");
         return 0;
     }
     if (!strcmp(s, "architectures")) {
         const cJSON *a;
-        if (!cJSON_IsArray(k)) return fail(e, "config architectures must be a list");
+        if (!cJSON_IsArray(k)) return reader_fail(e, "config architectures must be a list");
         cJSON_ArrayForEach(a, k) if (!cJSON_IsString(a) || (strcmp(a->valuestring, "GPT2LMHeadModel") &&
                                                             strcmp(a->valuestring, "GPT2Model")))
-            return fail(e, "config architectures names %.60s: the toolkit reads GPT2LMHeadModel and GPT2Model",
+            return reader_fail(e, "config architectures names %.60s: the toolkit reads GPT2LMHeadModel and GPT2Model",
                         cJSON_IsString(a) ? a->valuestring : "a non-string");
         return 0;
     }
     for (size_t i = 0; i < sizeof DROPOUTS / sizeof *DROPOUTS; i++)
         if (!strcmp(s, DROPOUTS[i])) {
             if (!cJSON_IsNumber(k) || !(k->valuedouble >= 0 && k->valuedouble <= 1))
-                return fail(e, "config %s must be a number in [0, 1]", s);
+                return reader_fail(e, "config %s must be a number in [0, 1]", s);
             return 0;
         }
     for (size_t i = 0; i < sizeof IGNORED / sizeof *IGNORED; i++)
         if (!strcmp(s, IGNORED[i])) return 0;
-    return fail(e, "config key '%.100s' is not one the toolkit knows for a GPT-2 model: refused rather than guess "
+    return reader_fail(e, "config key '%.100s' is not one the toolkit knows for a GPT-2 model: refused rather than guess "
                    "whether it changes the function", s);
 }
 
 /* The config's text (len bytes): one JSON object, no key twice, nothing after it. */
-static int config_from_json(g2_config *c, const char *text, size_t len, g2_err *e)
+static int config_from_json(g2_config *c, const char *text, size_t len, reader_err *e)
 {
     *c = (g2_config){-1, -1, -1, -1, -1, -1, -1, -1, -1};
-    if (strlen(text) != len) return fail(e, "the config holds a NUL byte");
+    if (strlen(text) != len) return reader_fail(e, "the config holds a NUL byte");
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
     if (!root || !cJSON_IsObject(root)) {
         cJSON_Delete(root);
-        return fail(e, "the config is not a JSON object (or holds text after it)");
+        return reader_fail(e, "the config is not a JSON object (or holds text after it)");
     }
     int rc = 0;
     for (const cJSON *k = root->child; k && !rc; k = k->next) {
         for (const cJSON *p = root->child; p != k && !rc; p = p->next)
-            if (!strcmp(p->string, k->string)) rc = fail(e, "config key %.100s is given twice", k->string);
+            if (!strcmp(p->string, k->string)) rc = reader_fail(e, "config key %.100s is given twice", k->string);
         if (!rc) rc = config_key(c, k, e);
     }
     cJSON_Delete(root);
@@ -190,7 +177,7 @@ static int layer_name(const char *name, int *l, const char **rest)
     return 0;
 }
 
-static int sort_tensors(g2_tensors *t, const st_file *f, g2_err *e)
+static int sort_tensors(g2_tensors *t, const st_file *f, reader_err *e)
 {
     memset(t, 0, sizeof *t);
     t->prefixed = -1;
@@ -208,7 +195,7 @@ static int sort_tensors(g2_tensors *t, const st_file *f, g2_err *e)
             else if (!strcmp(name, "ln_f.bias")) slot = &t->lnf_b;
             else if (layer_name(name, &l, &rest) == 0) {
                 if (l >= G2_MAX_LAYERS)
-                    return fail(e, "tensor %.200s: layer %d (the toolkit's model has at most %d)", x->name, l,
+                    return reader_fail(e, "tensor %.200s: layer %d (the toolkit's model has at most %d)", x->name, l,
                                 G2_MAX_LAYERS);
                 for (int s = 0; s < G_SLOTS; s++)
                     if (!strcmp(rest, SLOT_NAMES[s])) slot = &t->layer[l][s];
@@ -216,29 +203,29 @@ static int sort_tensors(g2_tensors *t, const st_file *f, g2_err *e)
             }
         }
         if (!slot)
-            return fail(e, "unknown tensor name %.200s: not Hugging Face's GPT-2 layout (GPT2LMHeadModel or GPT2Model)",
+            return reader_fail(e, "unknown tensor name %.200s: not Hugging Face's GPT-2 layout (GPT2LMHeadModel or GPT2Model)",
                         x->name);
         if (t->prefixed >= 0 && prefixed != t->prefixed)
-            return fail(e, "tensor %.200s: the file mixes GPT2LMHeadModel's names (transformer.*, lm_head.weight) "
+            return reader_fail(e, "tensor %.200s: the file mixes GPT2LMHeadModel's names (transformer.*, lm_head.weight) "
                            "with GPT2Model's (no prefix)", x->name);
         t->prefixed = prefixed;
-        if (*slot) return fail(e, "tensor %.200s appears twice", x->name);
+        if (*slot) return reader_fail(e, "tensor %.200s appears twice", x->name);
         *slot = x;
     }
     return 0;
 }
 
-static int want_shape(const st_tensor *x, int ndim, long a, long b, g2_err *e)
+static int want_shape(const st_tensor *x, int ndim, long a, long b, reader_err *e)
 {
     if (x->ndim == ndim && (long)x->shape[0] == a && (ndim == 1 || (long)x->shape[1] == b)) return 0;
-    if (ndim == 1) return fail(e, "tensor %.200s: shape must be [%ld]", x->name, a);
-    return fail(e, "tensor %.200s: shape must be [%ld, %ld]%s", x->name, a, b,
+    if (ndim == 1) return reader_fail(e, "tensor %.200s: shape must be [%ld]", x->name, a);
+    return reader_fail(e, "tensor %.200s: shape must be [%ld, %ld]%s", x->name, a, b,
                 a != b ? " (Conv1D's [in, out])" : "");
 }
 
-static int agree(const char *key, long config, long shapes, g2_err *e)
+static int agree(const char *key, long config, long shapes, reader_err *e)
 {
-    if (config >= 0 && config != shapes) return fail(e, "config %s = %ld but the tensors give %ld", key, config, shapes);
+    if (config >= 0 && config != shapes) return reader_fail(e, "config %s = %ld but the tensors give %ld", key, config, shapes);
     return 0;
 }
 
@@ -250,33 +237,33 @@ static int same_values(const st_tensor *a, const st_tensor *b)
 /* The attention's buffers as GPT-2 registers them: bias the causal mask tril(ones) [1, 1, n_positions,
  * n_positions]; masked_bias one value (older versions' fill for masked scores; its value is not used, as
  * Hugging Face's loader does not use it: the toolkit masks exactly). */
-static int check_buffers(const g2_tensors *t, long T, g2_err *e)
+static int check_buffers(const g2_tensors *t, long T, reader_err *e)
 {
     for (int l = 0; l < t->layers; l++) {
         const st_tensor *x = t->layer[l][G_MASK], *mb = t->layer[l][G_MASKED_BIAS];
-        if (mb && mb->n != 1) return fail(e, "tensor %.200s: expected one value (GPT-2's masked_bias)", mb->name);
+        if (mb && mb->n != 1) return reader_fail(e, "tensor %.200s: expected one value (GPT-2's masked_bias)", mb->name);
         if (!x) continue;
         if (!(x->ndim == 4 && x->shape[0] == 1 && x->shape[1] == 1 && (long)x->shape[2] == T && (long)x->shape[3] == T))
-            return fail(e, "tensor %.200s: expected GPT-2's causal mask [1, 1, %ld, %ld] (n_positions %ld)", x->name,
+            return reader_fail(e, "tensor %.200s: expected GPT-2's causal mask [1, 1, %ld, %ld] (n_positions %ld)", x->name,
                         T, T, T);
         for (size_t i = 0; i < x->n; i++)
             if (x->data[i] != (i % (size_t)T <= i / (size_t)T))
-                return fail(e, "tensor %.200s: not a causal mask (ones on and below the diagonal, zeros above)",
+                return reader_fail(e, "tensor %.200s: not a causal mask (ones on and below the diagonal, zeros above)",
                             x->name);
     }
     return 0;
 }
 
 /* Every tensor of a model of configuration c present (the head as c->tied says) with its shape. */
-static int check_shapes(const g2_tensors *t, const tt_config *c, g2_err *e)
+static int check_shapes(const g2_tensors *t, const tt_config *c, reader_err *e)
 {
     long V = c->V, C = c->C, M = c->M, T = c->T;
     const char *pre = t->prefixed == 1 ? "transformer." : "";
-    if (!t->wte) return fail(e, "%swte.weight is missing", pre);
-    if (!t->wpe) return fail(e, "%swpe.weight is missing", pre);
-    if (!t->lnf_w || !t->lnf_b) return fail(e, "%sln_f.%s is missing", pre, t->lnf_w ? "bias" : "weight");
-    if (t->layers != c->layers) return fail(e, "%d layers in the file, %d in the model", t->layers, c->layers);
-    if (!c->tied && !t->lm_head) return fail(e, "lm_head.weight is missing (an untied model)");
+    if (!t->wte) return reader_fail(e, "%swte.weight is missing", pre);
+    if (!t->wpe) return reader_fail(e, "%swpe.weight is missing", pre);
+    if (!t->lnf_w || !t->lnf_b) return reader_fail(e, "%sln_f.%s is missing", pre, t->lnf_w ? "bias" : "weight");
+    if (t->layers != c->layers) return reader_fail(e, "%d layers in the file, %d in the model", t->layers, c->layers);
+    if (!c->tied && !t->lm_head) return reader_fail(e, "lm_head.weight is missing (an untied model)");
     if (want_shape(t->wte, 2, V, C, e) || (t->lm_head && want_shape(t->lm_head, 2, V, C, e)) ||
         want_shape(t->wpe, 2, T, C, e) || want_shape(t->lnf_w, 1, C, 0, e) || want_shape(t->lnf_b, 1, C, 0, e))
         return -1;
@@ -285,36 +272,36 @@ static int check_shapes(const g2_tensors *t, const tt_config *c, g2_err *e)
     for (int l = 0; l < t->layers; l++)
         for (int s = 0; s < G_MASK; s++) {
             const st_tensor *x = t->layer[l][s];
-            if (!x) return fail(e, "%sh.%d.%s is missing", pre, l, SLOT_NAMES[s]);
+            if (!x) return reader_fail(e, "%sh.%d.%s is missing", pre, l, SLOT_NAMES[s]);
             if (want_shape(x, cols[s] ? 2 : 1, rows[s], cols[s], e)) return -1;
         }
     return 0;
 }
 
 /* The model's configuration from the tensors and config.json. */
-static int config_of(tt_config *cfg, const g2_tensors *t, const g2_config *c, g2_err *e)
+static int config_of(tt_config *cfg, const g2_tensors *t, const g2_config *c, reader_err *e)
 {
     const char *pre = t->prefixed == 1 ? "transformer." : "";
-    if (!t->wte || t->wte->ndim != 2) return fail(e, "%swte.weight is missing or not 2-D", pre);
-    if (!t->wpe || t->wpe->ndim != 2) return fail(e, "%swpe.weight is missing or not 2-D", pre);
-    if (!t->layers) return fail(e, "no %sh.<i> tensors: no Transformer block", pre);
+    if (!t->wte || t->wte->ndim != 2) return reader_fail(e, "%swte.weight is missing or not 2-D", pre);
+    if (!t->wpe || t->wpe->ndim != 2) return reader_fail(e, "%swpe.weight is missing or not 2-D", pre);
+    if (!t->layers) return reader_fail(e, "no %sh.<i> tensors: no Transformer block", pre);
     const st_tensor *fc = t->layer[0][G_FCW];
-    if (!fc || fc->ndim != 2) return fail(e, "%sh.0.mlp.c_fc.weight is missing or not 2-D", pre);
+    if (!fc || fc->ndim != 2) return reader_fail(e, "%sh.0.mlp.c_fc.weight is missing or not 2-D", pre);
     long V = (long)t->wte->shape[0], C = (long)t->wte->shape[1], T = (long)t->wpe->shape[0];
     long M = (long)fc->shape[1]; /* Conv1D [C, M] */
     if (agree("vocab_size", c->V, V, e) || agree("n_embd", c->C, C, e) || agree("n_positions", c->positions, T, e) ||
         agree("n_ctx", c->ctx, T, e) || agree("n_layer", c->layers, t->layers, e) || agree("n_inner", c->inner, M, e))
         return -1;
     if (c->inner < 0 && M != 4 * C)
-        return fail(e, "config n_inner is not given (4 n_embd = %ld) but the tensors give %ld", 4 * C, M);
-    if (c->heads < 0) return fail(e, "n_head is not in the config (the shapes cannot tell it)");
-    if (C % c->heads) return fail(e, "n_head = %ld does not divide n_embd = %ld", c->heads, C);
+        return reader_fail(e, "config n_inner is not given (4 n_embd = %ld) but the tensors give %ld", 4 * C, M);
+    if (c->heads < 0) return reader_fail(e, "n_head is not in the config (the shapes cannot tell it)");
+    if (C % c->heads) return reader_fail(e, "n_head = %ld does not divide n_embd = %ld", c->heads, C);
     if (V < 2 || V > 65536 || C < 1 || C > 4096 || M < 1 || M > 16384 || T < 1 || T > 1024)
-        return fail(e, "vocab %ld, n_embd %ld, n_inner %ld, n_positions %ld: beyond the toolkit's model (2..65536, "
+        return reader_fail(e, "vocab %ld, n_embd %ld, n_inner %ld, n_positions %ld: beyond the toolkit's model (2..65536, "
                        "1..4096, 1..16384, 1..1024)", V, C, M, T);
     int tied = c->tied != 0; /* PretrainedConfig's default: tied */
     if (t->lm_head && tied && !same_values(t->lm_head, t->wte))
-        return fail(e, "tie_word_embeddings is %s but lm_head.weight differs from transformer.wte.weight",
+        return reader_fail(e, "tie_word_embeddings is %s but lm_head.weight differs from transformer.wte.weight",
                     c->tied == 1 ? "true" : "not given (true)");
     *cfg = (tt_config){.V = (int)V, .C = (int)C, .heads = (int)c->heads, .M = (int)M, .layers = t->layers,
                        .T = (int)T, .bias = 1, .tied = tied, .gelu = c->gelu >= 0 ? (int)c->gelu : TT_GELU_TANH,
@@ -323,12 +310,12 @@ static int config_of(tt_config *cfg, const g2_tensors *t, const g2_config *c, g2
 }
 
 /* Every value of the parameters finite: a NaN or Inf weight makes every loss and gradient NaN. */
-static int finite_values(const st_file *f, g2_err *e)
+static int finite_values(const st_file *f, reader_err *e)
 {
     for (int i = 0; i < f->ntensors; i++)
         for (size_t k = 0; k < f->t[i].n; k++)
             if (!isfinite(f->t[i].data[k]) && !strstr(f->t[i].name, "masked_bias"))
-                return fail(e, "tensor %.200s holds a non-finite value (%g at element %zu)", f->t[i].name,
+                return reader_fail(e, "tensor %.200s holds a non-finite value (%g at element %zu)", f->t[i].name,
                             f->t[i].data[k], k);
     return 0;
 }
@@ -392,7 +379,7 @@ static void fill(const model *m, const g2_tensors *t, double *x)
 
 /* ---- in ------------------------------------------------------------------------------------------ */
 
-static model *from_gpt2(const st_file *f, const char *json, size_t len, g2_err *e)
+static model *from_gpt2(const st_file *f, const char *json, size_t len, reader_err *e)
 {
     g2_config c;
     g2_tensors t;
@@ -407,7 +394,7 @@ static model *from_gpt2(const st_file *f, const char *json, size_t len, g2_err *
 
 model *tt_from_gpt2(const st_file *f, const char *config_json, const char *what)
 {
-    g2_err e = {{0}};
+    reader_err e = {{0}};
     model *m = from_gpt2(f, config_json, strlen(config_json), &e);
     if (!m) die_user("%s: %s", what, e.msg);
     return m;
@@ -439,7 +426,7 @@ model *tt_load_gpt2(const char *path, const char *config_path)
     char what[2200];
     snprintf(what, sizeof what, "%s with %s", file, cfgfile);
     free(file), free(cfgfile);
-    g2_err e = {{0}};
+    reader_err e = {{0}};
     model *m = from_gpt2(f, json, len, &e);
     free(json);
     st_free(f);
@@ -451,11 +438,11 @@ void tt_gpt2_read_vector(const model *m, const char *path, double *x)
 {
     st_file *f = st_read(path);
     g2_tensors t;
-    g2_err e = {{0}};
+    reader_err e = {{0}};
     const tt_config *c = tt_config_of(m);
     if (sort_tensors(&t, f, &e) || check_shapes(&t, c, &e) ||
         (c->tied && t.lm_head && !same_values(t.lm_head, t.wte) &&
-         fail(&e, "lm_head.weight differs from wte.weight, but the model is tied (its tensor is wte, once)"))) {
+         reader_fail(&e, "lm_head.weight differs from wte.weight, but the model is tied (its tensor is wte, once)"))) {
         st_free(f);
         die_user("%s: %s", path, e.msg);
     }

@@ -8,6 +8,7 @@
  * A model with GPT-2's tanh GELU (tt_gpt2hf.c reads those) is written with
  * "activation_function": "gelu_new" in its metadata and read back so. */
 #include "tt.h"
+#include "tt_readerr.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -39,21 +40,6 @@ typedef struct {
     long gelu; /* activation_function: TT_GELU_ERF ("gelu"), TT_GELU_TANH ("gelu_new") */
 } ng_config;
 
-/* Every error frees what it holds first (the fuzz target catches user errors in-process). */
-typedef struct {
-    char msg[700];
-} ng_err;
-
-static int fail(ng_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(ng_err *e, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* "transformer.h.<i>.<rest>" (i without leading zeros): i into *l and the rest;
  * -1 if the name is not of that form. */
 static int layer_name(const char *name, int *l, const char **rest)
@@ -72,7 +58,7 @@ static int layer_name(const char *name, int *l, const char **rest)
 }
 
 /* Sorts every tensor of f into t; an unknown name is an error naming it. */
-static int sort_tensors(ng_tensors *t, const st_file *f, ng_err *e)
+static int sort_tensors(ng_tensors *t, const st_file *f, reader_err *e)
 {
     memset(t, 0, sizeof *t);
     for (int i = 0; i < f->ntensors; i++) {
@@ -87,13 +73,13 @@ static int sort_tensors(ng_tensors *t, const st_file *f, ng_err *e)
         else if (strcmp(name, "transformer.ln_f.bias") == 0) slot = &t->lnf_b;
         else if (strcmp(name, "lm_head.weight") == 0) slot = &t->lm_head;
         else if (layer_name(name, &l, &rest) == 0) {
-            if (l >= NG_MAX_LAYERS) return fail(e, "tensor %.200s: layer %d (the toolkit's model has at most %d)", x->name, l, NG_MAX_LAYERS);
+            if (l >= NG_MAX_LAYERS) return reader_fail(e, "tensor %.200s: layer %d (the toolkit's model has at most %d)", x->name, l, NG_MAX_LAYERS);
             for (int s = 0; s < N_SLOTS; s++)
                 if (strcmp(rest, SLOT_NAMES[s]) == 0) slot = &t->layer[l][s];
             if (slot && l + 1 > t->layers) t->layers = l + 1;
         }
-        if (!slot) return fail(e, "unknown tensor name %.200s: not nanoGPT's GPT layout", x->name);
-        if (*slot) return fail(e, "tensor %.200s appears twice (with and without _orig_mod.)", x->name);
+        if (!slot) return reader_fail(e, "unknown tensor name %.200s: not nanoGPT's GPT layout", x->name);
+        if (*slot) return reader_fail(e, "tensor %.200s appears twice (with and without _orig_mod.)", x->name);
         *slot = x;
     }
     return 0;
@@ -125,51 +111,51 @@ static int dropout_ok(double d) { return d >= 0 && d < 1; } /* NaN fails */
 static long gelu_named(const char *v) { return !strcmp(v, "gelu") ? TT_GELU_ERF : !strcmp(v, "gelu_new") ? TT_GELU_TANH : -1; }
 
 /* One key of a config JSON into c; an unknown key, a key twice or a bad value is an error naming it. */
-static int config_key(ng_config *c, const cJSON *k, ng_err *e)
+static int config_key(ng_config *c, const cJSON *k, reader_err *e)
 {
     for (int i = 0; i < NG_INTS; i++)
         if (strcmp(k->string, INT_KEYS[i]) == 0) {
-            if (*int_slot(c, i) >= 0) return fail(e, "config key %s is given twice", INT_KEYS[i]);
+            if (*int_slot(c, i) >= 0) return reader_fail(e, "config key %s is given twice", INT_KEYS[i]);
             if (i == 5 && cJSON_IsNull(k)) return 0; /* n_inner null: 4 n_embd */
             if (!cJSON_IsNumber(k) || k->valuedouble < 1 || k->valuedouble > 1e9 ||
                 k->valuedouble != (double)(long)k->valuedouble)
-                return fail(e, "config %s must be a whole number >= 1", INT_KEYS[i]);
+                return reader_fail(e, "config %s must be a whole number >= 1", INT_KEYS[i]);
             *int_slot(c, i) = (long)k->valuedouble;
             return 0;
         }
     if (strcmp(k->string, "bias") == 0 || strcmp(k->string, "tied") == 0 ||
         strcmp(k->string, "tie_word_embeddings") == 0) {
         long *slot = strcmp(k->string, "bias") == 0 ? &c->bias : &c->tied;
-        if (*slot >= 0) return fail(e, "config key %.40s is given twice (tied and tie_word_embeddings are one)", k->string);
-        if (!cJSON_IsBool(k)) return fail(e, "config %.40s must be true or false", k->string);
+        if (*slot >= 0) return reader_fail(e, "config key %.40s is given twice (tied and tie_word_embeddings are one)", k->string);
+        if (!cJSON_IsBool(k)) return reader_fail(e, "config %.40s must be true or false", k->string);
         *slot = cJSON_IsTrue(k);
         return 0;
     }
     if (strcmp(k->string, "dropout") == 0) {
-        if (c->dropout >= 0) return fail(e, "config key dropout is given twice");
-        if (!cJSON_IsNumber(k) || !dropout_ok(k->valuedouble)) return fail(e, "config dropout must be a number in [0, 1)");
+        if (c->dropout >= 0) return reader_fail(e, "config key dropout is given twice");
+        if (!cJSON_IsNumber(k) || !dropout_ok(k->valuedouble)) return reader_fail(e, "config dropout must be a number in [0, 1)");
         c->dropout = k->valuedouble;
         return 0;
     }
     if (strcmp(k->string, "activation_function") == 0) {
-        if (c->gelu >= 0) return fail(e, "config key activation_function is given twice");
+        if (c->gelu >= 0) return reader_fail(e, "config key activation_function is given twice");
         if (!cJSON_IsString(k) || (c->gelu = gelu_named(k->valuestring)) < 0)
-            return fail(e, "config activation_function must be \"gelu\" (exact erf) or \"gelu_new\" (tanh)");
+            return reader_fail(e, "config activation_function must be \"gelu\" (exact erf) or \"gelu_new\" (tanh)");
         return 0;
     }
-    return fail(e, "config key '%.100s' is not one of nanoGPT's GPTConfig (n_layer, n_head, n_embd, block_size, "
+    return reader_fail(e, "config key '%.100s' is not one of nanoGPT's GPTConfig (n_layer, n_head, n_embd, block_size, "
                    "vocab_size, bias, dropout; n_inner, tied, activation_function)", k->string);
 }
 
 /* A config JSON: one object, nothing after it but blanks, no NUL (len: the text's bytes). */
-static int config_from_json(ng_config *c, const char *text, size_t len, ng_err *e)
+static int config_from_json(ng_config *c, const char *text, size_t len, reader_err *e)
 {
-    if (strlen(text) != len) return fail(e, "the config holds a NUL byte");
+    if (strlen(text) != len) return reader_fail(e, "the config holds a NUL byte");
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
     if (!root || !cJSON_IsObject(root)) {
         cJSON_Delete(root);
-        return fail(e, "the config is not a JSON object (or holds text after it)");
+        return reader_fail(e, "the config is not a JSON object (or holds text after it)");
     }
     const cJSON *k;
     int rc = 0;
@@ -182,14 +168,14 @@ static int config_from_json(ng_config *c, const char *text, size_t len, ng_err *
 /* The toolkit's own metadata (tt_save_nanogpt): the same keys as strings, whole
  * numbers as plain digits. Keys it does not know are left alone (safetensors
  * writers add their own, e.g. "format"). */
-static int config_from_metadata(ng_config *c, const st_file *f, ng_err *e)
+static int config_from_metadata(ng_config *c, const st_file *f, reader_err *e)
 {
     for (int i = 0; i < NG_INTS; i++) {
         const char *v = st_meta(f, INT_KEYS[i]);
         if (!v) continue;
         size_t n = strspn(v, "0123456789");
         if (v[0] < '1' || v[0] > '9' || v[n] || n > 10 || atol(v) > 1000000000)
-            return fail(e, "metadata %s = '%.40s' is not a whole number >= 1", INT_KEYS[i], v);
+            return reader_fail(e, "metadata %s = '%.40s' is not a whole number >= 1", INT_KEYS[i], v);
         *int_slot(c, i) = atol(v);
     }
     const char *bools[] = {"bias", "tied"};
@@ -199,17 +185,17 @@ static int config_from_metadata(ng_config *c, const st_file *f, ng_err *e)
         if (!v) continue;
         if (!strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "1")) *bslots[i] = 1;
         else if (!strcmp(v, "false") || !strcmp(v, "False") || !strcmp(v, "0")) *bslots[i] = 0;
-        else return fail(e, "metadata %s = '%.40s' is not true or false", bools[i], v);
+        else return reader_fail(e, "metadata %s = '%.40s' is not true or false", bools[i], v);
     }
     const char *a = st_meta(f, "activation_function");
     if (a && (c->gelu = gelu_named(a)) < 0)
-        return fail(e, "metadata activation_function = '%.40s' is not gelu or gelu_new", a);
+        return reader_fail(e, "metadata activation_function = '%.40s' is not gelu or gelu_new", a);
     const char *d = st_meta(f, "dropout");
     if (d) {
         char *end;
         double x = strtod(d, &end);
         if ((*d < '0' || *d > '9') || *end || !dropout_ok(x))
-            return fail(e, "metadata dropout = '%.40s' is not a number in [0, 1)", d);
+            return reader_fail(e, "metadata dropout = '%.40s' is not a number in [0, 1)", d);
         c->dropout = x;
     }
     return 0;
@@ -258,18 +244,18 @@ static ng_config config_merge(const ng_config *json, const ng_config *meta, cons
 
 /* ---- shapes ------------------------------------------------------------------------------------ */
 
-static int want_shape(const st_tensor *x, int ndim, long a, long b, ng_err *e)
+static int want_shape(const st_tensor *x, int ndim, long a, long b, reader_err *e)
 {
     int ok = x->ndim == ndim && (long)x->shape[0] == a && (ndim == 1 || (long)x->shape[1] == b);
     if (ok) return 0;
-    if (ndim == 1) return fail(e, "tensor %.200s: shape must be [%ld]", x->name, a);
-    return fail(e, "tensor %.200s: shape must be [%ld, %ld]", x->name, a, b);
+    if (ndim == 1) return reader_fail(e, "tensor %.200s: shape must be [%ld]", x->name, a);
+    return reader_fail(e, "tensor %.200s: shape must be [%ld, %ld]", x->name, a, b);
 }
 
 /* Checks one size of the shapes against the config (-1: not given). */
-static int agree(const char *key, long config, long shapes, ng_err *e)
+static int agree(const char *key, long config, long shapes, reader_err *e)
 {
-    if (config >= 0 && config != shapes) return fail(e, "config %s = %ld but the tensors give %ld", key, config, shapes);
+    if (config >= 0 && config != shapes) return reader_fail(e, "config %s = %ld but the tensors give %ld", key, config, shapes);
     return 0;
 }
 
@@ -279,42 +265,42 @@ static int same_values(const st_tensor *a, const st_tensor *b)
 }
 
 /* The model's configuration from the tensors (and the config where only it can say). */
-static int config_of(tt_config *cfg, const ng_tensors *t, const ng_config *c, ng_err *e)
+static int config_of(tt_config *cfg, const ng_tensors *t, const ng_config *c, reader_err *e)
 {
     const st_tensor *emb = t->wte ? t->wte : t->lm_head;
-    if (!emb) return fail(e, "neither transformer.wte.weight nor lm_head.weight is in the file");
-    if (!t->wpe) return fail(e, "transformer.wpe.weight is missing");
-    if (!t->lnf_w) return fail(e, "transformer.ln_f.weight is missing");
-    if (t->layers == 0) return fail(e, "no transformer.h.<i> tensors: no Transformer block");
-    if (emb->ndim != 2 || emb->shape[0] < 1 || emb->shape[1] < 1) return fail(e, "tensor %.200s must be 2-D", emb->name);
+    if (!emb) return reader_fail(e, "neither transformer.wte.weight nor lm_head.weight is in the file");
+    if (!t->wpe) return reader_fail(e, "transformer.wpe.weight is missing");
+    if (!t->lnf_w) return reader_fail(e, "transformer.ln_f.weight is missing");
+    if (t->layers == 0) return reader_fail(e, "no transformer.h.<i> tensors: no Transformer block");
+    if (emb->ndim != 2 || emb->shape[0] < 1 || emb->shape[1] < 1) return reader_fail(e, "tensor %.200s must be 2-D", emb->name);
     long V = (long)emb->shape[0], C = (long)emb->shape[1];
-    if (t->wpe->ndim != 2 || t->wpe->shape[0] < 1) return fail(e, "tensor %.200s must be 2-D", t->wpe->name);
+    if (t->wpe->ndim != 2 || t->wpe->shape[0] < 1) return reader_fail(e, "tensor %.200s must be 2-D", t->wpe->name);
     long T = (long)t->wpe->shape[0];
     const st_tensor *fc = t->layer[0][N_FCW];
-    if (!fc) return fail(e, "transformer.h.0.mlp.c_fc.weight is missing");
-    if (fc->ndim != 2 || fc->shape[0] < 1) return fail(e, "tensor %.200s must be 2-D", fc->name);
+    if (!fc) return reader_fail(e, "transformer.h.0.mlp.c_fc.weight is missing");
+    if (fc->ndim != 2 || fc->shape[0] < 1) return reader_fail(e, "tensor %.200s must be 2-D", fc->name);
     long M = (long)fc->shape[0];
     int bias = t->lnf_b != NULL;
     if (c->dropout > 0)
-        return fail(e, "dropout %g: the toolkit analyses the model without dropout (eval mode); give a config JSON "
+        return reader_fail(e, "dropout %g: the toolkit analyses the model without dropout (eval mode); give a config JSON "
                        "with \"dropout\": 0 to analyse it so", c->dropout);
     if (agree("vocab_size", c->vocab_size, V, e) || agree("n_embd", c->n_embd, C, e) ||
         agree("block_size", c->block_size, T, e) || agree("n_layer", c->n_layer, t->layers, e) ||
         agree("n_inner", c->n_inner, M, e) || agree("bias", c->bias, bias, e))
         return -1;
     if (c->n_head < 0)
-        return fail(e, "n_head is not in the file's metadata: give a config JSON with n_head (the shapes cannot tell it)");
-    if (c->n_head < 1 || C % c->n_head) return fail(e, "n_head = %ld does not divide n_embd = %ld", c->n_head, C);
+        return reader_fail(e, "n_head is not in the file's metadata: give a config JSON with n_head (the shapes cannot tell it)");
+    if (c->n_head < 1 || C % c->n_head) return reader_fail(e, "n_head = %ld does not divide n_embd = %ld", c->n_head, C);
     /* tied: one tensor under one name, or the same values under both (nanoGPT saves both) */
     int tied = !t->wte || !t->lm_head || same_values(t->wte, t->lm_head);
     if (c->tied == 0 && (!t->wte || !t->lm_head))
-        return fail(e, "the config says untied but the file holds only %s", emb->name);
-    if (c->tied == 1 && !tied) return fail(e, "the config says tied but wte and lm_head differ");
+        return reader_fail(e, "the config says untied but the file holds only %s", emb->name);
+    if (c->tied == 1 && !tied) return reader_fail(e, "the config says tied but wte and lm_head differ");
     if (c->tied == 0) tied = 0;
     *cfg = (tt_config){.V = (int)V, .C = (int)C, .heads = (int)c->n_head, .M = (int)M, .layers = t->layers,
                        .T = (int)T, .bias = bias, .tied = tied, .gelu = c->gelu == TT_GELU_TANH, .seed = 1};
     if (V > 65536 || C > 4096 || M > 16384 || T > 1024)
-        return fail(e, "V %ld, n_embd %ld, n_inner %ld, block_size %ld: beyond the toolkit's model (65536, 4096, 16384, "
+        return reader_fail(e, "V %ld, n_embd %ld, n_inner %ld, block_size %ld: beyond the toolkit's model (65536, 4096, 16384, "
                        "1024)", V, C, M, T);
     /* every shape */
     if ((t->wte && want_shape(t->wte, 2, V, C, e)) || (t->lm_head && want_shape(t->lm_head, 2, V, C, e)) ||
@@ -326,10 +312,10 @@ static int config_of(tt_config *cfg, const ng_tensors *t, const ng_config *c, ng
         for (int s = 0; s < N_MASK; s++) {
             const st_tensor *x = t->layer[l][s];
             if (!x && (!SLOT_IS_BIAS[s] || bias))
-                return fail(e, "transformer.h.%d.%s is missing%s", l, SLOT_NAMES[s],
+                return reader_fail(e, "transformer.h.%d.%s is missing%s", l, SLOT_NAMES[s],
                             SLOT_IS_BIAS[s] ? " (transformer.ln_f.bias is there: a model with biases)" : "");
             if (x && SLOT_IS_BIAS[s] && !bias)
-                return fail(e, "tensor %.200s: a bias in a model without transformer.ln_f.bias (nanoGPT's bias "
+                return reader_fail(e, "tensor %.200s: a bias in a model without transformer.ln_f.bias (nanoGPT's bias "
                                "flag covers every Linear and LayerNorm)", x->name);
             if (x && want_shape(x, cols[s] ? 2 : 1, rows[s], cols[s], e)) return -1;
         }
@@ -337,23 +323,23 @@ static int config_of(tt_config *cfg, const ng_tensors *t, const ng_config *c, ng
         const st_tensor *x = t->layer[l][N_MASK];
         if (!x) continue;
         if (!(x->ndim == 4 && x->shape[0] == 1 && x->shape[1] == 1 && (long)x->shape[2] == T && (long)x->shape[3] == T))
-            return fail(e, "tensor %.200s: expected nanoGPT's causal mask [1, 1, %ld, %ld] (block_size %ld)", x->name,
+            return reader_fail(e, "tensor %.200s: expected nanoGPT's causal mask [1, 1, %ld, %ld] (block_size %ld)", x->name,
                         T, T, T);
         for (size_t i = 0; i < x->n; i++)
             if (x->data[i] != (i % (size_t)T <= i / (size_t)T))
-                return fail(e, "tensor %.200s: not a causal mask (ones on and below the diagonal, zeros above)",
+                return reader_fail(e, "tensor %.200s: not a causal mask (ones on and below the diagonal, zeros above)",
                             x->name);
     }
     return 0;
 }
 
 /* Every value of every tensor finite: a NaN or Inf weight makes every loss and gradient NaN. */
-static int finite_values(const st_file *f, ng_err *e)
+static int finite_values(const st_file *f, reader_err *e)
 {
     for (int i = 0; i < f->ntensors; i++)
         for (size_t k = 0; k < f->t[i].n; k++)
             if (!isfinite(f->t[i].data[k]))
-                return fail(e, "tensor %.200s holds a non-finite value (%g at element %zu)", f->t[i].name,
+                return reader_fail(e, "tensor %.200s holds a non-finite value (%g at element %zu)", f->t[i].name,
                             f->t[i].data[k], k);
     return 0;
 }
@@ -415,7 +401,7 @@ static model *build(const ng_tensors *t, const tt_config *cfg)
 /* The tensors of f sorted and checked against the config (json: its text and length,
  * NULL: none), into t and cfg; 0, or -1 with the reason in e. */
 static int read_model(const st_file *f, const char *json, size_t json_len, const char *what, ng_tensors *t,
-                      tt_config *cfg, ng_err *e)
+                      tt_config *cfg, reader_err *e)
 {
     ng_config cj, cm;
     config_unset(&cj);
@@ -429,7 +415,7 @@ static int read_model(const st_file *f, const char *json, size_t json_len, const
 
 model *tt_from_nanogpt(const st_file *f, const char *config_json, const char *what)
 {
-    ng_err e = {{0}};
+    reader_err e = {{0}};
     ng_tensors t;
     tt_config cfg;
     if (read_model(f, config_json, config_json ? strlen(config_json) : 0, what, &t, &cfg, &e))
@@ -447,7 +433,7 @@ model *tt_load_nanogpt(const char *path, const char *config_path)
     char what[1100];
     if (config_path) snprintf(what, sizeof what, "%s with %s", path, config_path);
     else snprintf(what, sizeof what, "%s", path);
-    ng_err e = {{0}};
+    reader_err e = {{0}};
     ng_tensors t;
     tt_config cfg;
     if (read_model(f, json, len, what, &t, &cfg, &e)) {
