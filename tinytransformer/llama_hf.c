@@ -157,17 +157,7 @@ static int config_from_json(hf_config *c, const char *text, reader_err *e)
 /* "model.layers.<i>.<rest>" (i without leading zeros): i and rest; -1 otherwise. */
 static int layer_name(const char *name, int *l, const char **rest)
 {
-    static const char prefix[] = "model.layers.";
-    if (strncmp(name, prefix, sizeof prefix - 1)) return -1;
-    const char *p = name + sizeof prefix - 1;
-    if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9')) return -1;
-    long v = 0;
-    for (; *p >= '0' && *p <= '9'; p++)
-        if (v < 1000000) v = v * 10 + (*p - '0');
-    if (*p != '.') return -1;
-    *l = (int)v;
-    *rest = p + 1;
-    return 0;
+    return reader_layer_name(name, "model.layers.", l, rest);
 }
 
 static int sort_tensors(hf_tensors *t, const st_file *f, reader_err *e)

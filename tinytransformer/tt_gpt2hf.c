@@ -165,16 +165,7 @@ static int config_from_json(g2_config *c, const char *text, size_t len, reader_e
 /* "h.<i>.<rest>" (i without leading zeros): i and rest; -1 otherwise. */
 static int layer_name(const char *name, int *l, const char **rest)
 {
-    if (strncmp(name, "h.", 2)) return -1;
-    const char *p = name + 2;
-    if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9')) return -1;
-    long v = 0;
-    for (; *p >= '0' && *p <= '9'; p++)
-        if (v < 1000000) v = v * 10 + (*p - '0');
-    if (*p != '.') return -1;
-    *l = (int)v;
-    *rest = p + 1;
-    return 0;
+    return reader_layer_name(name, "h.", l, rest);
 }
 
 static int sort_tensors(g2_tensors *t, const st_file *f, reader_err *e)

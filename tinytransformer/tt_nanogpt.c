@@ -44,17 +44,7 @@ typedef struct {
  * -1 if the name is not of that form. */
 static int layer_name(const char *name, int *l, const char **rest)
 {
-    static const char prefix[] = "transformer.h.";
-    if (strncmp(name, prefix, sizeof prefix - 1)) return -1;
-    const char *p = name + sizeof prefix - 1;
-    if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9')) return -1;
-    long v = 0;
-    for (; *p >= '0' && *p <= '9'; p++)
-        if (v < 1000000) v = v * 10 + (*p - '0');
-    if (*p != '.') return -1;
-    *l = (int)v;
-    *rest = p + 1;
-    return 0;
+    return reader_layer_name(name, "transformer.h.", l, rest);
 }
 
 /* Sorts every tensor of f into t; an unknown name is an error naming it. */

@@ -1,11 +1,13 @@
-/* tt_readerr — the error of a checkpoint reader (tt_nanogpt.c, llama_hf.c,
- * tt_gpt2hf.c): the first message, carried up the call chain as a -1 return so
- * each level frees what it holds, and reported once by the caller (die_user). */
+/* tt_readerr — what the checkpoint readers (tt_nanogpt.c, llama_hf.c,
+ * tt_gpt2hf.c) share: the error, the first message carried up the call chain
+ * as a -1 return so each level frees what it holds and reported once by the
+ * caller (die_user); and the layer index in a tensor name. */
 #ifndef TT_READERR_H
 #define TT_READERR_H
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef struct {
     char msg[700];
@@ -20,6 +22,23 @@ static inline int reader_fail(reader_err *e, const char *fmt, ...)
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/* "<prefix><i>.<rest>" (i in decimal, without leading zeros): i into *l and the
+ * rest into *rest; -1 if name is not of that form. */
+static inline int reader_layer_name(const char *name, const char *prefix, int *l, const char **rest)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(name, prefix, n)) return -1;
+    const char *p = name + n;
+    if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9')) return -1;
+    long v = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if (v < 1000000) v = v * 10 + (*p - '0');
+    if (*p != '.') return -1;
+    *l = (int)v;
+    *rest = p + 1;
+    return 0;
 }
 
 #endif
