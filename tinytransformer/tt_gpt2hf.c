@@ -233,14 +233,7 @@ static int check_buffers(const g2_tensors *t, long T, reader_err *e)
     for (int l = 0; l < t->layers; l++) {
         const st_tensor *x = t->layer[l][G_MASK], *mb = t->layer[l][G_MASKED_BIAS];
         if (mb && mb->n != 1) return reader_fail(e, "tensor %.200s: expected one value (GPT-2's masked_bias)", mb->name);
-        if (!x) continue;
-        if (!(x->ndim == 4 && x->shape[0] == 1 && x->shape[1] == 1 && (long)x->shape[2] == T && (long)x->shape[3] == T))
-            return reader_fail(e, "tensor %.200s: expected GPT-2's causal mask [1, 1, %ld, %ld] (n_positions %ld)", x->name,
-                        T, T, T);
-        for (size_t i = 0; i < x->n; i++)
-            if (x->data[i] != (i % (size_t)T <= i / (size_t)T))
-                return reader_fail(e, "tensor %.200s: not a causal mask (ones on and below the diagonal, zeros above)",
-                            x->name);
+        if (x && reader_check_mask(x, T, "GPT-2", "n_positions", e)) return -1;
     }
     return 0;
 }

@@ -311,14 +311,7 @@ static int config_of(tt_config *cfg, const ng_tensors *t, const ng_config *c, re
         }
     for (int l = 0; l < t->layers; l++) { /* nanoGPT's buffer: tril(ones(block_size, block_size)) */
         const st_tensor *x = t->layer[l][N_MASK];
-        if (!x) continue;
-        if (!(x->ndim == 4 && x->shape[0] == 1 && x->shape[1] == 1 && (long)x->shape[2] == T && (long)x->shape[3] == T))
-            return reader_fail(e, "tensor %.200s: expected nanoGPT's causal mask [1, 1, %ld, %ld] (block_size %ld)", x->name,
-                        T, T, T);
-        for (size_t i = 0; i < x->n; i++)
-            if (x->data[i] != (i % (size_t)T <= i / (size_t)T))
-                return reader_fail(e, "tensor %.200s: not a causal mask (ones on and below the diagonal, zeros above)",
-                            x->name);
+        if (x && reader_check_mask(x, T, "nanoGPT", "block_size", e)) return -1;
     }
     return 0;
 }
