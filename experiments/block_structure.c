@@ -1,8 +1,9 @@
-/* block_structure — the block structure of the tiny Transformer's Hessian,
- * tensor by tensor, through early training (steps 0 to 100).
+/* block_structure — the block structure of the tiny Transformer's Hessian
+ * (or the Llama-style model's: --model llama), tensor by tensor, through early
+ * training (steps 0 to 100).
  *
  * Trains the fig6 setup once (the same flags give the same run: AdamW, 1,000
- * steps, tt_ckpt_* of harness/tt_ckpt.c) with checkpoints at --at-steps (default
+ * steps, the model registry's checkpoints, harness/models.h) with checkpoints at --at-steps (default
  * 0, 1, 2, 5, 10, 20, 50, 100; 0 is the initialisation, 1 the paper's text
  * "after 1 training step", 10 its caption "at 1% training step" and fig6's H),
  * takes the exact H at each on the fixed Hessian batch, and for every tensor
@@ -27,6 +28,7 @@
  */
 #include "core/core.h"
 #include "core/model.h"
+#include "harness/models.h"
 #include "harness/seeds.h"
 #include "harness/tt_ckpt.h"
 #include "harness/tt_train.h"
@@ -38,14 +40,16 @@
 
 #define LEVEL 0.5   /* the excess that counts as block-diagonal (the claims' threshold, docs/verdicts.md) */
 #define NEURON_BLOCKS 3
-static const int NEURONS[NEURON_BLOCKS] = {3, 4, 5};   /* attn.proj, mlp.fc_1, mlp.proj in FIG6_BLOCKS */
+static const int NEURONS[NEURON_BLOCKS] = {3, 4, 5};   /* attn.proj, mlp.fc_1, mlp.proj in FIG6_BLOCKS (the
+                                                          Llama's o_proj, gate_proj, down_proj) */
 
 typedef struct {
-    ckpt_cli cli;
+    model_cli mc;
     int_list at;
     const char *out, *bands_of;
-    tt_ckpt_setup setup;
-    tt_ckpt c;
+    model_ckpt k;              /* the model at the current step, on the Hessian batch */
+    double *H;                 /* (P,P) there */
+    double loss, hess_seconds; /* there */
     gsl_rng *perm_rng;
     outfile *structure, *claimed, *steps;
     /* per step: the claimed split's excess of each Fig. 6 block, on H and on the permuted H_tt */
@@ -58,10 +62,10 @@ typedef struct {
  * excess on H_tt and on its permutation when `claimed` is one of them. */
 static void tensor_rows(run *r, long step, int t, split_kind claimed, double *e, double *e_perm)
 {
-    const model *m = r->c.m;
+    const model *m = r->k.m;
     const tensor_info *ti = &m->tensors[t];
     size_t n = tensor_size(ti);
-    double *Htt = tensor_hessian(r->c.H, m->P, m, t);
+    double *Htt = tensor_hessian(r->H, m->P, m, t);
     double *Hperm = sym_permuted(Htt, n, r->perm_rng);
     split_candidates c, cp;
     split_candidates_of(Htt, m, t, &c);
@@ -95,7 +99,7 @@ static void tensor_rows(run *r, long step, int t, split_kind claimed, double *e,
 
 static void analyse_step(run *r, int k, long step)
 {
-    const model *m = r->c.m;
+    const model *m = r->k.m;
     int *fig6_of = xmalloc((size_t)m->ntensors * sizeof(int));   /* tensor -> Fig. 6 block, or -1 */
     for (int t = 0; t < m->ntensors; t++) fig6_of[t] = -1;
     for (int b = 0; b < FIG6_NBLOCKS; b++) fig6_of[fig6_tensor(m, 0, b)] = b;
@@ -109,11 +113,11 @@ static void analyse_step(run *r, int k, long step)
         csv_row(r->claimed, "%s,%ld,%d,%.10g,%.10g", FIG6_BLOCKS[b].key, step, k, e, ep);
     }
     free(fig6_of);
-    csv_row(r->steps, "%ld,%.10g", step, r->c.loss);
-    run_note("hessian seconds at step %ld: %.4f", step, r->c.hess_seconds);
+    csv_row(r->steps, "%ld,%.10g", step, r->loss);
+    run_note("hessian seconds at step %ld: %.4f", step, r->hess_seconds);
     if (!core_quiet)
         fprintf(stderr, "block_structure: step %ld, loss %.4f, H in %.2f s; excess attn.proj %.3f, mlp.fc_1 %.3f, "
-                        "mlp.proj %.3f\n", step, r->c.loss, r->c.hess_seconds, r->excess[k][3], r->excess[k][4],
+                        "mlp.proj %.3f\n", step, r->loss, r->hess_seconds, r->excess[k][3], r->excess[k][4],
                 r->excess[k][5]);
 }
 
@@ -168,9 +172,10 @@ static void write_results(run *r)
                 "(s = share of H_tt's off-diagonal squared mass inside the output-neuron blocks, q = its exact mean "
                 "for random blocks of the same sizes; 0 random, 1 block-diagonal); the control takes the same "
                 "max over steps of the min over the three on each H_tt randomly permuted\n", LEVEL);
-    fprintf(fp, "context: P = %zu; AdamW lr %g cosine, %ld steps of %d sequences; H on %d fixed sequences; loss on "
-                "them %.4f at init\n", r->c.m->P, r->setup.train.lr, r->setup.train.steps, r->setup.train.batch,
-            r->setup.hess_batch, r->c.loss0);
+    const ckpt_cli *c = &r->mc.cli;
+    fprintf(fp, "context: %s, P = %zu; AdamW lr %g cosine, %ld steps of %d sequences; H on %d fixed sequences; loss "
+                "on them %.4f at init\n", model_ckpt_what(&r->k), r->k.m->P, c->lr, c->steps, c->batch, c->hess_batch,
+            r->k.loss0);
     outfile_commit(o);
 }
 
@@ -178,51 +183,75 @@ static void write_results(run *r)
 
 static void check_steps(const run *r)
 {
-    if (r->at.n < 1 || r->at.n > TT_MAX_CHECKPOINTS + 1)
-        die_user("--at-steps must list 1 to %d steps (got %d)", TT_MAX_CHECKPOINTS + 1, r->at.n);
+    long steps = r->mc.cli.steps;
+    if (r->at.n < 1 || r->at.n > TT_MAX_CHECKPOINTS)
+        die_user("--at-steps must list 1 to %d steps (got %d)", TT_MAX_CHECKPOINTS, r->at.n);
     for (int k = 0; k < r->at.n; k++) {
-        if (r->at.v[k] < 0 || r->at.v[k] > r->setup.train.steps)
-            die_user("--at-steps: step %d is outside 0..%ld (--steps)", r->at.v[k], r->setup.train.steps);
+        if (r->at.v[k] < 0 || r->at.v[k] > steps)
+            die_user("--at-steps: step %d is outside 0..%ld (--steps)", r->at.v[k], steps);
         if (k && r->at.v[k] <= r->at.v[k - 1]) die_user("--at-steps must increase (got %d after %d)", r->at.v[k],
                                                         r->at.v[k - 1]);
     }
     if (r->at.v[r->at.n - 1] < 1) die_user("--at-steps needs a step after initialisation (>= 1)");
-    if (r->at.v[0] > 0 && r->at.n > TT_MAX_CHECKPOINTS)
-        die_user("--at-steps: at most %d steps after initialisation (got %d)", TT_MAX_CHECKPOINTS, r->at.n);
+}
+
+/* --model tt or llama with --at-steps as the checkpoints' fractions of training (0: the initialisation). */
+static void check_model(run *r)
+{
+    const char *name = r->mc.model_name;
+    const model_kind *kind = model_kind_named(name);
+    if (!kind) die_user("--model: block_structure trains its model: tt or llama (got '%s')", name);
+    llama_cli_refuse_unused(&r->mc.llama, kind == &MODEL_LLAMA);
+    ckpt_cli_check_run(&r->mc.cli); /* --steps first: the fractions divide by it */
+    check_steps(r);
+    double fracs[TT_MAX_CHECKPOINTS];
+    for (int k = 0; k < r->at.n; k++) fracs[k] = (double)r->at.v[k] / r->mc.cli.steps;
+    for (int k = 0; k < r->at.n; k++)
+        if (r->at.v[k] > 0 && checkpoint_step(fracs[k], r->mc.cli.steps) != r->at.v[k])
+            DIE("step %d is not a checkpoint of %ld steps", r->at.v[k], r->mc.cli.steps);
+    model_ckpt_check_at(&r->k, &r->mc, name, fracs, r->at.n);
+    model_ckpt_start(&r->k); /* the model, not trained: its tensors, before any output */
+    for (int b = 0; b < FIG6_NBLOCKS; b++)
+        if (fig6_tensor(r->k.m, 0, b) < 0) die_user("--model %s: not a Transformer (no %s tensor)", name,
+                                                    FIG6_BLOCKS[b].key);
+}
+
+/* H and the loss at the model's current parameters, on the Hessian batch. */
+static void take_hessian(run *r)
+{
+    free(r->H);
+    r->loss = r->k.m->loss(r->k.m);
+    double t0 = wall_seconds();
+    r->H = model_ckpt_hessian(&r->k);
+    r->hess_seconds = wall_seconds() - t0;
 }
 
 static void run_steps(run *r)
 {
-    /* checkpoints at the steps after initialisation, as fractions of training */
-    r->setup.train.nfracs = 0;
-    for (int k = 0; k < r->at.n; k++)
-        if (r->at.v[k] > 0) r->setup.train.fracs[r->setup.train.nfracs++] = (double)r->at.v[k] / r->setup.train.steps;
-    int from = r->at.v[0] == 0;
-    for (int i = 0; i < r->setup.train.nfracs; i++)
-        if (checkpoint_step(r->setup.train.fracs[i], r->setup.train.steps) != r->at.v[from + i])
-            DIE("step %d is not a checkpoint of %ld steps", r->at.v[from + i], r->setup.train.steps);
-    tt_ckpt_start(&r->setup, &r->c);
     r->structure = csv_open_in(r->out, "structure.csv", "step,tensor,role,split,meaning,blocks,mass_ratio,random_mass_ratio,"
                                "offdiag_share,chance,excess,block_excess_min,block_excess_median,perm_excess,score,"
                                "perm_score,diag_share,principle1");
     r->claimed = csv_open_in(r->out, "claimed.csv", "block,step,step_index,excess,perm_excess");
     r->steps = csv_open_in(r->out, "steps.csv", "step,hessian_batch_loss");
+    int from = r->at.v[0] == 0;
     if (from) {
-        tt_ckpt_take_hessian(&r->setup, &r->c);
+        take_hessian(r);
         analyse_step(r, 0, 0);
     }
     char *train_dir = path_join(r->out, "train");
-    tt_ckpt_train(&r->setup, train_dir, &r->c);
+    double t0 = wall_seconds();
+    model_ckpt_train(&r->k, train_dir);
+    double train_seconds = wall_seconds() - t0;
     for (int k = from; k < r->at.n; k++) {
-        tt_ckpt_load(&r->setup, train_dir, r->at.v[k], &r->c);
-        tt_ckpt_take_hessian(&r->setup, &r->c);
+        model_ckpt_load(&r->k, k);
+        take_hessian(r);
         analyse_step(r, k, r->at.v[k]);
     }
     free(train_dir);
     csv_close(r->structure);
     csv_close(r->claimed);
     csv_close(r->steps);
-    run_note("train seconds: %.3f", r->c.train_seconds);
+    run_note("train seconds: %.3f", train_seconds);
     write_results(r);
 }
 
@@ -312,11 +341,14 @@ static void write_bands(const char *list, const char *out)
 int main(int argc, char **argv)
 {
     run r = {0};
-    ckpt_cli_init(&r.cli);
+    model_cli_init(&r.mc);
     r.out = "results/block_structure";
     r.at = (int_list){8, {0, 1, 2, 5, 10, 20, 50, 100}};
     const cli_opt opts[] = {
-        CKPT_CLI_RUN_OPTS(&r.cli),
+        {"model", OPT_STRING, &r.mc.model_name, "tt (the tiny Transformer) or llama (the Llama-style model: the same "
+                                                "sizes and --llama-*)"},
+        CKPT_CLI_RUN_OPTS(&r.mc.cli),
+        LLAMA_CLI_OPTS(&r.mc.llama),
         {"at-steps", OPT_INT_LIST, &r.at, "steps at which H is taken, increasing (0: at initialisation)"},
         {"bands-of", OPT_STRING, &r.bands_of, "run folders, comma-separated: write their seed bands (bands.csv) only"},
         {"out", OPT_STRING, &r.out, "output folder"},
@@ -328,6 +360,7 @@ int main(int argc, char **argv)
               "tensor and split the mass ratio with the diagonal (old) and the off-diagonal excess e (0: random\n"
               "blocks, 1: block-diagonal) with the same on a randomly permuted H_tt (control). Claim: attn.proj,\n"
               "mlp.fc_1 and mlp.proj are block-diagonal by output neuron (e >= 0.5) together at some step.\n"
+              "--model llama: the Llama-style model (o_proj, gate_proj and down_proj for the three).\n"
               "--bands-of DIR,DIR,...: the seed bands of those runs' claimed.csv into --out/bands.csv.",
               opts, sizeof opts / sizeof *opts);
     if (r.bands_of) {
@@ -336,14 +369,14 @@ int main(int argc, char **argv)
         write_bands(r.bands_of, r.out);
         return 0;
     }
-    r.setup = ckpt_cli_setup(&r.cli);
-    check_steps(&r);
+    check_model(&r);
     ensure_dir(r.out);
-    r.perm_rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_DRAWS));
+    r.perm_rng = rng_new(seed_for((unsigned long)r.mc.cli.seed, SEED_DRAWS));
     run_steps(&r);
-    run_write_info(r.out, (unsigned long)r.cli.seed);
+    run_write_info(r.out, (unsigned long)r.mc.cli.seed);
     rng_free(r.perm_rng);
-    tt_ckpt_free(&r.c);
-    ckpt_cli_free(&r.cli);
+    free(r.H);
+    model_ckpt_free(&r.k);
+    model_cli_free(&r.mc);
     return 0;
 }

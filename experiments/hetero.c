@@ -1,4 +1,5 @@
-/* hetero — block heterogeneity of the Hessian: the tiny Transformer against the MLP.
+/* hetero — block heterogeneity of the Hessian: the tiny Transformer (or the
+ * Llama-style model: --model llama) against the MLP.
  *
  * The paper (Sec. 2.1, after zhang2024transformers): Transformers "exhibit
  * Hessian-block heterogeneity, i.e., the Hessian of different parameter blocks
@@ -12,6 +13,8 @@
  * the MLP one per neuron of each layer and the output bias) of
  *   the tiny Transformer — the fig6 setup (same flags, same training, H on the
  *     fixed held-out batch) at initialisation, --checkpoint (1%) and the end;
+ *     --model llama: the Llama-style model in its place (the same training;
+ *     its results keep the Transformer's name, tt, in files and statistics);
  *   the MLP — partition_check --model mlp's (49-8-10 tanh on Fashion-MNIST
  *     pooled 4x4, Adam, H on 1,000 test images) at the same three points.
  * Per block h_b = log10 |λ|max(H_bb) (hetero_util.h: group_log_absmax); blocks
@@ -41,6 +44,7 @@
 #include "experiments/hetero_util.h"
 #include "harness/groups.h"
 #include "harness/mlp_ckpt.h"
+#include "harness/models.h"
 #include "harness/seeds.h"
 #include "harness/tt_ckpt.h"
 #include "harness/tt_train.h"
@@ -65,11 +69,10 @@ static const char *POINTS[NPOINTS] = {"init", "checkpoint", "end"};
 #define MAX_TYPES 32
 
 typedef struct {
-    ckpt_cli cli;
+    model_cli mc;              /* --model: the Transformer; the MLP's flags are mc.mlp */
     const char *out;
-    mlp_cli mlp;
     int reps;
-    tt_ckpt_setup setup;
+    model_ckpt k;              /* the Transformer */
     mlp_ckpt_setup ms;
     gsl_rng *rng;
     outfile *blocks, *eigs, *summary;
@@ -166,50 +169,28 @@ static void analyse(run *r, int mi, int k, const model *m, const double *H, long
 
 /* ---- the two models ------------------------------------------------------------------------------ */
 
-/* --model FILE: the points are the file's architecture at the toolkit's
- * initialisation (init) and the model itself (checkpoint and end). */
-static void run_tt_file(run *r)
-{
-    tt_ckpt c;
-    tt_ckpt_setup *s = &r->setup;
-    tt_ckpt_start(s, &c);
-    double *trained = xmalloc(c.m->P * sizeof(double));
-    memcpy(trained, c.m->params, c.m->P * sizeof(double));
-    tt_init_params(c.m, s->cfg.seed);
-    tt_ckpt_take_hessian(s, &c);
-    analyse(r, 0, 0, c.m, c.H, 0);
-    memcpy(c.m->params, trained, c.m->P * sizeof(double));
-    tt_ckpt_take_hessian(s, &c);
-    analyse(r, 0, 1, c.m, c.H, 0);
-    analyse(r, 0, 2, c.m, c.H, 0);
-    free(trained);
-    tt_ckpt_free(&c);
-}
-
+/* The Transformer at the three points: checkpoints 1 (initialisation, fraction 0), 0 (--checkpoint: the
+ * kind writes --save-safetensors there) and 2 (the end) of model_ckpt_check_at's list in main. A file
+ * (--model FILE): its architecture at the toolkit's initialisation (init) and the model itself
+ * (checkpoint and end, one H). */
 static void run_tt(run *r)
 {
-    tt_ckpt c;
-    tt_ckpt_setup *s = &r->setup;
-    if (s->model_path) {
-        run_tt_file(r);
-        return;
-    }
-    s->train.nfracs = 2;
-    s->train.fracs[1] = 1.0;
-    tt_ckpt_start(s, &c);
-    tt_ckpt_take_hessian(s, &c);
-    analyse(r, 0, 0, c.m, c.H, 0);
+    static const int CKPT_OF_POINT[NPOINTS] = {1, 0, 2};
+    model_ckpt *k = &r->k;
     char *dir = path_join(r->out, "tt_train");
-    tt_ckpt_train(s, dir, &c);
-    for (int k = 1; k < NPOINTS; k++) {
-        long step = checkpoint_step(s->train.fracs[k - 1], s->train.steps);
-        tt_ckpt_load(s, dir, step, &c);
-        if (k == 1 && s->save_path) tt_save_nanogpt(c.m, c.data, s->save_path, 0); /* --checkpoint's */
-        tt_ckpt_take_hessian(s, &c);
-        analyse(r, 0, k, c.m, c.H, step);
-    }
+    model_ckpt_train(k, dir);
     free(dir);
-    tt_ckpt_free(&c);
+    double *H = NULL;
+    for (int p = 0; p < NPOINTS; p++) {
+        if (!(k->file && p == 2)) {
+            model_ckpt_load(k, CKPT_OF_POINT[p]);
+            if (p == 0) model_ckpt_init_params(k);
+            free(H);
+            H = model_ckpt_hessian(k);
+        }
+        analyse(r, 0, p, k->m, H, k->step);
+    }
+    free(H);
 }
 
 static void run_mlp(run *r)
@@ -313,9 +294,9 @@ static void write_results(run *r)
                 "three points, control D_rand = S_tt,rand - S_mlp,rand; claim 2: log2(S/S_rand) of tt minus mlp > 0, "
                 "control: one more random partition in place of Algorithm 3's; eta2 = share of the variance of h_b "
                 "between block types\n", r->st[0][2].zero, r->st[1][2].zero, r->reps);
-    fprintf(fp, "context: Transformer P = %zu (fig6 setup, H on %d held-out sequences, AdamW %ld steps); MLP as "
+    fprintf(fp, "context: %s P = %zu (fig6 setup, H on %d held-out sequences, AdamW %ld steps); MLP as "
                 "partition_check --model mlp (%s pooled %dx%d, width %d, %s, Adam, H on %d test images)\n",
-            tt_param_count(&r->setup.cfg), r->setup.hess_batch, r->setup.train.steps, r->ms.data, r->ms.pool,
+            model_ckpt_what(&r->k), r->k.m->P, r->mc.cli.hess_batch, r->k.total, r->ms.data, r->ms.pool,
             r->ms.pool, r->ms.width, r->ms.act, r->ms.eval_n);
     outfile_commit(o);
 }
@@ -323,14 +304,11 @@ static void write_results(run *r)
 int main(int argc, char **argv)
 {
     run r = {0};
-    ckpt_cli_init(&r.cli);
-    mlp_cli_init(&r.mlp);
+    model_cli_init(&r.mc);
     r.out = "results/hetero";
     const cli_opt opts[] = {
-        CKPT_CLI_OPTS(&r.cli),
-        CKPT_CLI_MODEL_OPT(&r.cli),
+        MODEL_CLI_OPTS(&r.mc),
         {"reps", OPT_INT, &r.reps, "random-permutation partitions per model and point (0: 20 quick, 100 paper)"},
-        MLP_CLI_OPTS(&r.mlp),
         {"out", OPT_STRING, &r.out, "output folder"},
     };
     run_start(argc, argv);
@@ -342,17 +320,24 @@ int main(int argc, char **argv)
               "control: the same block sizes on a random permutation of the parameters. Claim: S_tt > S_mlp\n"
               "at all three points. --steps, --lr and --batch train both models (AdamW / Adam).\n"
               "Scales: quick (H of the Transformer on 256 sequences, 20 random partitions) or paper (1,024, 100).\n"
-              "--model FILE.safetensors: the Transformer is that model (checkpoint and end) and its architecture at\n"
-              "the toolkit's initialisation (init); the MLP as always.",
+              "--model llama: the Llama-style model in the Transformer's place (named tt in the outputs).\n"
+              "--model FILE: the Transformer is that model (checkpoint and end) and its architecture at the\n"
+              "toolkit's initialisation (init); the MLP as always.",
               opts, sizeof opts / sizeof *opts);
-    r.setup = ckpt_cli_setup(&r.cli);
-    if (!(r.cli.frac < 1)) die_user("--checkpoint must be below 1 (the end of training is taken anyway; got %g)",
-                                    r.cli.frac);
-    if (r.reps == 0) r.reps = scale_parse(r.cli.scale) ? 100 : 20;
+    if (model_kind_named(r.mc.model_name) == &MODEL_MLP)
+        die_user("--model: hetero compares a Transformer with the MLP: tt, llama or a Transformer file (got mlp)");
+    llama_cli_refuse_unused(&r.mc.llama, model_kind_named(r.mc.model_name) == &MODEL_LLAMA);
+    ckpt_cli_check_run(&r.mc.cli);
+    if (!(r.mc.cli.frac < 1)) die_user("--checkpoint must be below 1 (the end of training is taken anyway; got %g)",
+                                       r.mc.cli.frac);
+    const double fracs[NPOINTS] = {r.mc.cli.frac, 0, 1.0};   /* run_tt's checkpoints: --checkpoint, init, end */
+    model_ckpt_check_at(&r.k, &r.mc, r.mc.model_name, fracs, NPOINTS);
+    if (r.reps == 0) r.reps = scale_parse(r.mc.cli.scale) ? 100 : 20;
     if (r.reps < 2 || r.reps > 10000) die_user("--reps must be in 2..10000 (got %d)", r.reps);
-    r.ms = mlp_cli_setup(&r.mlp, &r.cli);
+    r.ms = mlp_cli_setup(&r.mc.mlp, &r.mc.cli);
+    model_ckpt_start(&r.k);
     ensure_dir(r.out);
-    r.rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_DRAWS));
+    r.rng = rng_new(seed_for((unsigned long)r.mc.cli.seed, SEED_DRAWS));
     r.blocks = csv_open_in(r.out, "blocks.csv", "model,point,step,block,name,type,size,lambda_min,lambda_max,"
                            "abs_max,negatives,log10_abs_max,control_log10_abs_max");
     r.eigs = csv_open_in(r.out, "eigs.csv", "model,point,block,type,eigenvalue");
@@ -364,8 +349,9 @@ int main(int argc, char **argv)
     csv_close(r.eigs);
     csv_close(r.summary);
     write_results(&r);
-    run_write_info(r.out, (unsigned long)r.cli.seed);
+    run_write_info(r.out, (unsigned long)r.mc.cli.seed);
     rng_free(r.rng);
-    ckpt_cli_free(&r.cli);
+    model_ckpt_free(&r.k);
+    model_cli_free(&r.mc);
     return 0;
 }

@@ -1,5 +1,6 @@
 /* vspread — why mean(v) works: the spread of Adam's v̂ inside Adam-mini's
- * blocks along the AdamW training of the tiny Transformer.
+ * blocks along the AdamW training of the tiny Transformer (or the Llama-style
+ * model: --model llama).
  *
  * The paper (App. "Why using average v as learning rates"): "for all entries in
  * the i-th row of G, they all share the same BP error term e_i ... Therefore, G
@@ -43,6 +44,7 @@
 #include "experiments/vspread_util.h"
 #include "harness/data.h"
 #include "harness/groups.h"
+#include "harness/models.h"
 #include "harness/seeds.h"
 #include "harness/tt_ckpt.h"
 #include "harness/tt_train.h"
@@ -61,10 +63,10 @@ static const char *CLAIM_KEYS[NCLAIMS] = {"rows_vs_tensor", "rows_vs_cols", "hea
 static const int CLAIM_BELOW_SIDE[NCLAIMS] = {1, 1, 0, 0};
 
 typedef struct {
-    ckpt_cli cli;
+    model_cli mc;
     const char *out;
     double_list fracs;
-    tt_ckpt_setup setup;
+    model_ckpt k;              /* the model at the current checkpoint, on the held-out batch */
     gsl_rng *rng;
     double eps;
     outfile *spread, *ratio, *ckpts;
@@ -245,8 +247,8 @@ static void write_results(run *r)
     fprintf(fp, "rule: x = log10(sqrt(v-hat) + eps) (eps %g); W = pooled within-group sd of x, sd = the tensor's sd of "
                 "x; output-neuron tensors: value, attn.proj, mlp.fc_1, mlp.proj, lm_head; controls: random groups of "
                 "the same sizes on the same entries (one draw each)\n", r->eps);
-    fprintf(fp, "context: the fig6 training (AdamW lr %g cosine, %ld steps of %d sequences), P = %zu\n",
-            r->setup.train.lr, r->setup.train.steps, r->setup.train.batch, tt_param_count(&r->setup.cfg));
+    fprintf(fp, "context: the fig6 training of the %s (AdamW lr %g cosine, %ld steps of %d sequences), P = %zu\n",
+            model_ckpt_what(&r->k), r->mc.cli.lr, r->mc.cli.steps, r->mc.cli.batch, r->k.m->P);
     outfile_commit(o);
 }
 
@@ -254,39 +256,37 @@ static void write_results(run *r)
 
 static void check_fracs(const run *r)
 {
+    long steps = r->mc.cli.steps;
     if (r->fracs.n < 1 || r->fracs.n > TT_MAX_CHECKPOINTS)
         die_user("--checkpoints must list 1 to %d fractions (got %d)", TT_MAX_CHECKPOINTS, r->fracs.n);
     for (int k = 0; k < r->fracs.n; k++) {
         if (!(r->fracs.v[k] > 0 && r->fracs.v[k] <= 1))
             die_user("--checkpoints: fraction %g is outside (0, 1]", r->fracs.v[k]);
-        if (k && checkpoint_step(r->fracs.v[k], r->setup.train.steps) <=
-                     checkpoint_step(r->fracs.v[k - 1], r->setup.train.steps))
-            die_user("--checkpoints must give increasing steps of --steps %ld (%g after %g)", r->setup.train.steps,
-                     r->fracs.v[k], r->fracs.v[k - 1]);
+        if (k && checkpoint_step(r->fracs.v[k], steps) <= checkpoint_step(r->fracs.v[k - 1], steps))
+            die_user("--checkpoints must give increasing steps of --steps %ld (%g after %g)", steps, r->fracs.v[k],
+                     r->fracs.v[k - 1]);
     }
 }
 
 static void run_steps(run *r)
 {
-    tt_ckpt c;
-    tt_ckpt_setup *s = &r->setup;
-    s->train.nfracs = r->fracs.n;
-    memcpy(s->train.fracs, r->fracs.v, (size_t)r->fracs.n * sizeof(double));
-    tt_ckpt_start(s, &c);
+    model_ckpt *c = &r->k;
     char *dir = path_join(r->out, "train");
-    tt_ckpt_train(s, dir, &c);
+    double t0 = wall_seconds();
+    model_ckpt_train(c, dir);
+    double train_seconds = wall_seconds() - t0;
     r->spread = csv_open_in(r->out, "spread.csv", "step,tensor,role,rows,cols,heads,sd,rows_over_sd,cols_over_sd,"
                             "heads_over_sd,random_rows_over_sd,random_cols_over_sd,random_heads_over_sd,additive_r2");
     r->ratio = csv_open_in(r->out, "lr_ratio.csv", "step,type,n,q05,q25,median,q75,q95,share_within2");
     r->ckpts = csv_open_in(r->out, "checkpoints.csv", "step,heldout_loss");
-    double *x = xmalloc(c.m->P * sizeof(double));
+    double *x = xmalloc(c->m->P * sizeof(double));
     for (int k = 0; k < r->fracs.n; k++) {
-        r->step[k] = checkpoint_step(r->fracs.v[k], s->train.steps);
-        tt_ckpt_load(s, dir, r->step[k], &c);
-        for (size_t i = 0; i < c.m->P; i++) x[i] = log10(sqrt(c.vhat[i]) + r->eps);
-        analyse_spread(r, k, c.m, x);
-        analyse_lr(r, k, c.m, c.vhat);
-        csv_row(r->ckpts, "%ld,%.10g", r->step[k], c.m->loss(c.m));
+        model_ckpt_load(c, k);
+        r->step[k] = c->step;
+        for (size_t i = 0; i < c->m->P; i++) x[i] = log10(sqrt(c->vhat[i]) + r->eps);
+        analyse_spread(r, k, c->m, x);
+        analyse_lr(r, k, c->m, c->vhat);
+        csv_row(r->ckpts, "%ld,%.10g", r->step[k], c->m->loss(c->m));
         r->nsteps = k + 1;
     }
     free(x);
@@ -294,16 +294,17 @@ static void run_steps(run *r)
     csv_close(r->spread);
     csv_close(r->ratio);
     csv_close(r->ckpts);
-    run_note("train seconds: %.3f", c.train_seconds);
-    tt_ckpt_free(&c);
+    run_note("train seconds: %.3f", train_seconds);
 }
 
 static void parse_args(run *r, int argc, char **argv)
 {
     *r = (run){.out = "results/vspread", .fracs = {5, {0.001, 0.01, 0.1, 0.5, 1.0}}};
-    ckpt_cli_init(&r->cli);
-    ckpt_cli *c = &r->cli;
+    model_cli_init(&r->mc);
+    ckpt_cli *c = &r->mc.cli;
     const cli_opt opts[] = {
+        {"model", OPT_STRING, &r->mc.model_name, "tt (the tiny Transformer) or llama (the Llama-style model: the same "
+                                                 "sizes and --llama-*)"},
         {"scale", OPT_STRING, &c->scale, "quick or paper: the same training (the paper gives no length); the held-out "
                                          "loss on 256 or 1,024 sequences"},
         {"checkpoints", OPT_DOUBLE_LIST, &r->fracs, "fractions of training at which v-hat is read, increasing"},
@@ -316,12 +317,13 @@ static void parse_args(run *r, int argc, char **argv)
         {"M", OPT_INT, &c->M, "MLP hidden width"},
         {"T", OPT_INT, &c->T, "context length"},
         {"layers", OPT_INT, &c->layers, "Transformer blocks"},
-        {"bias", OPT_INT, &c->bias, "1: biases in linear layers and LayerNorm"},
+        {"bias", OPT_INT, &c->bias, "1: biases in linear layers and LayerNorm (tt)"},
         {"order", OPT_INT, &c->order, "Markov source: the next token depends on this many previous ones"},
         {"successors", OPT_INT, &c->successors, "Markov source: likely next tokens per context"},
         TT_DATA_OPTS(c->data),
         {"data-seed", OPT_LONG, &c->data_seed, "the data's seed: Markov chain and held-out sequences"},
         {"seed", OPT_LONG, &c->seed, "the run's seed: initialisation, training batches, random groups"},
+        LLAMA_CLI_OPTS(&r->mc.llama),
         {"out", OPT_STRING, &r->out, "output folder"},
     };
     run_start(argc, argv);
@@ -333,23 +335,30 @@ static void parse_args(run *r, int argc, char **argv)
               "per block type. Claims (the worst over --checkpoints): rows more homogeneous than their tensor\n"
               "and than columns, query/key heads less homogeneous than their rows (the BP argument's\n"
               "prediction), Adam-mini's lr within a factor 2 of Adam's for most coordinates; each against\n"
-              "random groups (controls).",
+              "random groups (controls). --model llama: the Llama-style model (o_proj, gate/up/down_proj).",
               opts, sizeof opts / sizeof *opts);
-    r->setup = ckpt_cli_setup(&r->cli);
+    const model_kind *kind = model_kind_named(r->mc.model_name);
+    if (!kind || kind == &MODEL_MLP)
+        die_user("--model: vspread trains a Transformer: tt or llama (got '%s')", r->mc.model_name);
+    llama_cli_refuse_unused(&r->mc.llama, kind == &MODEL_LLAMA);
+    ckpt_cli_check_run(c); /* --steps first: the checkpoints' steps depend on it */
     check_fracs(r);
+    model_ckpt_check_at(&r->k, &r->mc, r->mc.model_name, r->fracs.v, r->fracs.n);
+    model_ckpt_start(&r->k);
 }
 
 int main(int argc, char **argv)
 {
     run r;
     parse_args(&r, argc, argv);
-    r.eps = r.setup.train.ocfg.eps;
+    r.eps = r.k.eps;
     ensure_dir(r.out);
-    r.rng = rng_new(seed_for((unsigned long)r.cli.seed, SEED_DRAWS));
+    r.rng = rng_new(seed_for((unsigned long)r.mc.cli.seed, SEED_DRAWS));
     run_steps(&r);
     write_results(&r);
-    run_write_info(r.out, (unsigned long)r.cli.seed);
+    run_write_info(r.out, (unsigned long)r.mc.cli.seed);
     rng_free(r.rng);
-    ckpt_cli_free(&r.cli);
+    model_ckpt_free(&r.k);
+    model_cli_free(&r.mc);
     return 0;
 }

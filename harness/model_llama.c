@@ -39,12 +39,14 @@ static void llama_check(model_ckpt *k)
     const llama_cli *l = &k->cli->llama;
     ckpt_cli_check_run(c);
     if (c->model_config && !k->file) die_user("--model-config goes with --model FILE");
+    if (cli_was_given(&c->bias)) die_user("--bias goes with --model tt: the Llama has no biases");
     llama_config cfg = llama_cli_config(l, c->V, c->C, c->layers, c->heads, c->M, c->T,
                                         seed_for((unsigned long)c->seed, SEED_INIT));
     model *file = NULL;
     if (k->file) { /* its own sizes; text's vocabulary is the model's by default */
         file = llama_load_hf(k->file, c->model_config, c->T);
         cfg = *llama_config_of(file);
+        cfg.seed = seed_for((unsigned long)c->seed, SEED_INIT); /* its architecture's initialisation (init_params) */
         if (token_source_is_text(&c->data) && c->data.vocab == 0) c->data.vocab = cfg.V;
     }
     tt_data *d = token_source(&c->data, cfg.V, cfg.T, c->order, c->successors, (unsigned long)c->data_seed);
@@ -132,6 +134,8 @@ static void llama_load(model_ckpt *k, int i)
     if (i == 0 && st->save_path) llama_save_hf(k->m, st->save_path, 0);
 }
 
+static void llama_init_kind(model_ckpt *k) { llama_init_params(k->m, state_of(k)->cfg.seed); }
+
 static void llama_free_kind(model_ckpt *k)
 {
     llama_state *st = state_of(k);
@@ -154,5 +158,6 @@ const model_kind MODEL_LLAMA = {
     .train = llama_train,
     .load = llama_load,
     .set_threads = llama_set_threads,
+    .init_params = llama_init_kind,
     .free = llama_free_kind,
 };

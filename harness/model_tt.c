@@ -78,6 +78,8 @@ static void tt_load(model_ckpt *k, int i)
     if (i == 0 && st->s.save_path) tt_save_nanogpt(k->m, st->c.data, st->s.save_path, 0);
 }
 
+static void tt_init_kind(model_ckpt *k) { tt_init_params(k->m, state_of(k)->s.cfg.seed); }
+
 static void tt_free_kind(model_ckpt *k)
 {
     tt_state *st = state_of(k);
@@ -97,5 +99,6 @@ const model_kind MODEL_TT = {
     .train = tt_train_kind,
     .load = tt_load,
     .set_threads = tt_set_threads,
+    .init_params = tt_init_kind,
     .free = tt_free_kind,
 };

@@ -119,6 +119,8 @@ void model_ckpt_train(model_ckpt *k, const char *train_dir) { k->kind->train(k, 
 void model_ckpt_load(model_ckpt *k, int i)
 {
     if (i < 0 || i >= k->nfracs) DIE("model_ckpt_load: no checkpoint %d of %d", i, k->nfracs);
+    if (k->file) /* its weights (model_ckpt_init_params may have replaced them) */
+        memcpy(k->m->params, k->p0, k->m->P * sizeof(double));
     if (k->fracs[i] > 0 || k->file) {
         k->kind->load(k, i);
         return;
@@ -145,6 +147,16 @@ void model_ckpt_open(model_ckpt *k, const char *train_dir)
     k->loss = meta[0];
     k->step = (long)meta[1];
     k->kind->set_threads(k->m, dist_workers());
+}
+
+void model_ckpt_init_params(model_ckpt *k)
+{
+    if (!k->file) {
+        memcpy(k->m->params, k->p0, k->m->P * sizeof(double));
+        return;
+    }
+    if (!k->kind->init_params) die_user("--model %s: no initialisation of its architecture to compare with", k->file);
+    k->kind->init_params(k);
 }
 
 double *model_ckpt_hessian(model_ckpt *k)

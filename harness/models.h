@@ -25,6 +25,9 @@
  *               k->m->params and k->vhat (P, allocated) and k->step; after
  *               train, on rank 0 (the registry loads fraction 0 itself)
  *   set_threads its model's worker threads
+ *   init_params NULL, or k->m's parameters set to the kind's initialisation
+ *               for its flags (a file: its architecture as the toolkit would
+ *               start it; hetero's "init" point of a model trained elsewhere)
  *   free        all that check, start and train allocated (k->state too)
  *   partition   NULL, or the kind's own named partitions (NULL for a name that
  *               is not one of its own)
@@ -115,6 +118,7 @@ struct model_kind {
     void (*train)(model_ckpt *k, const char *train_dir);
     void (*load)(model_ckpt *k, int i);
     void (*set_threads)(model *m, int n);
+    void (*init_params)(model_ckpt *k);
     void (*free)(model_ckpt *k);
     partition *(*partition)(const model *m, const char *name);
 };
@@ -143,6 +147,10 @@ void model_ckpt_open(model_ckpt *k, const char *train_dir);
 void model_ckpt_start(model_ckpt *k);
 void model_ckpt_train(model_ckpt *k, const char *train_dir);
 void model_ckpt_load(model_ckpt *k, int i);
+/* k->m's parameters at the toolkit's initialisation of its architecture: p0
+ * for a model trained here, the kind's init_params for a file (user error for
+ * a kind without). */
+void model_ckpt_init_params(model_ckpt *k);
 /* The full H (P×P, malloc'ed) at the current checkpoint, k->hess_panel columns per panel. */
 double *model_ckpt_hessian(model_ckpt *k);
 void model_ckpt_free(model_ckpt *k);

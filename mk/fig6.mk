@@ -3,7 +3,7 @@
 # Principle-1 partition checker on the Transformer and on the MLP; the block
 # structure of every tensor through steps 0-100 (block_structure).
 TT_EXPS += fig6 partition_check block_structure
-LLAMA_EXPS += fig6 partition_check
+LLAMA_EXPS += fig6 partition_check block_structure
 # partition_check's claims read partition_check.tt.* and .mlp.*: on the Llama it
 # writes partition_check.llama.* (its figure run), judged by no claim.
 LLAMA_VERDICT_SKIP += partition_check
@@ -24,7 +24,7 @@ $(RES)/partition_check_mlp/claims.txt: $(RES)/partition_check_mlp/run.txt
 
 # block_structure: one seed here (its seed bands come from make verdicts)
 $(RES)/block_structure/run.txt: $(BUILD)/bin/block_structure
-	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
+	$< --scale $(SCALE) $(TT_DATA) $(TT_ARCH) --out $(@D) --quiet
 $(RES)/block_structure/claims.txt: $(RES)/block_structure/run.txt
 $(RES)/block_structure/bands.csv: $(RES)/block_structure/run.txt
 	$(BUILD)/bin/block_structure --bands-of $(@D) --out $(@D) --quiet

@@ -3,9 +3,10 @@
 # (partition_check's) at initialisation, 1% and the end of training: eigenvalue
 # densities per block type, log10 |lambda|max per block against random blocks.
 TT_EXPS += hetero
+LLAMA_EXPS += hetero
 HETERO_PNGS := $(FIG)/hetero_spectra.png $(FIG)/hetero_lmax.png
 $(RES)/hetero/run.txt: $(BUILD)/bin/hetero
-	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
+	$< --scale $(SCALE) $(TT_DATA) $(TT_ARCH) --out $(@D) --quiet
 $(RES)/hetero/claims.txt: $(RES)/hetero/run.txt
 $(FIG)/hetero_spectra.png: $(RES)/hetero/run.txt plots/hetero_spectra.gp
 	$(call render,plots/hetero_spectra.gp,res='$(RES)/hetero')

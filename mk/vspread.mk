@@ -2,9 +2,10 @@
 # rows, columns, heads and random groups along the fig6 training, and
 # Adam-mini's per-block learning rate against Adam's per block type.
 TT_EXPS += vspread
+LLAMA_EXPS += vspread
 VSPREAD_PNGS := $(FIG)/vspread_spread.png $(FIG)/vspread_lr.png
 $(RES)/vspread/run.txt: $(BUILD)/bin/vspread
-	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
+	$< --scale $(SCALE) $(TT_DATA) $(TT_ARCH) --out $(@D) --quiet
 $(RES)/vspread/claims.txt: $(RES)/vspread/run.txt
 $(FIG)/vspread_spread.png: $(RES)/vspread/run.txt plots/vspread_spread.gp
 	$(call render,plots/vspread_spread.gp,res='$(RES)/vspread')

@@ -97,10 +97,51 @@ check "fig6 on a tied Hugging Face folder" "$BIN/fig6" --model "$TMPD/hf8" --dat
 grep -q "^output,model.embed_tokens.weight," "$TMPD/f6f/summary.csv" 2>/dev/null ||
   grep -q "^output,lm_head.weight," "$TMPD/f6f/summary.csv" && cli_ok || cli_fail "fig6 on a folder: no output block"
 expect_user_error "fig6 --model mlp" "$BIN/fig6" --model mlp --mlp-data synthetic --out "$TMPD/x"
+
+# ---- block_structure, vspread and hetero on the registry's Llama: its blocks by role, every statistic
+# the claims read, and the same flags giving the same files
+LT=(--model llama --llama-kv-heads 1 --V 4 --C 8 --heads 2 --M 8 --T 4 --steps 20 --batch 8 --quiet)
+check "block_structure --model llama" "$BIN/block_structure" "${LT[@]}" --hess-batch 6 --at-steps 0,1,5 \
+  --out "$TMPD/bs"
+expect_claim_stats block_structure "$TMPD/bs/stats.csv"
+grep -q "^5,model.layers.0.mlp.up_proj.weight,mlp_fc,rows," "$TMPD/bs/structure.csv" &&
+  grep -q "^attn_proj,5,2," "$TMPD/bs/claimed.csv" && cli_ok || cli_fail "block_structure --model llama: not the Llama's tensors"
+grep -q "context: 1-layer Llama-style Transformer, P = " "$TMPD/bs/claims.txt" && cli_ok ||
+  cli_fail "block_structure --model llama: context line: $(tail -1 "$TMPD/bs/claims.txt")"
+check "vspread --model llama" "$BIN/vspread" "${LT[@]}" --checkpoints 0.1,0.5,1 --out "$TMPD/vs"
+expect_claim_stats vspread "$TMPD/vs/stats.csv"
+grep -q "^10,model.layers.0.self_attn.k_proj.weight,key,4,8,1," "$TMPD/vs/spread.csv" && cli_ok ||
+  cli_fail "vspread --model llama: the GQA key tensor (1 kv head of 4 rows): $(grep k_proj "$TMPD/vs/spread.csv" | head -1)"
+HT=(--mlp-data synthetic --mlp-eval-n 50 --mlp-pool 2 --reps 3 --hess-batch 6)
+check "hetero --model llama" "$BIN/hetero" "${LT[@]}" "${HT[@]}" --save-safetensors "$TMPD/ht.hf" --out "$TMPD/ht"
+expect_claim_stats hetero "$TMPD/ht/stats.csv"
+[ -s "$TMPD/ht.hf/config.json" ] && grep -q "^tt,end,20,.*q_proj" "$TMPD/ht/blocks.csv" && cli_ok ||
+  cli_fail "hetero --model llama: the Llama in the Transformer's place, its checkpoint saved"
+check "hetero --model llama again" "$BIN/hetero" "${LT[@]}" "${HT[@]}" --out "$TMPD/ht2"
+cmp -s "$TMPD/ht/stats.csv" "$TMPD/ht2/stats.csv" && cmp -s "$TMPD/ht/blocks.csv" "$TMPD/ht2/blocks.csv" && cli_ok ||
+  cli_fail "hetero --model llama: the same flags gave other numbers"
+# a Hugging Face folder: init is its architecture at the toolkit's initialisation, checkpoint and end
+# the folder's weights (the same H: the same heterogeneity)
+check "hetero on a Hugging Face folder" "$BIN/hetero" --model "$TMPD/ht.hf" --V 4 --T 4 --quiet "${HT[@]}" \
+  --out "$TMPD/hf_ht"
+awk -F, '$1 == "tt" { sd[$2] = $6 } END { exit !(sd["checkpoint"] == sd["end"] && sd["init"] != sd["end"]) }' \
+  "$TMPD/hf_ht/summary.csv" && cli_ok || cli_fail "hetero on a folder: init, checkpoint and end S"
+awk -F, -v want="$(awk -F, '$1 == "tt" && $2 == "checkpoint" { print $6 }' "$TMPD/ht/summary.csv")" \
+  '$1 == "tt" && $2 == "end" { exit !($6 == want) }' "$TMPD/hf_ht/summary.csv" && cli_ok ||
+  cli_fail "hetero on the saved folder: its S is not that of the run's --checkpoint"
+for prog in block_structure vspread hetero; do
+  expect_user_error "$prog --model mlp" "$BIN/$prog" --model mlp --out "$TMPD/x"
+  expect_user_error "$prog: --llama-tied without --model llama" "$BIN/$prog" --llama-tied 1 --out "$TMPD/x"
+  expect_user_error "$prog: --bias with --model llama" "$BIN/$prog" --model llama --bias 1 --out "$TMPD/x"
+done
+expect_user_error "block_structure on a file (it trains)" "$BIN/block_structure" --model "$TMPD/hf" --out "$TMPD/x"
+expect_no_files "no output after a bad model" "$TMPD/x"
 plan=$(MAKEFLAGS= make --no-print-directory -n figures-only ARCH=llama RES="$TMPD/rl" FIG="$TMPD/fl" 2>&1)
 echo "$plan" | grep -q "bin/fig6 .*--model llama" && echo "$plan" | grep -q "bin/partition_check --model llama" &&
   echo "$plan" | grep -q "bin/train_compare .*--model llama" &&
-  ! echo "$plan" | grep -q "bin/fig4\|bin/table_kappa\|bin/block_structure" && cli_ok ||
+  echo "$plan" | grep -q "bin/block_structure .*--model llama" && echo "$plan" | grep -q "bin/hetero .*--model llama" &&
+  echo "$plan" | grep -q "bin/vspread .*--model llama" &&
+  ! echo "$plan" | grep -q "bin/fig4\|bin/table_kappa" && cli_ok ||
   cli_fail "make figures ARCH=llama: $(echo "$plan" | grep -o 'build/bin/[a-z0-9_]*' | sort -u | tr '\n' ' ')"
 MAKEFLAGS= make --no-print-directory -n figures-only ARCH=gpt >"$TMPD/arch" 2>&1
 grep -q "ARCH must be tt or llama" "$TMPD/arch" && cli_ok || cli_fail "ARCH=gpt: $(head -c 200 "$TMPD/arch")"
