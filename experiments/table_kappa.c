@@ -1,16 +1,19 @@
 /* table_kappa — κ(H_b) vs κ(D_Adam H_b) on the dense Hessian blocks of the
  * paper's 1-layer Transformer (appendix "More Results for Motivation", Exp 1,
- * Table "Comparison of κ(H) and κ(D_Adam H)"), over training.
+ * Table "Comparison of κ(H) and κ(D_Adam H)"), over training; --model llama:
+ * of the Llama-style model (q/k/v/o_proj, gate_proj, down_proj as the six
+ * tensors, fig6_tensor; no null directions derived for it: only the numerical
+ * ones are deflated).
  *
  * One AdamW training run (the same as fig6's with the same flags) with
  * checkpoints after 1, 2 and 5 steps and at 1%, 5%, 10% and 100% of training
  * (steps 1, 2, 5, 10, 50, 100, 1000 by default). At each: H and its
- * Gauss–Newton part G (tt_set_gauss_newton) on the fixed Hessian batch, and
+ * Gauss–Newton part G (the kind's gauss_newton, harness/models.h) on the fixed Hessian batch, and
  * for every Algorithm 3 block b (every head of query/key, every output neuron
  * of value, attn.proj, mlp.fc_1, mlp.proj, every token of embed/output, the
  * whole of the other tensors), for M = H and G:
  *   κ(M_b) on the complement of its null space (hessian.h, deflate): the exact
- *     null directions we derived (tt_null_directions), then eigenvalues with
+ *     null directions we derived (tt_null_directions; the kind's), then eigenvalues with
  *     |λ| ≤ n·ε·|λ|max; measurable when κ ≤ 1e12;
  *   r = κ(D M_b)/κ(M_b) on the same complement, two recipes for D:
  *     fig4: the paper's Fig. 4 recipe, D = diag(1/|M_b x|), x ~ N(0, I/√n),
@@ -39,6 +42,7 @@
  */
 #include "core/core.h"
 #include "core/model.h"
+#include "harness/models.h"
 #include "harness/seeds.h"
 #include "harness/tt_ckpt.h"
 #include "harness/tt_train.h"
@@ -60,7 +64,8 @@
 #define NPAPER 6
 typedef struct {
     const char *key, *label;
-    const char *suffix;           /* the tensor in layer --layer: "h<layer>.<suffix>" */
+    const char *suffix;           /* the GPT's tensor in layer --layer, "h<layer>.<suffix>": Fig. 6's block of the
+                                     same index (fig6_tensor, by role: the Llama's q/k/v/o_proj, gate, down) */
     double kappa_h, kappa_dh;     /* the paper's κ(H) and κ(D_Adam H) */
 } paper_row;
 static const paper_row PAPER[NPAPER] = {
@@ -100,7 +105,7 @@ typedef struct {
 } block_result;
 
 typedef struct {
-    const model *m;
+    const model_ckpt *k;          /* the model and its kind's null directions */
     const double *M[NMAT];        /* H, G (P×P) */
     const double *d, *s;          /* D_Adam's diagonal and the control's scaling (P) */
     int draws;
@@ -149,10 +154,10 @@ static void diagonal_part(int n, const double *Mb, const double *db, int draws, 
 static block_result analyze_block(const ckpt_view *v, const block *b)
 {
     block_result o = {.nknown = 0};
-    size_t P = v->m->P;
+    size_t P = v->k->m->P;
     int n = (int)b->n;
     double *N = xmalloc(2 * b->n * b->n * sizeof(double)), *NS = xmalloc(2 * b->n * b->n * sizeof(double));
-    int k = tt_null_directions(v->m, b, N);
+    int k = model_ckpt_null_directions(v->k, b, N);
     double *db = xmalloc(b->n * sizeof(double)), *sb = xmalloc(b->n * sizeof(double));
     double *dsb = xmalloc(b->n * sizeof(double));
     block_gather(b, v->d, db);
@@ -265,10 +270,8 @@ static int checkpoints_of(long steps, double frac, checkpoint *c, int *primary, 
 /* The paper's block k of layer `layer`: the first head (query, key, value) or the first output neuron. */
 static block paper_block(const model *m, int layer, int k)
 {
-    char name[64];
-    snprintf(name, sizeof name, "h%d.%s", layer, PAPER[k].suffix);
-    int t = model_find_tensor(m, name);
-    if (t < 0) DIE("no tensor %s", name);
+    int t = fig6_tensor(m, layer, k);
+    if (t < 0) DIE("no tensor %s in layer %d", PAPER[k].suffix, layer);
     partition *p = partition_new();
     partition_add_tensor(p, m, t, k < 3 ? SPLIT_HEADS : SPLIT_ROWS);
     block b = p->b[0];
@@ -277,8 +280,8 @@ static block paper_block(const model *m, int layer, int k)
 }
 
 typedef struct {
-    ckpt_cli cli;
-    tt_ckpt_setup s;
+    model_cli mc;
+    model_ckpt k;                 /* the model at the current checkpoint, on the Hessian batch */
     const char *out;
     int layer, draws;
     /* results */
@@ -300,11 +303,8 @@ static void select_blocks(run *r, const model *m)
     r->nb = r->blocks->nblocks;
     r->sel = xcalloc((size_t)r->nb, sizeof(int));
     for (int i = 0; i < r->nb; i++)
-        for (int k = 0; k < NPAPER; k++) {
-            char name[64];
-            snprintf(name, sizeof name, "h%d.%s", r->layer, PAPER[k].suffix);
-            if (strcmp(m->tensors[r->blocks->b[i].tensor].name, name) == 0) r->sel[i] = 1;
-        }
+        for (int k = 0; k < NPAPER; k++)
+            if (r->blocks->b[i].tensor == fig6_tensor(m, r->layer, k)) r->sel[i] = 1;
     for (int k = 0; k < NPAPER; k++) r->paper[k] = paper_block(m, r->layer, k);
     r->R = xcalloc((size_t)r->nck * r->nb, sizeof(block_result));
 }
@@ -348,43 +348,37 @@ static void analyze_checkpoint(run *r, const ckpt_view *v, int ci)
 /* The training with every checkpoint, then H and G at each and every block analysed. */
 static void compute(run *r)
 {
-    tt_ckpt_setup s = r->s;
-    s.train.nfracs = r->nck;
-    for (int i = 0; i < r->nck; i++) s.train.fracs[i] = r->ck[i].frac;
+    model_ckpt *k = &r->k;
     char *train_dir = path_join(r->out, "train");
-    tt_ckpt c;
-    tt_ckpt_start(&s, &c);
-    tt_ckpt_train(&s, train_dir, &c);
-    r->train_seconds = c.train_seconds;
-    model *m = c.m;
+    double t0 = wall_seconds();
+    model_ckpt_train(k, train_dir);
+    r->train_seconds = wall_seconds() - t0;
+    model *m = k->m;
     select_blocks(r, m);
     size_t P = m->P;
-    double *sc = control_scaling(P, r->cli.seed), *d = xmalloc(P * sizeof(double));
-    gsl_rng *xr = rng_new(seed_for((unsigned long)r->cli.seed, SEED_DRAWS));
-    gsl_rng *xt = rng_new(seed_hash(SEED_RUN, seed_for((unsigned long)r->cli.seed, SEED_DRAWS), 0x746f70UL /* "top" */, 0));
+    double *sc = control_scaling(P, r->mc.cli.seed), *d = xmalloc(P * sizeof(double));
+    gsl_rng *xr = rng_new(seed_for((unsigned long)r->mc.cli.seed, SEED_DRAWS));
+    gsl_rng *xt = rng_new(seed_hash(SEED_RUN, seed_for((unsigned long)r->mc.cli.seed, SEED_DRAWS), 0x746f70UL /* "top" */, 0));
     for (int ci = 0; ci < r->nck; ci++) {
-        tt_ckpt_load(&s, train_dir, r->ck[ci].step, &c);
-        if (ci == r->primary && s.save_path) tt_save_nanogpt(m, c.data, s.save_path, 0); /* --checkpoint's */
-        adam_diag(P, c.vhat, s.train.ocfg.eps, d);
-        tt_ckpt_take_hessian(&s, &c); /* H */
-        double *H = c.H;
-        c.H = NULL;
-        tt_set_gauss_newton(m, 1);
-        tt_ckpt_take_hessian(&s, &c); /* G */
-        tt_set_gauss_newton(m, 0);
-        r->loss[ci] = c.loss;
-        r->hess_seconds += c.hess_seconds;
-        double t0 = wall_seconds();
-        ckpt_view v = {.m = m, .M = {H, c.H}, .d = d, .s = sc, .draws = r->draws, .rng = xr, .rng_top = xt};
+        model_ckpt_load(k, ci); /* --checkpoint's (k->save_at) writes --save-safetensors */
+        adam_diag(P, k->vhat, k->eps, d);
+        r->loss[ci] = m->loss(m);
+        t0 = wall_seconds();
+        double *H = model_ckpt_hessian(k);
+        model_ckpt_gauss_newton(k, 1);
+        double *G = model_ckpt_hessian(k);
+        model_ckpt_gauss_newton(k, 0);
+        r->hess_seconds += wall_seconds() - t0;
+        t0 = wall_seconds();
+        ckpt_view v = {.k = k, .M = {H, G}, .d = d, .s = sc, .draws = r->draws, .rng = xr, .rng_top = xt};
         analyze_checkpoint(r, &v, ci);
         if (ci == r->primary) write_paper_npy(r, H, d, P);
         r->analysis_seconds += wall_seconds() - t0;
-        free(H);
+        free(H), free(G);
         if (!core_quiet) fprintf(stderr, "table_kappa: step %ld analysed\n", r->ck[ci].step);
     }
     rng_free(xr), rng_free(xt);
     free(sc), free(d), free(train_dir);
-    tt_ckpt_free(&c);
 }
 
 /* ---- outputs ------------------------------------------------------------------------------- */
@@ -465,14 +459,14 @@ static void write_table(const run *r)
                              "ratio_adam_G,paper_kappa_H,paper_kappa_DH,paper_ratio");
     outfile *o = outfile_open_in(r->out, "table.md");
     FILE *fp = outfile_fp(o);
-    for (int w = 0; w < (r->s.model_path ? 1 : 2); w++) { /* --model: one checkpoint, the file's */
+    for (int w = 0; w < (r->k.file ? 1 : 2); w++) { /* --model FILE: one checkpoint, the file's */
         int ci = ck_index(r, w);
         fprintf(fp, "%s**Step %ld** (%s):\n\n| Hessian block | n | null (derived + numerical) | κ(H) first version | "
                     "ratio first version | κ(H) deflated | ratio Fig. 4 D | ratio Adam's v̂ | κ(G) deflated | ratio "
                     "Fig. 4 D on G | ratio v̂ on G | paper κ(H) | paper κ(D_Adam H) | paper ratio |\n"
                     "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
                 w ? "\n" : "", r->ck[ci].step, w ? "after 1 step: the paper's text"
-                                  : r->s.model_path ? "the model of --model, trained elsewhere"
+                                  : r->k.file ? "the model of --model, trained elsewhere"
                                                     : "--checkpoint, 1% by default: the paper's Fig. 6 caption");
         for (int k = 0; k < NPAPER; k++) {
             const block_result *b = &r->paperR[w][k];
@@ -615,10 +609,10 @@ static void write_stats_and_claims(const run *r)
             }
     put_paper_regime(st, fp, r);
     put_first_version(st, fp, r);
-    fprintf(fp, "context: P = %zu; AdamW lr %g cosine, %ld steps of %d sequences; H and G on %d fixed sequences; "
+    const ckpt_cli *c = &r->mc.cli;
+    fprintf(fp, "context: %s, P = %zu; AdamW lr %g cosine, %ld steps of %d sequences; H and G on %d fixed sequences; "
                 "%d blocks of the table's six tensors of layer %d, %d Algorithm 3 blocks in all; checkpoints",
-            tt_param_count(&r->s.cfg), r->s.train.lr, r->s.train.steps, r->s.train.batch, r->s.hess_batch,
-            nsel, r->layer, r->nb);
+            model_ckpt_what(&r->k), r->k.m->P, c->lr, c->steps, c->batch, c->hess_batch, nsel, r->layer, r->nb);
     for (int ci = 0; ci < r->nck; ci++) fprintf(fp, " %ld", r->ck[ci].step);
     fprintf(fp, "\n");
     free(all);
@@ -629,10 +623,15 @@ static void write_stats_and_claims(const run *r)
 static void parse_args(run *r, int argc, char **argv)
 {
     *r = (run){.out = "results/table_kappa"};
-    ckpt_cli_init(&r->cli);
+    model_cli_init(&r->mc);
     const cli_opt opts[] = {
-        CKPT_CLI_OPTS(&r->cli),
-        CKPT_CLI_MODEL_OPT(&r->cli),
+        CKPT_CLI_OPTS(&r->mc.cli),
+        {"model", OPT_STRING, &r->mc.model_name, "tt (the tiny Transformer), llama (the Llama-style model: the same "
+                                                 "sizes and --llama-*) or a Transformer trained elsewhere: a "
+                                                 "nanoGPT-layout .safetensors or a Hugging Face GPT-2 or Llama folder (its "
+                                                 "table alone: one checkpoint, v-hat estimated)"},
+        CKPT_CLI_MODEL_CONFIG_OPT(&r->mc.cli),
+        LLAMA_CLI_OPTS(&r->mc.llama),
         {"layer", OPT_INT, &r->layer, "which Transformer block's tensors are the table's"},
         {"draws", OPT_INT, &r->draws, "Fig. 4 recipe: draws of x per block (0: 25 quick, 100 paper)"},
         {"out", OPT_STRING, &r->out, "output folder"},
@@ -655,20 +654,34 @@ static void parse_args(run *r, int argc, char **argv)
               "Outputs in --out: blocks.csv (every block at every checkpoint), sweep.csv (the statistic per\n"
               "checkpoint), table.csv and table.md, stats.csv (readings <fig4|adam>.<H|G>.<1pct|step1>, where\n"
               "1pct is --checkpoint's), claims.txt, H_<block>.npy and d_<block>.npy, train/, run.txt.\n"
-              "--model FILE.safetensors: the table of that model alone (one checkpoint; v-hat estimated).",
+              "--model FILE: the table of that model alone (one checkpoint; v-hat estimated). --model llama: the\n"
+              "Llama-style model's (q/k/v/o_proj, gate_proj, down_proj; only numerical null directions).",
               opts, sizeof opts / sizeof *opts);
-    r->s = ckpt_cli_setup(&r->cli);
-    if (r->layer < 0 || r->layer >= r->s.cfg.layers)
-        die_user("--layer must be in 0..%d (got %d)", r->s.cfg.layers - 1, r->layer);
+    const model_kind *kind = model_kind_named(r->mc.model_name);
+    if (kind == &MODEL_MLP) die_user("--model: table_kappa takes a Transformer: tt, llama or a file (got mlp)");
+    llama_cli_refuse_unused(&r->mc.llama, kind == &MODEL_LLAMA);
     if (r->draws < 0 || r->draws > 10000) die_user("--draws must be in 0..10000 (got %d)", r->draws);
-    if (r->draws == 0) r->draws = scale_parse(r->cli.scale) ? 100 : 25;
-    if (r->s.model_path) { /* a model trained elsewhere: one checkpoint, its own (step 0) */
+    ckpt_cli_check_run(&r->mc.cli); /* --steps and --checkpoint first: the checkpoints depend on them */
+    if (kind) {
+        r->nck = checkpoints_of(r->mc.cli.steps, r->mc.cli.frac, r->ck, &r->primary, &r->first);
+    } else { /* a model trained elsewhere: one checkpoint, its own (step 0) */
         r->nck = 1;
         r->ck[0] = (checkpoint){0, 1};
         r->primary = r->first = 0;
-    } else {
-        r->nck = checkpoints_of(r->s.train.steps, r->s.train.fracs[0], r->ck, &r->primary, &r->first);
     }
+    double fracs[MAX_CKPT];
+    for (int i = 0; i < r->nck; i++) fracs[i] = r->ck[i].frac;
+    model_ckpt_check_at(&r->k, &r->mc, r->mc.model_name, fracs, r->nck);
+    r->k.save_at = r->primary;
+    model_ckpt_start(&r->k); /* the model, not trained: its layers and tensors, before any output */
+    for (int k = 0; k < NPAPER; k++)
+        if (fig6_tensor(r->k.m, 0, k) < 0) die_user("--model %s: not a Transformer (no %s tensor)", r->mc.model_name,
+                                                    FIG6_BLOCKS[k].key);
+    int layers = 0;
+    for (int t = 0; t < r->k.m->ntensors; t++)
+        if (r->k.m->tensors[t].layer + 1 > layers) layers = r->k.m->tensors[t].layer + 1;
+    if (r->layer < 0 || r->layer >= layers) die_user("--layer must be in 0..%d (got %d)", layers - 1, r->layer);
+    if (r->draws == 0) r->draws = scale_parse(r->mc.cli.scale) ? 100 : 25;
 }
 
 int main(int argc, char **argv)
@@ -684,9 +697,10 @@ int main(int argc, char **argv)
     run_note("train seconds: %.3f", r.train_seconds);
     run_note("hessian seconds (H and G, all checkpoints): %.3f", r.hess_seconds);
     run_note("analysis seconds: %.3f", r.analysis_seconds);
-    run_write_info(r.out, (unsigned long)r.cli.seed);
+    run_write_info(r.out, (unsigned long)r.mc.cli.seed);
     free(r.R), free(r.sel);
     partition_free(r.blocks);
-    ckpt_cli_free(&r.cli);
+    model_ckpt_free(&r.k);
+    model_cli_free(&r.mc);
     return 0;
 }

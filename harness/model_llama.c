@@ -131,7 +131,7 @@ static void llama_load(model_ckpt *k, int i)
         k->step = step;
     }
     k->m->set_tokens(k->m, st->tokens, st->hess_batch);
-    if (i == 0 && st->save_path) llama_save_hf(k->m, st->save_path, 0);
+    if (i == k->save_at && st->save_path) llama_save_hf(k->m, st->save_path, 0);
 }
 
 static void llama_init_kind(model_ckpt *k) { llama_init_params(k->m, state_of(k)->cfg.seed); }
@@ -158,6 +158,7 @@ const model_kind MODEL_LLAMA = {
     .train = llama_train,
     .load = llama_load,
     .set_threads = llama_set_threads,
+    .gauss_newton = llama_set_gauss_newton,
     .init_params = llama_init_kind,
     .free = llama_free_kind,
 };

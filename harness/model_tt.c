@@ -75,7 +75,7 @@ static void tt_load(model_ckpt *k, int i)
     tt_ckpt_load(&st->s, st->train_dir, step, &st->c);
     memcpy(k->vhat, st->c.vhat, k->m->P * sizeof(double));
     k->step = step;
-    if (i == 0 && st->s.save_path) tt_save_nanogpt(k->m, st->c.data, st->s.save_path, 0);
+    if (i == k->save_at && st->s.save_path) tt_save_nanogpt(k->m, st->c.data, st->s.save_path, 0);
 }
 
 static void tt_init_kind(model_ckpt *k) { tt_init_params(k->m, state_of(k)->s.cfg.seed); }
@@ -99,6 +99,8 @@ const model_kind MODEL_TT = {
     .train = tt_train_kind,
     .load = tt_load,
     .set_threads = tt_set_threads,
+    .gauss_newton = tt_set_gauss_newton,
+    .null_directions = tt_null_directions,
     .init_params = tt_init_kind,
     .free = tt_free_kind,
 };

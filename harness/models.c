@@ -159,6 +159,17 @@ void model_ckpt_init_params(model_ckpt *k)
     k->kind->init_params(k);
 }
 
+void model_ckpt_gauss_newton(model_ckpt *k, int on)
+{
+    if (!k->kind->gauss_newton) die_user("--model %s: no Gauss-Newton mode", k->kind->name);
+    k->kind->gauss_newton(k->m, on);
+}
+
+int model_ckpt_null_directions(const model_ckpt *k, const block *b, double *out)
+{
+    return k->kind->null_directions ? k->kind->null_directions(k->m, b, out) : 0;
+}
+
 double *model_ckpt_hessian(model_ckpt *k)
 {
     hessian_opts o = hessian_defaults();

@@ -23,8 +23,16 @@
  *               can say (else it stays NAN)
  *   load        checkpoint i of a fraction > 0 (or the file's) into
  *               k->m->params and k->vhat (P, allocated) and k->step; after
- *               train, on rank 0 (the registry loads fraction 0 itself)
+ *               train, on rank 0 (the registry loads fraction 0 itself); at
+ *               i == k->save_at (0 unless the program sets it) it writes
+ *               --save-safetensors
+ *   gauss_newton NULL, or its model's Gauss–Newton mode on (1) or off (0):
+ *               hvp and H give G = JᵀSJ (tt_set_gauss_newton,
+ *               llama_set_gauss_newton)
  *   set_threads its model's worker threads
+ *   null_directions NULL (none derived), or the exact null directions of a
+ *               diagonal block H_bb its kind derived (tt_null_directions):
+ *               rows of b->n into out (room for 2·b->n rows), how many
  *   init_params NULL, or k->m's parameters set to the kind's initialisation
  *               for its flags (a file: its architecture as the toolkit would
  *               start it; hetero's "init" point of a model trained elsewhere)
@@ -97,6 +105,7 @@ typedef struct {
     void *state;               /* the kind's own (its setup, its training state) */
     int nfracs;                /* the checkpoints: fractions of training, 0 = the initialisation */
     double fracs[TT_MAX_CHECKPOINTS];
+    int save_at;               /* the checkpoint whose load writes --save-safetensors (0) */
     model *m;                  /* at the current checkpoint, on the Hessian batch */
     double *vhat;              /* (P) v̂ there (0 at the initialisation) */
     double *p0;                /* (P) the parameters at the initialisation, as start built them */
@@ -118,6 +127,8 @@ struct model_kind {
     void (*train)(model_ckpt *k, const char *train_dir);
     void (*load)(model_ckpt *k, int i);
     void (*set_threads)(model *m, int n);
+    void (*gauss_newton)(model *m, int on);
+    int (*null_directions)(const model *m, const block *b, double *out);
     void (*init_params)(model_ckpt *k);
     void (*free)(model_ckpt *k);
     partition *(*partition)(const model *m, const char *name);
@@ -151,6 +162,10 @@ void model_ckpt_load(model_ckpt *k, int i);
  * for a model trained here, the kind's init_params for a file (user error for
  * a kind without). */
 void model_ckpt_init_params(model_ckpt *k);
+/* Its model's Gauss–Newton mode (user error for a kind without one) and the
+ * null directions its kind derived for block b (0 when none). */
+void model_ckpt_gauss_newton(model_ckpt *k, int on);
+int model_ckpt_null_directions(const model_ckpt *k, const block *b, double *out);
 /* The full H (P×P, malloc'ed) at the current checkpoint, k->hess_panel columns per panel. */
 double *model_ckpt_hessian(model_ckpt *k);
 void model_ckpt_free(model_ckpt *k);

@@ -4,8 +4,9 @@
 # training run (the paper's "after 1 training step" and "at 1% training step" among them). This
 # one run replaces the first version's two (table_kappa at 1%, table_kappa_step1 after 1 step).
 TT_EXPS += table_kappa
+LLAMA_EXPS += table_kappa
 $(RES)/table_kappa/run.txt: $(BUILD)/bin/table_kappa
-	$< --scale $(SCALE) $(TT_DATA) --out $(@D) --quiet
+	$< --scale $(SCALE) $(TT_DATA) $(TT_ARCH) --out $(@D) --quiet
 $(RES)/table_kappa/claims.txt $(RES)/table_kappa/table.md $(RES)/table_kappa/sweep.csv: $(RES)/table_kappa/run.txt
 $(FIG)/table_kappa_sweep.png: $(RES)/table_kappa/run.txt plots/table_kappa_sweep.gp
 	$(call render,plots/table_kappa_sweep.gp,dirs='$(RES)/table_kappa'; label='seed 1')

@@ -129,7 +129,15 @@ awk -F, '$1 == "tt" { sd[$2] = $6 } END { exit !(sd["checkpoint"] == sd["end"] &
 awk -F, -v want="$(awk -F, '$1 == "tt" && $2 == "checkpoint" { print $6 }' "$TMPD/ht/summary.csv")" \
   '$1 == "tt" && $2 == "end" { exit !($6 == want) }' "$TMPD/hf_ht/summary.csv" && cli_ok ||
   cli_fail "hetero on the saved folder: its S is not that of the run's --checkpoint"
-for prog in block_structure vspread hetero; do
+check "table_kappa --model llama" "$BIN/table_kappa" "${LT[@]}" --hess-batch 6 --draws 3 \
+  --save-safetensors "$TMPD/tk.hf" --out "$TMPD/tk"
+expect_claim_stats table_kappa "$TMPD/tk/stats.csv"
+grep -q "^| 1st head in Key | 32 | 0 + " "$TMPD/tk/table.md" && [ -s "$TMPD/tk/H_mlp_fc1_row0.npy" ] && cli_ok ||
+  cli_fail "table_kappa --model llama: the one kv head (4 x 8: all of k_proj) as the key block: $(grep Key "$TMPD/tk/table.md")"
+check "table_kappa on its Hugging Face folder" "$BIN/table_kappa" --model "$TMPD/tk.hf" --V 4 --T 4 --hess-batch 6 \
+  --draws 3 --quiet --out "$TMPD/tkf"
+grep -q "^\*\*Step 0\*\* (the model of --model" "$TMPD/tkf/table.md" && cli_ok || cli_fail "table_kappa on a folder: one step"
+for prog in block_structure vspread hetero table_kappa; do
   expect_user_error "$prog --model mlp" "$BIN/$prog" --model mlp --out "$TMPD/x"
   expect_user_error "$prog: --llama-tied without --model llama" "$BIN/$prog" --llama-tied 1 --out "$TMPD/x"
   expect_user_error "$prog: --bias with --model llama" "$BIN/$prog" --model llama --bias 1 --out "$TMPD/x"
@@ -141,7 +149,7 @@ echo "$plan" | grep -q "bin/fig6 .*--model llama" && echo "$plan" | grep -q "bin
   echo "$plan" | grep -q "bin/train_compare .*--model llama" &&
   echo "$plan" | grep -q "bin/block_structure .*--model llama" && echo "$plan" | grep -q "bin/hetero .*--model llama" &&
   echo "$plan" | grep -q "bin/vspread .*--model llama" &&
-  ! echo "$plan" | grep -q "bin/fig4\|bin/table_kappa" && cli_ok ||
+  echo "$plan" | grep -q "bin/table_kappa .*--model llama" && ! echo "$plan" | grep -q "bin/fig4" && cli_ok ||
   cli_fail "make figures ARCH=llama: $(echo "$plan" | grep -o 'build/bin/[a-z0-9_]*' | sort -u | tr '\n' ' ')"
 MAKEFLAGS= make --no-print-directory -n figures-only ARCH=gpt >"$TMPD/arch" 2>&1
 grep -q "ARCH must be tt or llama" "$TMPD/arch" && cli_ok || cli_fail "ARCH=gpt: $(head -c 200 "$TMPD/arch")"

@@ -52,7 +52,8 @@ expect_user_error "train_transformer: an odd Llama head size" "$T" --model llama
 # (its claims read the GPT's statistics) and the experiments without a Transformer left out
 plan=$(MAKEFLAGS= make --no-print-directory -n verdicts-only ARCH=llama SEEDS=1 RES="$TMPD/rv" 2>&1)
 echo "$plan" | grep -q "bin/train_compare .*--model llama" && echo "$plan" | grep -q "bin/fig6 .*--model llama" \
-  && ! echo "$plan" | grep -q "bin/fig4 \|bin/partition_check \|bin/table_kappa " \
+  && echo "$plan" | grep -q "bin/table_kappa .*--model llama" && echo "$plan" | grep -q "bin/hetero .*--model llama" \
+  && ! echo "$plan" | grep -q "bin/fig4 \|bin/partition_check " \
   && echo "$plan" | grep -q -- "--skip .*partition_check" && cli_ok ||
   cli_fail "make verdicts ARCH=llama: $(echo "$plan" | grep -o 'bin/[a-z0-9_]* ' | sort -u | tr '\n' ' ')"
 cli_summary

@@ -1,5 +1,7 @@
 /* fixtures.c — small models on random data for the tests and the benchmarks. */
 #include "tests/fixtures.h"
+#include <cblas.h>
+#include <math.h>
 #include <stdlib.h>
 
 model *fixture_mlp(const mlp_config *cfg, int N, unsigned long seed)
@@ -62,4 +64,40 @@ void fixture_markov_batch(model *m, const tt_config *c, int B, unsigned long cha
     tt_set_batch(m, tok, B);
     free(tok);
     tt_data_free(d);
+}
+
+double *fixture_gn_by_differences(model *m, double (*forward)(model *, double *, double *), size_t N, int V)
+{
+    size_t P = m->P, NV = N * V;
+    double *J = xmalloc(NV * P * sizeof(double)), *lp = xmalloc(NV * sizeof(double)),
+           *lm = xmalloc(NV * sizeof(double)), *probs = xmalloc(NV * sizeof(double));
+    double h = 1e-5;
+    for (size_t j = 0; j < P; j++) { /* column j of J = ∂logits/∂θ_j */
+        double w = m->params[j];
+        m->params[j] = w + h;
+        forward(m, lp, NULL);
+        m->params[j] = w - h;
+        forward(m, lm, NULL);
+        m->params[j] = w;
+        for (size_t i = 0; i < NV; i++) J[i * P + j] = (lp[i] - lm[i]) / (2 * h);
+    }
+    forward(m, lp, NULL);
+    for (size_t n = 0; n < N; n++) { /* the softmax of the base logits */
+        double mx = lp[n * V], s = 0;
+        for (int v = 1; v < V; v++) mx = fmax(mx, lp[n * V + v]);
+        for (int v = 0; v < V; v++) s += probs[n * V + v] = exp(lp[n * V + v] - mx);
+        for (int v = 0; v < V; v++) probs[n * V + v] /= s;
+    }
+    double *SJ = xcalloc(NV * P, sizeof(double)), *G = xmalloc(P * P * sizeof(double));
+    for (size_t n = 0; n < N; n++)
+        for (int a = 0; a < V; a++)
+            for (int b = 0; b < V; b++) {
+                double pa = probs[n * V + a], pb = probs[n * V + b];
+                double s = ((a == b ? pa : 0) - pa * pb) / (double)N;
+                for (size_t j = 0; j < P; j++) SJ[(n * V + a) * P + j] += s * J[(n * V + b) * P + j];
+            }
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)P, (int)P, (int)NV, 1, J, (int)P, SJ, (int)P, 0, G,
+                (int)P);
+    free(J), free(lp), free(lm), free(probs), free(SJ);
+    return G;
 }

@@ -28,4 +28,11 @@ model *fixture_tt_markov(void);
  * chain_seed) drawn with r, set as m's batch (m of shape c). */
 void fixture_markov_batch(model *m, const tt_config *c, int B, unsigned long chain_seed, gsl_rng *r);
 
+/* The Gauss–Newton matrix of a sequence model's mean cross-entropy over N
+ * predictions of V classes, independently of its R-operator: Jᵀ S J (P×P,
+ * malloc'ed), J = ∂logits/∂θ by central differences (step 1e-5) of
+ * forward(m, logits, NULL) (tt_forward, llama_forward) and S the softmax
+ * Hessian per prediction, (diag(p) − p pᵀ)/N at the base logits. */
+double *fixture_gn_by_differences(model *m, double (*forward)(model *, double *, double *), size_t N, int V);
+
 #endif

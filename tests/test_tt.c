@@ -401,42 +401,13 @@ static void test_gauss_newton(void)
     for (int layers = 1; layers <= 2; layers++) {
         model *m = small_model(layers, 1, 2, 4, 3, 31 + layers);
         const tt_config *c = tt_config_of(m);
-        size_t P = m->P, N = 3 * (size_t)c->T, NV = N * c->V;
+        size_t P = m->P;
         hessian_opts o = hessian_defaults();
         double *H = hessian_full(m, &o);
         tt_set_gauss_newton(m, 1);
         CHECK(tt_gauss_newton(m) == 1, "mode on");
         double *G = hessian_full(m, &o);
-        /* J by central differences, column j = ∂logits/∂θ_j */
-        double *J = xmalloc(NV * P * sizeof(double)), *lp = xmalloc(NV * sizeof(double)),
-               *lm = xmalloc(NV * sizeof(double)), *probs = xmalloc(NV * sizeof(double));
-        double h = 1e-5;
-        for (size_t j = 0; j < P; j++) {
-            double w = m->params[j];
-            m->params[j] = w + h;
-            tt_forward(m, lp, NULL);
-            m->params[j] = w - h;
-            tt_forward(m, lm, NULL);
-            m->params[j] = w;
-            for (size_t i = 0; i < NV; i++) J[i * P + j] = (lp[i] - lm[i]) / (2 * h);
-        }
-        tt_forward(m, lp, NULL);
-        for (size_t n = 0; n < N; n++) { /* softmax of the base logits */
-            double mx = lp[n * c->V], s = 0;
-            for (int v = 1; v < c->V; v++) mx = fmax(mx, lp[n * c->V + v]);
-            for (int v = 0; v < c->V; v++) s += probs[n * c->V + v] = exp(lp[n * c->V + v] - mx);
-            for (int v = 0; v < c->V; v++) probs[n * c->V + v] /= s;
-        }
-        double *SJ = xcalloc(NV * P, sizeof(double)), *Gfd = xmalloc(P * P * sizeof(double));
-        for (size_t n = 0; n < N; n++)
-            for (int a = 0; a < c->V; a++)
-                for (int b = 0; b < c->V; b++) {
-                    double pa = probs[n * c->V + a], pb = probs[n * c->V + b];
-                    double s = ((a == b ? pa : 0) - pa * pb) / (double)N;
-                    for (size_t j = 0; j < P; j++) SJ[(n * c->V + a) * P + j] += s * J[(n * c->V + b) * P + j];
-                }
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)P, (int)P, (int)NV, 1, J, (int)P, SJ, (int)P, 0,
-                    Gfd, (int)P);
+        double *Gfd = fixture_gn_by_differences(m, tt_forward, 3 * (size_t)c->T, c->V);
         CHECK(rel_max_diff(P * P, G, Gfd) < 1e-6, "%d layers: G vs finite-difference J' S J: %.3g", layers,
               rel_max_diff(P * P, G, Gfd));
         CHECK(rel_max_diff(P * P, H, Gfd) > 1e-3, "%d layers: H must differ from G (%.3g)", layers,
@@ -465,7 +436,7 @@ static void test_gauss_newton(void)
         tt_set_gauss_newton(m, 0);
         double *H2 = hessian_full(m, &o);
         CHECK(memcmp(H2, H, P * P * sizeof(double)) == 0, "%d layers: H bitwise unchanged with the mode off", layers);
-        free(H), free(G), free(J), free(lp), free(lm), free(probs), free(SJ), free(Gfd), free(Gfull), free(Hb), free(Gb);
+        free(H), free(G), free(Gfd), free(Gfull), free(Hb), free(Gb);
         free(g), free(G2), free(H2);
         model_free(m);
     }

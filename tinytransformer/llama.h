@@ -87,6 +87,15 @@ double llama_batch_bytes(const llama_config *c, int B);
 double llama_forward(model *m, double *logits, double *losses);
 /* Worker threads of hvp (0 = toolkit_threads()); results do not depend on it. */
 void llama_set_threads(model *m, int n);
+/* Gauss–Newton mode (1): hvp and hess_cols give G = Jᵀ S J instead of H, J =
+ * ∂logits/∂θ and S the mean cross-entropy's softmax Hessian (per position
+ * (diag(p) − p pᵀ)/N): the R-pass with every base gradient zero (the second
+ * derivatives of RMSNorm, rotary attention, SwiGLU and every product of
+ * parameters dropped). G is symmetric PSD; H = G + Σ (∂L/∂z)·∂²z/∂θ². loss and
+ * grad are unchanged; with the mode off H is bit for bit as before. User error
+ * for a value other than 0 or 1. */
+void llama_set_gauss_newton(model *m, int on);
+int llama_gauss_newton(const model *m);
 /* hvp blocking: at most kp directions per R-pass, bc sequences per chunk (0: automatic). */
 void llama_set_hvp_blocking(model *m, int kp, int bc);
 

@@ -54,6 +54,7 @@ typedef struct {
     double *hf, *xhf, *rf, *dhf, *logits, *probs, *dlogits, *losses, *tmp;
     double *gbuf, *base_params;
     int base_ok;
+    int gauss_newton;           /* 1: hvp and hess_cols give the Gauss–Newton part G (llama_set_gauss_newton) */
 
     lwork **work;
     int nwork, kp_max, bc_set, threads;
@@ -288,6 +289,8 @@ static double llama_grad_fn(model *m, double *g)
 {
     double loss = forward(m);
     backward(m, g);
+    llama_impl *im = m->impl;
+    if (im->gauss_newton) im->base_ok = 0; /* the base gradients are back; the next R-pass zeroes them again */
     return loss;
 }
 
@@ -582,12 +585,37 @@ static void *panel_worker(void *arg)
 
 /* The base forward + backward the R-pass linearises around, and SwiGLU's
  * coefficients there; kept while the parameters and the batch stay the same. */
+/* Gauss–Newton mode: every base gradient the R-pass reads is zero, so each
+ * term of R{∇θ} that multiplies an upstream gradient ∂L/∂z (the curvature of a
+ * layer, z's second derivative) drops, and what is left is G = Jᵀ S J, J the
+ * logits' Jacobian and S the mean cross-entropy's softmax Hessian: R{dlogits}
+ * reads the probabilities, not dlogits. SwiGLU's ds1 and ds2b are ds times the
+ * gate's derivatives: zero with ds. */
+static void zero_base_gradients(llama_impl *im)
+{
+    const llama_config *c = &im->c;
+    size_t N = im->N, C = c->C, M = c->M, V = c->V, Cq = im->Cq, Ckv = im->Ckv;
+    size_t A = (size_t)im->B * c->heads * c->T * c->T;
+    memset(im->dlogits, 0, N * V * sizeof(double));
+    memset(im->dhf, 0, N * C * sizeof(double));
+    for (int l = 0; l <= c->layers; l++) memset(im->dres[l], 0, N * C * sizeof(double));
+    for (int l = 0; l < c->layers; l++) {
+        lacts *a = &im->la[l];
+        struct { double *p; size_t n; } d[] = {
+            {a->dh1, N * C}, {a->dx1, N * C}, {a->dh2, N * C}, {a->dq, N * Cq}, {a->dqr, N * Cq},
+            {a->dke, N * Cq}, {a->dve, N * Cq}, {a->dy, N * Cq}, {a->dk, N * Ckv}, {a->dv, N * Ckv},
+            {a->dpc, A}, {a->da, N * M}, {a->db, N * M}, {a->ds, N * M}};
+        for (size_t i = 0; i < sizeof d / sizeof *d; i++) memset(d[i].p, 0, d[i].n * sizeof(double));
+    }
+}
+
 static void base_pass(model *m)
 {
     llama_impl *im = m->impl;
     if (im->base_ok && memcmp(im->base_params, m->params, m->P * sizeof(double)) == 0) return;
     forward(m);
     backward(m, im->gbuf);
+    if (im->gauss_newton) zero_base_gradients(im);
     size_t NM = (size_t)im->N * im->c.M;
     for (int l = 0; l < im->c.layers; l++) {
         lacts *a = &im->la[l];
@@ -623,6 +651,16 @@ static void llama_hvp_fn(model *m, const double *V, double *HV, int k)
     openblas_set_num_threads(saved);
     pthread_mutex_destroy(&J.lock);
 }
+
+void llama_set_gauss_newton(model *m, int on)
+{
+    if (on != 0 && on != 1) die_user("Gauss-Newton mode must be 0 or 1 (got %d)", on);
+    llama_impl *im = impl_of(m);
+    if (im->gauss_newton != on) im->base_ok = 0; /* the stored base gradients belong to the other mode */
+    im->gauss_newton = on;
+}
+
+int llama_gauss_newton(const model *m) { return impl_of(m)->gauss_newton; }
 
 void llama_set_threads(model *m, int n)
 {
