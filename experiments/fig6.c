@@ -523,13 +523,7 @@ static void parse_args(run *r, int argc, char **argv)
     *r = (run){.out = "results/fig6", .pixels = 256, .reps = 20, .decades = 5, .save_h = 1};
     model_cli_init(&r->mc);
     const cli_opt opts[] = {
-        CKPT_CLI_OPTS(&r->mc.cli),
-        {"model", OPT_STRING, &r->mc.model_name, "tt (the tiny Transformer), llama (the Llama-style model: the same "
-                                                 "sizes and --llama-*) or a Transformer trained elsewhere: a "
-                                                 "nanoGPT-layout .safetensors or a Hugging Face GPT-2 or Llama folder (H of "
-                                                 "that model, no training; v-hat from 64 batches)"},
-        CKPT_CLI_MODEL_CONFIG_OPT(&r->mc.cli),
-        LLAMA_CLI_OPTS(&r->mc.llama),
+        TRANSFORMER_MODEL_OPTS(&r->mc, "H of that model, no training; v-hat from 64 batches"),
         {"layer", OPT_INT, &r->layer, "which Transformer block's tensors to draw"},
         {"pixels", OPT_INT, &r->pixels, "heatmap side at most this many pixels (max-pooled beyond)"},
         {"decades", OPT_DOUBLE, &r->decades, "log colour range below each block's max |H|, in decades"},

@@ -625,13 +625,7 @@ static void parse_args(run *r, int argc, char **argv)
     *r = (run){.out = "results/table_kappa"};
     model_cli_init(&r->mc);
     const cli_opt opts[] = {
-        CKPT_CLI_OPTS(&r->mc.cli),
-        {"model", OPT_STRING, &r->mc.model_name, "tt (the tiny Transformer), llama (the Llama-style model: the same "
-                                                 "sizes and --llama-*) or a Transformer trained elsewhere: a "
-                                                 "nanoGPT-layout .safetensors or a Hugging Face GPT-2 or Llama folder (its "
-                                                 "table alone: one checkpoint, v-hat estimated)"},
-        CKPT_CLI_MODEL_CONFIG_OPT(&r->mc.cli),
-        LLAMA_CLI_OPTS(&r->mc.llama),
+        TRANSFORMER_MODEL_OPTS(&r->mc, "its table alone: one checkpoint, v-hat estimated"),
         {"layer", OPT_INT, &r->layer, "which Transformer block's tensors are the table's"},
         {"draws", OPT_INT, &r->draws, "Fig. 4 recipe: draws of x per block (0: 25 quick, 100 paper)"},
         {"out", OPT_STRING, &r->out, "output folder"},

@@ -93,6 +93,16 @@ void model_cli_free(model_cli *c);   /* what check read (a --model file) */
 #define MODEL_KINDS_OPTS(c)                                                                                      \
     CKPT_CLI_MODEL_CONFIG_OPT(&(c)->cli), CKPT_CLI_OPTS(&(c)->cli), MLP_CLI_OPTS(&(c)->mlp),                     \
     LLAMA_CLI_OPTS(&(c)->llama)
+/* A program that takes one Transformer at --checkpoint (fig6, table_kappa):
+ * the shared run flags, --model tt, llama or a file (`file_gives`: what the
+ * program makes of a file), --model-config and the Llama's flags. */
+#define TRANSFORMER_MODEL_OPTS(c, file_gives)                                                                    \
+    CKPT_CLI_OPTS(&(c)->cli),                                                                                    \
+    {"model", OPT_STRING, &(c)->model_name, "tt (the tiny Transformer), llama (the Llama-style model: the same "  \
+                                            "sizes and --llama-*) or a Transformer trained elsewhere: a "       \
+                                            "nanoGPT-layout .safetensors or a Hugging Face GPT-2 or Llama "      \
+                                            "folder (" file_gives ")"},                                          \
+    CKPT_CLI_MODEL_CONFIG_OPT(&(c)->cli), LLAMA_CLI_OPTS(&(c)->llama)
 #define MODEL_KINDS_RUN_OPTS(c) CKPT_CLI_RUN_OPTS(&(c)->cli), MLP_CLI_OPTS(&(c)->mlp), LLAMA_CLI_OPTS(&(c)->llama)
 
 typedef struct model_kind model_kind;
