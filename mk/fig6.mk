@@ -29,7 +29,7 @@ $(RES)/block_structure/claims.txt: $(RES)/block_structure/run.txt
 $(RES)/block_structure/bands.csv: $(RES)/block_structure/run.txt
 	$(BUILD)/bin/block_structure --bands-of $(@D) --out $(@D) --quiet
 $(FIG)/block_structure.png: $(RES)/block_structure/bands.csv plots/block_structure.gp
-	$(call render,plots/block_structure.gp,bands='$<'; runs_text='seed 1')
+	$(call render,plots/block_structure.gp,bands='$<'; runs_text='seed 1'; llama=$(if $(filter llama,$(ARCH)),1,0))
 
 FIGURES += $(FIG6_PNGS) $(FIG)/block_structure.png
 CLAIMS += $(RES)/fig6/claims.txt \
@@ -45,5 +45,5 @@ BS_RUNS := $(foreach s,$(VERDICT_SEEDS),$(VRUNS)/block_structure/seed$(s))
 $(VOUT)/block_structure/bands.csv: $(BS_RUNS:%=%/run.txt) $(BUILD)/bin/block_structure
 	$(BUILD)/bin/block_structure --bands-of $(subst $(space),$(comma),$(strip $(BS_RUNS))) --out $(@D) --quiet
 $(FIG)/block_structure_seeds.png: $(VOUT)/block_structure/bands.csv plots/block_structure.gp
-	$(call render,plots/block_structure.gp,bands='$<'; runs_text='$(words $(VERDICT_SEEDS)) seeds ($(firstword $(VERDICT_SEEDS))-$(lastword $(VERDICT_SEEDS)))')
+	$(call render,plots/block_structure.gp,bands='$<'; runs_text='$(words $(VERDICT_SEEDS)) seeds ($(firstword $(VERDICT_SEEDS))-$(lastword $(VERDICT_SEEDS)))'; llama=$(if $(filter llama,$(ARCH)),1,0))
 VERDICT_FIGURES += $(FIG)/block_structure_seeds.png

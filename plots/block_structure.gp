@@ -5,7 +5,11 @@
 # Left: class 2 of the paper (attn.proj, mlp.fc_1, mlp.proj by output neurons),
 # the claim block_structure.neurons_together; right: the other blocks.
 # Variables: bands (a bands.csv of block_structure --bands-of), runs_text
-# (e.g. "5 seeds"), out (PNG path).
+# (e.g. "5 seeds"), out (PNG path); llama = 1 (optional): the Llama-style
+# model's tensor names (block_structure --model llama) in the legends.
+if (!exists("llama")) llama = 0
+# the legend of each Fig. 6 block: the GPT's tensor and split, or the Llama's
+lbl(gpt, ll) = llama ? ll : gpt
 set terminal pngcairo size 1100,540 font ",9"
 set output out
 set datafile separator ","
@@ -29,9 +33,9 @@ plot bands using 3:(sel("attn_proj", 11)):(sel("attn_proj", 12)) with filledcurv
      bands using 3:(sel("attn_proj", 6)):(sel("attn_proj", 7)) with filledcurves lc rgb "#1f77b4" fs transparent solid 0.25 notitle, \
      bands using 3:(sel("mlp_fc1", 6)):(sel("mlp_fc1", 7)) with filledcurves lc rgb "#d62728" fs transparent solid 0.25 notitle, \
      bands using 3:(sel("mlp_proj", 6)):(sel("mlp_proj", 7)) with filledcurves lc rgb "#2ca02c" fs transparent solid 0.25 notitle, \
-     bands using 3:(sel("attn_proj", 5)):xtic(2) with linespoints lc rgb "#1f77b4" lw 2 pt 7 ps 0.6 title "attn.proj (16 neurons)", \
-     bands using 3:(sel("mlp_fc1", 5)) with linespoints lc rgb "#d62728" lw 2 pt 7 ps 0.6 title "mlp.fc\\_1 (32 neurons)", \
-     bands using 3:(sel("mlp_proj", 5)) with linespoints lc rgb "#2ca02c" lw 2 pt 7 ps 0.6 title "mlp.proj (16 neurons)", \
+     bands using 3:(sel("attn_proj", 5)):xtic(2) with linespoints lc rgb "#1f77b4" lw 2 pt 7 ps 0.6 title lbl("attn.proj (16 neurons)", "o\\_proj"), \
+     bands using 3:(sel("mlp_fc1", 5)) with linespoints lc rgb "#d62728" lw 2 pt 7 ps 0.6 title lbl("mlp.fc\\_1 (32 neurons)", "gate\\_proj"), \
+     bands using 3:(sel("mlp_proj", 5)) with linespoints lc rgb "#2ca02c" lw 2 pt 7 ps 0.6 title lbl("mlp.proj (16 neurons)", "down\\_proj"), \
      thr with lines lc rgb "#606060" dt 2 title "rule: 0.5"
 
 set title "the other blocks (query/key by heads, value by neurons, embed/output by tokens)"
@@ -40,10 +44,10 @@ plot bands using 3:(sel("query", 6)):(sel("query", 7)) with filledcurves lc rgb 
      bands using 3:(sel("value", 6)):(sel("value", 7)) with filledcurves lc rgb "#ff7f0e" fs transparent solid 0.2 notitle, \
      bands using 3:(sel("embed", 6)):(sel("embed", 7)) with filledcurves lc rgb "#17becf" fs transparent solid 0.2 notitle, \
      bands using 3:(sel("output", 6)):(sel("output", 7)) with filledcurves lc rgb "#7f7f7f" fs transparent solid 0.2 notitle, \
-     bands using 3:(sel("query", 5)):xtic(2) with linespoints lc rgb "#9467bd" lw 2 pt 7 ps 0.6 title "query (4 heads)", \
-     bands using 3:(sel("key", 5)) with linespoints lc rgb "#8c564b" lw 2 pt 7 ps 0.6 title "key (4 heads)", \
-     bands using 3:(sel("value", 5)) with linespoints lc rgb "#ff7f0e" lw 2 pt 7 ps 0.6 title "value (16 neurons)", \
-     bands using 3:(sel("embed", 5)) with linespoints lc rgb "#17becf" lw 2 pt 7 ps 0.6 title "embed (8 tokens)", \
-     bands using 3:(sel("output", 5)) with linespoints lc rgb "#7f7f7f" lw 2 pt 7 ps 0.6 title "output (8 tokens)", \
+     bands using 3:(sel("query", 5)):xtic(2) with linespoints lc rgb "#9467bd" lw 2 pt 7 ps 0.6 title lbl("query (4 heads)", "q\\_proj (heads)"), \
+     bands using 3:(sel("key", 5)) with linespoints lc rgb "#8c564b" lw 2 pt 7 ps 0.6 title lbl("key (4 heads)", "k\\_proj (kv heads)"), \
+     bands using 3:(sel("value", 5)) with linespoints lc rgb "#ff7f0e" lw 2 pt 7 ps 0.6 title lbl("value (16 neurons)", "v\\_proj (neurons)"), \
+     bands using 3:(sel("embed", 5)) with linespoints lc rgb "#17becf" lw 2 pt 7 ps 0.6 title lbl("embed (8 tokens)", "embed\\_tokens (tokens)"), \
+     bands using 3:(sel("output", 5)) with linespoints lc rgb "#7f7f7f" lw 2 pt 7 ps 0.6 title lbl("output (8 tokens)", "lm\\_head (tokens)"), \
      thr with lines lc rgb "#606060" dt 2 title "rule: 0.5"
 unset multiplot
