@@ -50,7 +50,6 @@
 #include "harness/tt_train.h"
 #include "hessian/hessian.h"
 #include "mlp/mlp.h"
-#include "tinytransformer/tt.h"
 #include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>

@@ -47,7 +47,6 @@
 #include "harness/tt_ckpt.h"
 #include "harness/tt_train.h"
 #include "hessian/hessian.h"
-#include "tinytransformer/tt.h"
 #include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>

@@ -48,7 +48,6 @@
 #include "harness/seeds.h"
 #include "harness/tt_ckpt.h"
 #include "harness/tt_train.h"
-#include "tinytransformer/tt.h"
 #include "verdict/verdict.h"
 #include <math.h>
 #include <stdlib.h>
