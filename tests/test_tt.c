@@ -6,6 +6,7 @@
  * causal masking, the linear forward/backward against loops, data sources and
  * user errors. */
 #include "check.h"
+#include "gn_check.h"
 #include "core/core.h"
 #include "core/model.h"
 #include "harness/tt_train.h"
@@ -288,14 +289,6 @@ static double *hessian_by_panels(model *m, int k)
     return H;
 }
 
-static double asym(const double *H, size_t P)
-{
-    double worst = 0;
-    for (size_t i = 0; i < P; i++)
-        for (size_t j = 0; j < i; j++) worst = fmax(worst, fabs(H[i * P + j] - H[j * P + i]));
-    return worst / max_abs(P * P, H);
-}
-
 /* A tied model is the untied one with lm_head = wte composed with the map θ_tied
  * → (θ, wte copied into lm_head): its gradient is Jᵀ g_untied (wte's rows the
  * sum of the wte and lm_head rows) and its Hessian Jᵀ H_untied J (wte's block
@@ -336,7 +329,7 @@ static void test_tied_is_summed_untied(void)
             }
         CHECK(rel_max_diff(Pt * Pt, Ht, He) <= 1e-12, "bias %d: tied H vs J^T H J: %.3g", bias,
               rel_max_diff(Pt * Pt, Ht, He));
-        CHECK(asym(Ht, Pt) < 1e-12, "bias %d: tied H symmetric: %.3g", bias, asym(Ht, Pt));
+        CHECK(hessian_asymmetry(Pt, Ht) < 1e-12, "bias %d: tied H symmetric: %.3g", bias, hessian_asymmetry(Pt, Ht));
         free(gu), free(gt), free(ge), free(Hu), free(Ht), free(He);
         model_free(u);
         model_free(t);
@@ -349,7 +342,7 @@ static void test_symmetry_and_panels(void)
         model *m = small_model_tied(layers < 3 ? layers : 1, 1, 2, 4, 3, 21, layers == 3);
         size_t P = m->P;
         double *H = hessian_by_panels(m, (int)P);
-        CHECK(asym(H, P) < 1e-10, "%d layers: max|H - Ht|/max|H| = %.3g", layers, asym(H, P));
+        CHECK(hessian_asymmetry(P, H) < 1e-10, "%d layers: max|H - Ht|/max|H| = %.3g", layers, hessian_asymmetry(P, H));
         /* the engine's symmetric path with tt_hess_cols_lower, on 1 and 2 threads, and hess_cols */
         double *Hc = xmalloc(P * P * sizeof(double));
         for (int threads = 1; threads <= 2; threads++) {
@@ -392,52 +385,16 @@ static void test_symmetry_and_panels(void)
     }
 }
 
-/* Gauss–Newton mode: G = Jᵀ S J with J = ∂logits/∂θ by central differences
- * and S the mean cross-entropy's softmax Hessian, per position (diag(p) − p pᵀ)/N;
- * G symmetric PSD; G = H on lm_head (the logits are linear in it, so the dropped
- * terms vanish there); H unchanged, bit for bit, with the mode off again. */
+/* Gauss–Newton mode (gn_check.h), 1 and 2 layers, untied. */
 static void test_gauss_newton(void)
 {
     for (int layers = 1; layers <= 2; layers++) {
         model *m = small_model(layers, 1, 2, 4, 3, 31 + layers);
         const tt_config *c = tt_config_of(m);
-        size_t P = m->P;
-        hessian_opts o = hessian_defaults();
-        double *H = hessian_full(m, &o);
-        tt_set_gauss_newton(m, 1);
-        CHECK(tt_gauss_newton(m) == 1, "mode on");
-        double *G = hessian_full(m, &o);
-        double *Gfd = fixture_gn_by_differences(m, tt_forward, 3 * (size_t)c->T, c->V);
-        CHECK(rel_max_diff(P * P, G, Gfd) < 1e-6, "%d layers: G vs finite-difference J' S J: %.3g", layers,
-              rel_max_diff(P * P, G, Gfd));
-        CHECK(rel_max_diff(P * P, H, Gfd) > 1e-3, "%d layers: H must differ from G (%.3g)", layers,
-              rel_max_diff(P * P, H, Gfd));
-        /* symmetric PSD: asymmetry at round-off, λmin ≥ −1e-12 λmax */
-        o.symmetric = 0;
-        double *Gfull = hessian_full(m, &o);
-        CHECK(asym(Gfull, P) < 1e-12, "%d layers: G asymmetry %.3g", layers, asym(Gfull, P));
-        spectrum sg = sym_spectrum((int)P, Gfull);
-        CHECK(sg.lmin >= -1e-12 * sg.lmax, "%d layers: G PSD, lambda %.3g .. %.3g", layers, sg.lmin, sg.lmax);
-        spectrum sh = sym_spectrum((int)P, H);
-        CHECK(sh.lmin < -1e-6 * sh.lmax, "%d layers: H indefinite (lambda_min %.3g), so PSD of G tests something",
-              layers, sh.lmin);
-        o.symmetric = 1;
-        /* lm_head: logits linear in it */
-        int t = model_find_tensor(m, "lm_head");
-        block b = {.start = m->tensors[t].offset, .n = tensor_size(&m->tensors[t]), .stride = 1, .tensor = t};
-        double *Hb = block_extract(H, P, &b), *Gb = block_extract(G, P, &b);
-        CHECK(rel_max_diff(b.n * b.n, Gb, Hb) < 1e-13, "%d layers: G = H on lm_head: %.3g", layers,
-              rel_max_diff(b.n * b.n, Gb, Hb));
-        /* mode off: H bit for bit, also after a gradient in GN mode */
-        double *g = xmalloc(P * sizeof(double));
-        m->grad(m, g);
-        double *G2 = hessian_full(m, &o);
-        CHECK(memcmp(G2, G, P * P * sizeof(double)) == 0, "%d layers: G again after a gradient", layers);
-        tt_set_gauss_newton(m, 0);
-        double *H2 = hessian_full(m, &o);
-        CHECK(memcmp(H2, H, P * P * sizeof(double)) == 0, "%d layers: H bitwise unchanged with the mode off", layers);
-        free(H), free(G), free(Gfd), free(Gfull), free(Hb), free(Gb);
-        free(g), free(G2), free(H2);
+        gn_model g = {tt_set_gauss_newton, tt_gauss_newton, tt_forward, 3 * (size_t)c->T, c->V, "lm_head"};
+        char what[32];
+        snprintf(what, sizeof what, "%d layers", layers);
+        check_gauss_newton(m, &g, what);
         model_free(m);
     }
     model *m = small_model(1, 1, 2, 4, 3, 31);
@@ -620,7 +577,7 @@ static void test_gelu_tanh_model(void)
     model *m = small_model_gelu(1, 1, 2, 4, 3, 21, 1, TT_GELU_TANH), *e = small_model_tied(1, 1, 2, 4, 3, 21, 1);
     size_t P = m->P;
     double *H = hessian_by_panels(m, (int)P), *Hc = xmalloc(P * P * sizeof(double));
-    CHECK(asym(H, P) < 1e-10, "tanh GELU: max|H - Ht|/max|H| = %.3g", asym(H, P));
+    CHECK(hessian_asymmetry(P, H) < 1e-10, "tanh GELU: max|H - Ht|/max|H| = %.3g", hessian_asymmetry(P, H));
     hessian_opts o = hessian_defaults();
     o.panel = 7, o.symmetric = 1;
     double *Hl = hessian_full(m, &o);
